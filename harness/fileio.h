@@ -1,0 +1,50 @@
+/* fileio.h — the one way pagelab reads and writes /proc, /sys and cgroup files.
+ *
+ * Whole-file reads loop to EOF, retry EINTR, grow the buffer and NUL-terminate,
+ * so parsers (which take a buffer, never a file) see the file as one string.
+ */
+#ifndef PAGELAB_FILEIO_H
+#define PAGELAB_FILEIO_H
+
+#include <stddef.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "error.h"
+
+#define cleanup_free __attribute__((cleanup(lab_freep)))
+#define cleanup_close __attribute__((cleanup(lab_closep)))
+
+static inline void lab_freep(void *p)
+{
+	free(*(void **)p);
+}
+
+static inline void lab_closep(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+}
+
+/* Read the whole file at path (relative to dirfd, or AT_FDCWD) into a new
+ * NUL-terminated buffer.  *out is malloc'ed; *len_out (may be NULL) gets the
+ * length without the NUL.  Returns 0, or -errno with err filled
+ * (-ENOENT when the file is gone, so callers can treat it as "gone"). */
+int lab_read_fileat(int dirfd, const char *path, char **out, size_t *len_out,
+		    struct lab_error *err);
+int lab_read_file(const char *path, char **out, size_t *len_out, struct lab_error *err);
+
+/* Read a file that holds one unsigned decimal number (or "max", giving
+ * UINT64_MAX).  Returns 0 or -errno. */
+int lab_read_u64(const char *path, unsigned long long *val, struct lab_error *err);
+
+/* Write str to an existing file (O_WRONLY|O_TRUNC, no create), in one write. */
+int lab_write_file(const char *path, const char *str, struct lab_error *err);
+
+/* Write data to path atomically: path.tmp.PID, fsync, rename, fsync dir. */
+int lab_write_atomic(const char *path, const char *data, size_t len, struct lab_error *err);
+
+/* Read all of fd into a new buffer (for pipes). */
+int lab_read_fd(int fd, char **out, size_t *len_out, struct lab_error *err);
+
+#endif
