@@ -1,0 +1,101 @@
+/* sandbox.h — the memory cgroup a scenario's workloads run in.
+ *
+ * Built on libcgroup (mount discovery, group creation, attach, reads) with one
+ * table of canonical cgroup v2 file names and their v1 aliases
+ * (memory.max <-> memory.limit_in_bytes, ...).  The sandbox is always created
+ * BELOW pagelab's own memory cgroup, named pagelab-<pid>-<n>, and removed at
+ * the end (processes killed first, then rmdir, then confirmed gone).
+ *
+ *   v2: memory.max, memory.swap.max = 0, memory.oom.group = 1.  The "no
+ *       internal processes" rule is met by a lab group with a leaf for the
+ *       harness: <own>/pagelab-<pid>/ctl (harness) and
+ *       <own>/pagelab-<pid>/sandbox-<n> (workloads).
+ *   v1: memory.limit_in_bytes = memory.memsw.limit_in_bytes (no swap).
+ *       OOM kills are read from memory.oom_control's oom_kill (memory.failcnt
+ *       stays 0 when memsw equals the limit).
+ */
+#ifndef PAGELAB_SANDBOX_H
+#define PAGELAB_SANDBOX_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "error.h"
+#include "sources/kv.h"
+
+enum cg_version { CG_VERSION_NONE = 0, CG_VERSION_V1 = 1, CG_VERSION_V2 = 2 };
+
+/* Where the memory controller lives and where pagelab stands in it. */
+struct cg_host {
+	enum cg_version memory;        /* hierarchy holding the memory controller */
+	bool hybrid;                   /* v1 controllers and a v2 unified mount side by side */
+	char mode[16];                 /* "v2", "v1", "hybrid", "none" */
+	char mount[4096];              /* mount point of the memory hierarchy */
+	char self[4096];               /* pagelab's own memory cgroup, relative to mount ("/" at root) */
+};
+
+/* Discover the memory hierarchy and pagelab's own cgroup in it (from
+ * /proc/self/cgroup and /proc/self/mountinfo; libcgroup's cgroup_init for
+ * mount discovery).  -ENODEV when no memory controller is mounted. */
+int sandbox_probe(struct cg_host *out, struct lab_error *err);
+
+/* Remove pagelab-<pid>-* groups under our own cgroup whose pid is dead
+ * (killing anything left in them first).  *removed gets how many. */
+int sandbox_sweep(const struct cg_host *host, int *removed, struct lab_error *err);
+
+struct sandbox_spec {
+	unsigned long long memory_max;   /* bytes, > 0 */
+	unsigned long long swap_max;     /* bytes; 0 = no swap (the only value the MADV_FREE lab uses) */
+	bool oom_group;                  /* v2 memory.oom.group */
+};
+
+struct sandbox;
+
+int sandbox_create(const struct cg_host *host, const struct sandbox_spec *spec,
+		   struct sandbox **out, struct lab_error *err);
+
+const char *sandbox_path(const struct sandbox *sb);     /* absolute directory */
+enum cg_version sandbox_version(const struct sandbox *sb);
+
+/* An O_PATH|O_DIRECTORY fd of the sandbox for clone3(CLONE_INTO_CGROUP);
+ * -1 on v1, where sandbox_attach is used instead. */
+int sandbox_dirfd(const struct sandbox *sb);
+
+/* Move pid into the sandbox (v1: tasks/cgroup.procs through libcgroup with a
+ * struct holding only the memory controller). */
+int sandbox_attach(struct sandbox *sb, pid_t pid, struct lab_error *err);
+
+struct sandbox_counters {
+	unsigned long long usage_bytes;     /* memory.current | memory.usage_in_bytes */
+	unsigned long long peak_bytes;      /* memory.peak | memory.max_usage_in_bytes (0 if absent) */
+	unsigned long long limit_bytes;     /* memory.max | memory.limit_in_bytes (UINT64_MAX = max) */
+	unsigned long long oom_kill;        /* v2 memory.events oom_kill, v1 oom_control oom_kill */
+	unsigned long long oom_group_kill;  /* v2 only */
+	unsigned long long oom;             /* v2 memory.events oom; v1: under_oom transitions are not counted: 0 */
+	unsigned long long max_events;      /* v2 memory.events max; v1 memory.failcnt */
+	struct kv_list stat;                /* memory.stat as printed */
+	struct kv_list events;              /* v2 memory.events, v1 memory.oom_control */
+};
+
+/* Read the counters.  -ENOENT when the sandbox is gone.  Reuses the kv_lists'
+ * allocations; free them with sandbox_counters_free. */
+int sandbox_read(struct sandbox *sb, struct sandbox_counters *out, struct lab_error *err);
+void sandbox_counters_free(struct sandbox_counters *c);
+
+/* Number of processes in the sandbox (cgroup.procs lines), or -errno. */
+int sandbox_nr_procs(struct sandbox *sb, struct lab_error *err);
+
+/* v2 memory.reclaim: -EOPNOTSUPP on v1, -EAGAIN when the kernel reclaimed
+ * less than asked (it says so itself). */
+int sandbox_reclaim(struct sandbox *sb, unsigned long long bytes, struct lab_error *err);
+
+/* Kill everything inside (cgroup.kill on v2 when present, else SIGKILL to
+ * every pid in cgroup.procs, repeated until empty; bounded wait). */
+int sandbox_kill(struct sandbox *sb, struct lab_error *err);
+
+/* Kill, rmdir (libcgroup CGFLAG_DELETE_EMPTY_ONLY, then confirmed with
+ * stat), free.  Safe on NULL.  On v2 also removes the lab group once its
+ * last sandbox is gone (moving the harness back to its own cgroup). */
+int sandbox_destroy(struct sandbox *sb, struct lab_error *err);
+
+#endif
