@@ -1,0 +1,643 @@
+/* main.c — the pagelab command line (documented in harness/cli.md).
+ *
+ * Exit status: 0 the scenario ran (whatever the workload's fate: that is
+ * data), 1 the harness failed, 2 bad usage or input (nothing was changed on
+ * the host), 3 this host cannot run it (the message says which requirement
+ * is missing), 130 interrupted by a signal (the result is still written). */
+#include <dirent.h>
+#include <fcntl.h>
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "fileio.h"
+#include "host.h"
+#include "launch.h"
+#include "report.h"
+#include "result.h"
+#include "sampler.h"
+#include "sandbox.h"
+#include "scenario.h"
+#include "size.h"
+
+enum { EXIT_RAN = 0, EXIT_HARNESS = 1, EXIT_USAGE = 2, EXIT_CANNOT = 3, EXIT_INTERRUPTED = 130 };
+
+static const char usage_text[] =
+	"usage: pagelab COMMAND [ARGS]\n"
+	"\n"
+	"  run NAME|FILE [options]   run a scenario and write its result document\n"
+	"  list                      the scenarios pagelab knows, with their titles\n"
+	"  show NAME|FILE            a scenario's parameters, matrix and runs, checked but not run\n"
+	"  report RESULT.json...     the article's tables beside this host's figures\n"
+	"  check [--json]            what this host can and cannot run, and why\n"
+	"  version                   harness version and commit\n"
+	"\n"
+	"run options:\n"
+	"  --out FILE           result document path (default results/NAME-STAMP.json)\n"
+	"  --repeat N           repeat every variant N times (default: the scenario's)\n"
+	"  --set KEY=VALUE      override a parameter (or pin a matrix dimension); repeatable\n"
+	"  --interval MS        sampling tick, 10..10000 ms (default 250)\n"
+	"  --timeout S          stop a run that lasts longer (default 600)\n"
+	"  --allow-destructive  run a scenario that can cause a global OOM on THIS host\n"
+	"  --no-report          do not print the summary table\n"
+	"  -v, --verbose        one stderr line per workload step\n"
+	"\n"
+	"exit status: 0 ran (the workload's fate is data), 1 harness failure,\n"
+	"2 bad usage or input (nothing changed), 3 this host cannot run it,\n"
+	"130 interrupted (the result is still written).\n"
+	"Scenarios are looked up in $PAGELAB_SCENARIOS, ./scenarios, then the source tree.\n";
+
+static int usage_error(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "pagelab: ");
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, "\n(pagelab --help for usage)\n");
+	return EXIT_USAGE;
+}
+
+/* ------------------------------------------------------------------------ */
+/* finding scenarios                                                          */
+
+static int scenarios_dir(char *buf, size_t len)
+{
+	const char *env = getenv("PAGELAB_SCENARIOS");
+	struct stat st;
+	char exe[PATH_MAX];
+	ssize_t n;
+
+	if (env && *env)
+		return snprintf(buf, len, "%s", env) < (int)len ? 0 : -1;
+	if (stat("scenarios", &st) == 0 && S_ISDIR(st.st_mode))
+		return snprintf(buf, len, "scenarios") < (int)len ? 0 : -1;
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0) {
+		exe[n] = '\0';
+		if (strrchr(exe, '/'))
+			*strrchr(exe, '/') = '\0';
+		if ((size_t)snprintf(buf, len, "%s/scenarios", exe) < len && stat(buf, &st) == 0)
+			return 0;
+	}
+	return snprintf(buf, len, "%s/scenarios", PAGELAB_SOURCE_DIR) < (int)len ? 0 : -1;
+}
+
+static bool looks_like_file(const char *arg)
+{
+	size_t n = strlen(arg);
+
+	return strchr(arg, '/') != NULL && ((n > 4 && !strcmp(arg + n - 4, ".scn")) || arg[0] == '/' ||
+					     arg[0] == '.');
+}
+
+/* Resolve NAME|FILE and read it.  Returns 0, or EXIT_USAGE after printing. */
+static int load_scenario(const char *arg, struct scenario *s, char *path, size_t plen)
+{
+	struct lab_error err;
+	char dir[PATH_MAX];
+	cleanup_free char *text = NULL;
+	int ret;
+
+	if (looks_like_file(arg) || access(arg, F_OK) == 0) {
+		if ((size_t)snprintf(path, plen, "%s", arg) >= plen)
+			return usage_error("path too long: %s", arg);
+	} else {
+		if (scenarios_dir(dir, sizeof(dir)) < 0 || (size_t)snprintf(path, plen, "%s/%s.scn", dir, arg) >= plen)
+			return usage_error("scenario name too long: %s", arg);
+		if (access(path, F_OK) < 0) {
+			fprintf(stderr, "pagelab: unknown scenario '%s' (no %s; `pagelab list` shows the known ones)\n",
+				arg, path);
+			return EXIT_USAGE;
+		}
+	}
+	ret = lab_read_file(path, &text, NULL, &err);
+	if (ret < 0) {
+		fprintf(stderr, "pagelab: cannot read scenario %s\n", err.msg);
+		return EXIT_USAGE;
+	}
+	if (scenario_parse(path, text, s, &err) < 0) {
+		fprintf(stderr, "pagelab: %s\n", err.msg);
+		scenario_free(s);
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
+static unsigned long long memtotal_bytes(void)
+{
+	cleanup_free char *buf = NULL;
+	struct kv_list l = { 0 };
+	struct lab_error err;
+	unsigned long long kb = 0;
+
+	if (lab_read_file("/proc/meminfo", &buf, NULL, &err) == 0 && kv_parse_colon(buf, &l, &err) == 0)
+		kv_get(&l, "MemTotal", &kb);
+	kv_free(&l);
+	return kb * 1024;
+}
+
+/* ------------------------------------------------------------------------ */
+/* list / show                                                                */
+
+static int cmd_list(void)
+{
+	char dir[PATH_MAX];
+	DIR *top;
+	struct dirent *g;
+
+	if (scenarios_dir(dir, sizeof(dir)) < 0 || (top = opendir(dir)) == NULL) {
+		fprintf(stderr, "pagelab: no scenarios directory (%s)\n", dir);
+		return EXIT_HARNESS;
+	}
+	while ((g = readdir(top)) != NULL) {
+		char sub[PATH_MAX * 2];
+		struct dirent **names;
+		int n;
+
+		if (g->d_name[0] == '.')
+			continue;
+		snprintf(sub, sizeof(sub), "%s/%s", dir, g->d_name);
+		n = scandir(sub, &names, NULL, alphasort);
+		for (int i = 0; i < n; i++) {
+			size_t l = strlen(names[i]->d_name);
+
+			if (l > 4 && !strcmp(names[i]->d_name + l - 4, ".scn")) {
+				char path[PATH_MAX * 3];
+				cleanup_free char *text = NULL;
+				struct scenario s;
+				struct lab_error err;
+
+				snprintf(path, sizeof(path), "%s/%s", sub, names[i]->d_name);
+				if (lab_read_file(path, &text, NULL, &err) == 0 &&
+				    scenario_parse(path, text, &s, &err) == 0) {
+					printf("%-28s %s%s\n", s.name, s.destructive ? "[destructive] " : "",
+					       s.title ? s.title : "");
+					scenario_free(&s);
+				} else {
+					printf("%-28s (broken: %s)\n", names[i]->d_name, err.msg);
+				}
+			}
+			free(names[i]);
+		}
+		if (n >= 0)
+			free(names);
+	}
+	closedir(top);
+	return EXIT_RAN;
+}
+
+/* ------------------------------------------------------------------------ */
+/* run                                                                        */
+
+struct run_opts {
+	const char *out;
+	unsigned repeat;        /* 0 = the scenario's */
+	unsigned interval_ms;
+	unsigned timeout_s;
+	bool allow_destructive, verbose, no_report, dry;
+	size_t nr_sets;
+	char *sets[64];
+};
+
+static int parse_run_opts(int argc, char **argv, struct run_opts *o, const char **name)
+{
+	static const struct option longopts[] = {
+		{ "out", required_argument, NULL, 'o' },
+		{ "repeat", required_argument, NULL, 'r' },
+		{ "set", required_argument, NULL, 's' },
+		{ "interval", required_argument, NULL, 'i' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ "allow-destructive", no_argument, NULL, 'D' },
+		{ "no-report", no_argument, NULL, 'N' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->interval_ms = 250;
+	o->timeout_s = 600;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+o:r:s:i:t:vh", longopts, NULL)) != -1) {
+		unsigned long long v;
+		struct lab_error err;
+
+		switch (c) {
+		case 'o':
+			o->out = optarg;
+			break;
+		case 'r':
+			if (lab_parse_uint(optarg, &v, &err) < 0 || v < 1 || v > 100)
+				return usage_error("--repeat: expected 1..100, got '%s'", optarg);
+			o->repeat = (unsigned)v;
+			break;
+		case 's':
+			if (o->nr_sets == 64)
+				return usage_error("too many --set (%s)", optarg);
+			o->sets[o->nr_sets++] = optarg;
+			break;
+		case 'i':
+			if (lab_parse_uint(optarg, &v, &err) < 0 || v < 10 || v > 10000)
+				return usage_error("--interval: expected 10..10000 ms, got '%s'", optarg);
+			o->interval_ms = (unsigned)v;
+			break;
+		case 't':
+			if (lab_parse_uint(optarg, &v, &err) < 0 || v < 1 || v > 86400)
+				return usage_error("--timeout: expected 1..86400 s, got '%s'", optarg);
+			o->timeout_s = (unsigned)v;
+			break;
+		case 'D':
+			o->allow_destructive = true;
+			break;
+		case 'N':
+			o->no_report = true;
+			break;
+		case 'v':
+			o->verbose = true;
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			exit(EXIT_RAN);
+		default:
+			return usage_error("run: unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind != argc - 1)
+		return usage_error("%s", optind >= argc ? "run: which scenario? (pagelab list)"
+							 : "run: one scenario at a time");
+	*name = argv[optind];
+	return 0;
+}
+
+static json_t *scenario_json(const struct scenario *s, unsigned repeat)
+{
+	json_t *o = json_object(), *p = json_object(), *m = json_object(), *rep = json_array(),
+	       *req = json_array(), *ov = json_array();
+
+	for (size_t i = 0; i < s->nr_params; i++)
+		json_object_set_new(p, s->params[i].name, json_string(s->params[i].value));
+	for (size_t i = 0; i < s->nr_dims; i++) {
+		json_t *vals = json_array();
+
+		for (size_t j = 0; j < s->dims[i].n; j++)
+			json_array_append_new(vals, json_string(s->dims[i].values[j]));
+		json_object_set_new(m, s->dims[i].name, vals);
+	}
+	for (size_t i = 0; i < s->nr_report; i++)
+		json_array_append_new(rep, json_string(s->report[i]));
+	for (unsigned b = 0; b < 7; b++)
+		if (s->requires & (1u << b))
+			json_array_append_new(req, json_string(scenario_req_name(1u << b)));
+	if (s->overrides_text) {
+		char *copy = strdup(s->overrides_text), *save = NULL;
+
+		for (char *t = strtok_r(copy, " ", &save); t; t = strtok_r(NULL, " ", &save))
+			json_array_append_new(ov, json_string(t));
+		free(copy);
+	}
+	json_object_set_new(o, "name", json_string(s->name));
+	json_object_set_new(o, "file", json_string(s->file));
+	json_object_set_new(o, "title", s->title ? json_string(s->title) : json_null());
+	json_object_set_new(o, "source", s->source ? json_string(s->source) : json_null());
+	json_object_set_new(o, "expect", s->expect ? json_string(s->expect) : json_null());
+	json_object_set_new(o, "report", rep);
+	json_object_set_new(o, "requires", req);
+	json_object_set_new(o, "destructive", json_boolean(s->destructive));
+	json_object_set_new(o, "params", p);
+	json_object_set_new(o, "overrides", ov);
+	json_object_set_new(o, "matrix", m);
+	json_object_set_new(o, "repeat", json_integer(repeat));
+	return o;
+}
+
+static json_t *run_json(const struct run_spec *r, unsigned rep)
+{
+	json_t *o = json_object(), *v = json_object(), *p = json_object();
+
+	for (size_t i = 0; i < r->nr_variant; i++)
+		json_object_set_new(v, r->variant_keys[i], json_string(r->variant_values[i]));
+	for (size_t i = 0; i < r->nr_params; i++)
+		json_object_set_new(p, r->param_names[i], json_string(r->param_values[i]));
+	json_object_set_new(o, "label", json_string(r->label));
+	json_object_set_new(o, "repeat", json_integer(rep));
+	json_object_set_new(o, "variant", v);
+	json_object_set_new(o, "params", p);
+	return o;
+}
+
+static unsigned host_reqs(unsigned scn_req)
+{
+	/* scenario.h and host.h name the same bits in the same order. */
+	return scn_req;
+}
+
+static void variant_text(const struct run_spec *r, char *buf, size_t len)
+{
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < r->nr_variant && off < len; i++) {
+		int n = snprintf(buf + off, len - off, "%s%s=%s", i ? " " : "", r->variant_keys[i],
+				 r->variant_values[i]);
+
+		if (n > 0)
+			off += (size_t)n;
+	}
+}
+
+static int cmd_run(int argc, char **argv, bool show_only)
+{
+	struct run_opts o;
+	struct scenario s;
+	struct run_spec *specs = NULL;
+	struct host_facts host;
+	struct lab_error err;
+	struct result *res = NULL;
+	const char *name;
+	char path[PATH_MAX], bindir[PATH_MAX], why[1024];
+	size_t nv;
+	unsigned repeat, missing;
+	int ret, status = EXIT_RAN, sigfd = -1, run_index = 0;
+	bool interrupted = false;
+	const char *doc_status = "ok";
+	char doc_error[LAB_ERROR_MSG_MAX] = "";
+	sigset_t mask;
+
+	if (show_only) {
+		memset(&o, 0, sizeof(o));
+		if (argc != 2)
+			return usage_error("%s", "show: which scenario?");
+		name = argv[1];
+	} else if ((ret = parse_run_opts(argc, argv, &o, &name)) != 0) {
+		return ret;
+	}
+	if ((ret = load_scenario(name, &s, path, sizeof(path))) != 0)
+		return ret;
+	for (size_t i = 0; i < o.nr_sets; i++)
+		if (scenario_override(&s, o.sets[i], &err) < 0) {
+			fprintf(stderr, "pagelab: %s\n", err.msg);
+			scenario_free(&s);
+			return EXIT_USAGE;
+		}
+	/* Validate every variant before anything on the host is touched. */
+	nv = scenario_nr_variants(&s);
+	if (nv > 26) {
+		fprintf(stderr, "pagelab: %s: %zu variants; at most 26 (A-Z)\n", path, nv);
+		scenario_free(&s);
+		return EXIT_USAGE;
+	}
+	specs = calloc(nv, sizeof(*specs));
+	for (size_t v = 0; v < nv; v++)
+		if (scenario_instantiate(&s, v, memtotal_bytes(), &specs[v], &err) < 0) {
+			fprintf(stderr, "pagelab: %s\n", err.msg);
+			for (size_t k = 0; k <= v; k++)
+				run_spec_free(&specs[k]);
+			free(specs);
+			scenario_free(&s);
+			return EXIT_USAGE;
+		}
+	repeat = o.repeat ? o.repeat : s.repeat;
+	if (show_only) {
+		printf("%s — %s\nsource: %s\nrepeat %u, %zu variant(s):\n", s.name, s.title ? s.title : "",
+		       s.source ? s.source : "-", repeat, nv);
+		for (size_t v = 0; v < nv; v++) {
+			char vt[256];
+
+			variant_text(&specs[v], vt, sizeof(vt));
+			printf("  %s %s  sandbox %llu bytes\n", specs[v].label, vt, specs[v].memory_max);
+			for (size_t w = 0; w < specs[v].nr_workloads; w++) {
+				printf("    %s:", specs[v].workloads[w].name);
+				for (int a = 0; a < specs[v].workloads[w].argc; a++)
+					printf(" %s", specs[v].workloads[w].argv[a]);
+				printf("\n");
+			}
+		}
+		goto done;
+	}
+
+	/* Can this host run it? */
+	if (host_probe(&host, &err) < 0) {
+		fprintf(stderr, "pagelab: %s\n", err.msg);
+		status = EXIT_HARNESS;
+		goto done;
+	}
+	missing = host_missing(&host, host_reqs(s.requires), why, sizeof(why));
+	if (missing) {
+		fprintf(stderr, "pagelab: %s cannot run on this host:\n%s", s.name, why);
+		status = EXIT_CANNOT;
+		goto done;
+	}
+	if (s.destructive && !o.allow_destructive && !host.in_vm_guest) {
+		fprintf(stderr,
+			"pagelab: %s is destructive (it can cause a global OOM or starve this machine): "
+			"run it in VM mode, or on this host with --allow-destructive\n", s.name);
+		status = EXIT_CANNOT;
+		goto done;
+	}
+	if (launch_bindir(bindir, sizeof(bindir), &err) < 0) {
+		fprintf(stderr, "pagelab: %s\n", err.msg);
+		status = EXIT_HARNESS;
+		goto done;
+	}
+	for (size_t v = 0; v < nv; v++)
+		for (size_t w = 0; w < specs[v].nr_workloads; w++) {
+			char prog[PATH_MAX * 2];
+
+			snprintf(prog, sizeof(prog), "%s/%s", bindir, specs[v].workloads[w].program);
+			if (access(prog, X_OK) < 0) {
+				fprintf(stderr, "pagelab: workload program %s is missing (build it: cmake --build build)\n",
+					prog);
+				status = EXIT_HARNESS;
+				goto done;
+			}
+		}
+
+	/* From here on the host is touched: signals go through the loop. */
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGHUP);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+	sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	signal(SIGPIPE, SIG_IGN);
+	if (sigfd < 0) {
+		fprintf(stderr, "pagelab: signalfd: %s\n", strerror(errno));
+		status = EXIT_HARNESS;
+		goto done;
+	}
+	{
+		/* The harness is protected: an OOM kill picks a workload (1000). */
+		int fd = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
+
+		if (fd >= 0) {
+			if (write(fd, "-1000", 5) < 0) {
+				/* not fatal: the workloads are still at 1000 */
+			}
+			close(fd);
+		}
+	}
+	{
+		int removed = 0;
+
+		if (sandbox_sweep(&host.cg, &removed, &err) < 0)
+			fprintf(stderr, "pagelab: warning: sweeping stale sandboxes: %s\n", err.msg);
+		else if (removed > 0)
+			fprintf(stderr, "pagelab: removed %d stale sandbox(es) of dead pagelab runs\n", removed);
+	}
+	if (result_open(o.out, s.name, &res, &err) < 0) {
+		fprintf(stderr, "pagelab: %s\n", err.msg);
+		status = EXIT_HARNESS;
+		goto done;
+	}
+	{
+		json_t *doc = result_doc(res);
+		char stamp[32];
+
+		result_utc_stamp(stamp, sizeof(stamp), 0);
+		json_object_set_new(doc, "harness", json_pack("{s:s, s:s}", "version", PAGELAB_VERSION,
+							      "commit", PAGELAB_COMMIT));
+		json_object_set_new(doc, "started", json_string(stamp));
+		json_object_set_new(doc, "host", host_to_json(&host));
+		json_object_set_new(doc, "scenario", scenario_json(&s, repeat));
+		json_object_set_new(doc, "interval_ms", json_integer(o.interval_ms));
+		json_object_set_new(doc, "runs", json_array());
+		result_stream(res, "header", -1, doc);
+	}
+	fprintf(stderr, "pagelab: %s: %zu variant(s) x %u repeat(s), sampling every %u ms; streaming to %s\n",
+		s.name, nv, repeat, o.interval_ms, result_stream_path(res));
+
+	for (unsigned rep = 1; rep <= repeat && !interrupted; rep++) {
+		for (size_t v = 0; v < nv && !interrupted; v++) {
+			struct sandbox_spec ss = { .memory_max = specs[v].memory_max,
+						   .swap_max = specs[v].swap_max,
+						   .oom_group = specs[v].oom_group };
+			struct sampler_opts so = { .interval_ms = o.interval_ms, .timeout_s = o.timeout_s,
+						   .bindir = bindir, .sigfd = sigfd, .verbose = o.verbose };
+			struct sandbox *sb = NULL;
+			json_t *run = run_json(&specs[v], rep);
+			char vt[256], lim[32];
+			int signo = 0;
+
+			json_array_append(json_object_get(result_doc(res), "runs"), run);
+			variant_text(&specs[v], vt, sizeof(vt));
+			if (sandbox_create(&host.cg, &ss, &sb, &err) < 0) {
+				fprintf(stderr, "pagelab: %s\n", err.msg);
+				doc_status = "error";
+				snprintf(doc_error, sizeof(doc_error), "%s", err.msg);
+				status = EXIT_HARNESS;
+				json_decref(run);
+				goto finish;
+			}
+			json_object_set_new(run, "sandbox",
+					    json_pack("{s:s, s:s, s:I, s:I, s:b}", "path", sandbox_path(sb),
+						      "version", sandbox_version(sb) == CG_VERSION_V2 ? "v2" : "v1",
+						      "memory_max_bytes", (json_int_t)ss.memory_max,
+						      "swap_max_bytes", (json_int_t)ss.swap_max,
+						      "oom_group", ss.oom_group));
+			fprintf(stderr, "pagelab: run %d: %s.%u%s%s: sandbox %s (%s, swap %llu)\n", run_index + 1,
+				specs[v].label, rep, vt[0] ? " " : "", vt, sandbox_path(sb),
+				lab_format_size(ss.memory_max, lim, sizeof(lim)), ss.swap_max);
+			result_stream(res, "run-start", run_index, run);
+			ret = sampler_run(&specs[v], sb, &so, res, run_index, run, &signo, &err);
+			{
+				struct lab_error e2;
+
+				if (sandbox_destroy(sb, &e2) < 0) {
+					fprintf(stderr, "pagelab: removing the sandbox: %s\n", e2.msg);
+					status = EXIT_HARNESS;
+					doc_status = "error";
+					snprintf(doc_error, sizeof(doc_error), "%s", e2.msg);
+				}
+			}
+			{
+				json_t *ex = json_object_get(run, "exit");
+				const char *oc = json_string_value(json_object_get(ex, "outcome"));
+				json_t *sm = json_object_get(run, "summary");
+
+				fprintf(stderr, "pagelab: run %d: %s after %.1f s (%d samples)\n", run_index + 1,
+					oc ? oc : "?",
+					json_number_value(json_object_get(sm, "duration_ms")) / 1000.0,
+					(int)json_integer_value(json_object_get(sm, "samples")));
+			}
+			result_stream(res, "run-end", run_index, json_object_get(run, "exit"));
+			result_stream_sync(res);
+			json_decref(run);
+			run_index++;
+			if (ret < 0) {
+				fprintf(stderr, "pagelab: %s\n", err.msg);
+				doc_status = "error";
+				snprintf(doc_error, sizeof(doc_error), "%s", err.msg);
+				status = EXIT_HARNESS;
+				goto finish;
+			}
+			if (ret == 1) {
+				interrupted = true;
+				doc_status = "interrupted";
+				snprintf(doc_error, sizeof(doc_error), "stopped by %s", strsignal(signo));
+				status = EXIT_INTERRUPTED;
+			}
+		}
+	}
+finish:
+	if (result_finish(res, doc_status, doc_error[0] ? doc_error : NULL, &err) < 0) {
+		fprintf(stderr, "pagelab: %s\n", err.msg);
+		status = EXIT_HARNESS;
+	} else {
+		fprintf(stderr, "pagelab: result written: %s\n", result_path(res));
+		if (!o.no_report && status == EXIT_RAN) {
+			char *rargv[] = { "report", (char *)result_path(res), NULL };
+
+			fflush(stderr);
+			report_main(2, rargv);
+			fflush(stdout);
+		}
+		printf("%s\n", result_path(res));
+	}
+	result_close(res);
+done:
+	if (sigfd >= 0)
+		close(sigfd);
+	for (size_t v = 0; v < nv; v++)
+		run_spec_free(&specs[v]);
+	free(specs);
+	scenario_free(&s);
+	return status;
+}
+
+int main(int argc, char **argv)
+{
+	const char *cmd;
+
+	if (argc < 2) {
+		fputs(usage_text, stderr);
+		return EXIT_USAGE;
+	}
+	cmd = argv[1];
+	if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
+		fputs(usage_text, stdout);
+		return EXIT_RAN;
+	}
+	if (!strcmp(cmd, "--version") || !strcmp(cmd, "version")) {
+		printf("pagelab %s (%s)\n", PAGELAB_VERSION, PAGELAB_COMMIT);
+		return EXIT_RAN;
+	}
+	if (!strcmp(cmd, "run"))
+		return cmd_run(argc - 1, argv + 1, false);
+	if (!strcmp(cmd, "show"))
+		return cmd_run(argc - 1, argv + 1, true);
+	if (!strcmp(cmd, "list"))
+		return cmd_list();
+	if (!strcmp(cmd, "check"))
+		return host_check_main(argc - 1, argv + 1);
+	if (!strcmp(cmd, "report"))
+		return report_main(argc - 1, argv + 1);
+	return usage_error("unknown command '%s'", cmd);
+}

@@ -1,0 +1,34 @@
+/* result.h — the result document (harness/result.md): streamed as JSON Lines
+ * while the scenario runs, written once, atomically, at the end. */
+#ifndef PAGELAB_RESULT_H
+#define PAGELAB_RESULT_H
+
+#include <jansson.h>
+
+#include "error.h"
+
+struct result;
+
+/* out_path NULL: results/<name-with-dashes>-<UTC stamp>.json under
+ * $PAGELAB_RESULTS or ./results.  The .jsonl stream sits beside it. */
+int result_open(const char *out_path, const char *scenario_name, struct result **out,
+		struct lab_error *err);
+
+json_t *result_doc(struct result *r);          /* borrowed; add to it freely */
+const char *result_path(const struct result *r);
+const char *result_stream_path(const struct result *r);
+
+/* Append {"type": type, "run": run, ...obj} as one line to the stream
+ * (obj is not consumed).  Errors are remembered and reported by finish. */
+void result_stream(struct result *r, const char *type, int run, json_t *obj);
+void result_stream_sync(struct result *r);
+
+/* Set status/error/finished and write the document atomically. */
+int result_finish(struct result *r, const char *status, const char *error, struct lab_error *err);
+
+void result_close(struct result *r);
+
+/* "2026-11-30T06:40:00Z" for now. */
+void result_utc_stamp(char *buf, size_t len, int compact);
+
+#endif

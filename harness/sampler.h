@@ -1,0 +1,36 @@
+/* sampler.h — one run of one variant: launch its workloads in the sandbox and
+ * sample the kernel's counters from ONE event loop (epoll over a timerfd, the
+ * workloads' event pipes and pidfds, and the harness's signalfd) until the
+ * scenario's main (last-listed) workload ends.  Every workload step forces a
+ * sample while the workload waits for its ack, so step tables are exact. */
+#ifndef PAGELAB_SAMPLER_H
+#define PAGELAB_SAMPLER_H
+
+#include <stdbool.h>
+#include <jansson.h>
+
+#include "error.h"
+#include "result.h"
+#include "sandbox.h"
+#include "scenario.h"
+
+struct sampler_opts {
+	unsigned interval_ms;   /* tick, default 250 */
+	unsigned timeout_s;     /* a run that lasts longer is stopped: outcome "timeout" */
+	const char *bindir;     /* workload programs */
+	int sigfd;              /* signalfd for SIGINT/SIGTERM/SIGHUP, owned by the caller */
+	bool verbose;           /* a stderr line per workload step */
+};
+
+/* Fills run (a JSON object) with workloads, steps, samples, actions, exit and
+ * summary.  Returns 0 when the run ended by itself, 1 when a signal stopped it
+ * (outcome "interrupted"; *signo gets the signal), or negative on a harness
+ * failure (run still holds what was gathered). */
+int sampler_run(const struct run_spec *spec, struct sandbox *sb, const struct sampler_opts *o,
+		struct result *res, int run_index, json_t *run, int *signo, struct lab_error *err);
+
+/* One sample of the machine-wide sources, as in a result's samples[]
+ * (meminfo, zones, vmstat; no sandbox or workloads).  For benchmarks. */
+json_t *sampler_probe_once(struct lab_error *err);
+
+#endif

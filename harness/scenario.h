@@ -1,0 +1,142 @@
+/* scenario.h — named scenario files: parsed, typed and validated in full
+ * before anything on the host is touched.  The format is documented in
+ * harness/scenario.md.  Pure: text in, structs out (the caller reads the
+ * file and passes MemTotal for the limit check). */
+#ifndef PAGELAB_SCENARIO_H
+#define PAGELAB_SCENARIO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "error.h"
+
+#define SCN_MAX_PARAMS 32
+#define SCN_MAX_MATRIX 4
+#define SCN_MAX_VALUES 8
+#define SCN_MAX_WORKLOADS 4
+#define SCN_MAX_KEYS 12
+#define SCN_MAX_ACTIONS 4
+#define SCN_MAX_ARGS 48
+#define SCN_MAX_REPORT 4
+
+struct scn_pos {
+	int line, col;          /* 1-based; line 0 = from the command line */
+};
+
+struct scn_item {               /* one "key = value" as written */
+	char *key;
+	char *value;
+	struct scn_pos key_pos, value_pos;
+};
+
+struct scn_param {
+	char *name;
+	char *value;
+	struct scn_pos pos;
+	char *set_by;           /* "--set name=value" when overridden, else NULL */
+};
+
+struct scn_dim {
+	char *name;
+	size_t n;
+	char *values[SCN_MAX_VALUES];
+	struct scn_pos pos;
+};
+
+struct scn_section {            /* [workload NAME] or [action NAME] */
+	char *name;
+	struct scn_pos pos;
+	size_t n;
+	struct scn_item items[SCN_MAX_KEYS];
+};
+
+enum scn_req {
+	SCN_REQ_ROOT = 1 << 0,
+	SCN_REQ_MEMCG = 1 << 1,
+	SCN_REQ_CGROUP_V2 = 1 << 2,
+	SCN_REQ_THP = 1 << 3,
+	SCN_REQ_SWAP = 1 << 4,
+	SCN_REQ_LAZYFREE = 1 << 5,
+	SCN_REQ_VM = 1 << 6,
+};
+
+struct scenario {
+	char *file;             /* as given, for messages */
+	char *name, *title, *source, *expect;
+	size_t nr_report;
+	char *report[SCN_MAX_REPORT];
+	unsigned requires;      /* enum scn_req bits */
+	bool destructive;
+	unsigned repeat;
+	struct scn_pos repeat_pos;
+	size_t nr_params;
+	struct scn_param params[SCN_MAX_PARAMS];
+	size_t nr_dims;
+	struct scn_dim dims[SCN_MAX_MATRIX];
+	struct scn_section sandbox;     /* items of [sandbox] */
+	struct scn_section vm;          /* items of [vm] (guest shape defaults) */
+	size_t nr_workloads;
+	struct scn_section workloads[SCN_MAX_WORKLOADS];
+	size_t nr_actions;
+	struct scn_section actions[SCN_MAX_ACTIONS];
+	char *overrides_text;   /* "region=300M memory_max=640M" for the record */
+};
+
+/* Parse text (the contents of file).  Errors: "FILE:LINE:COL: what". */
+int scenario_parse(const char *file, const char *text, struct scenario *out,
+		   struct lab_error *err);
+
+/* Apply one --set KEY=VALUE (a parameter, or a matrix dimension, which it
+ * collapses to that one value). */
+int scenario_override(struct scenario *s, const char *assignment, struct lab_error *err);
+
+void scenario_free(struct scenario *s);
+
+/* Number of variants (product of the matrix dimensions, at least 1). */
+size_t scenario_nr_variants(const struct scenario *s);
+
+/* --- one variant, typed ----------------------------------------------------- */
+
+struct run_workload {
+	char name[32];
+	char program[32];
+	int argc;
+	char *argv[SCN_MAX_ARGS];       /* argv[0] = program; sizes in bytes */
+	int start_after;                /* index of a workload, -1 = at once */
+	char start_step[32];            /* its step that releases this one */
+	unsigned long long region_bytes;   /* region/hold size, 0 if none */
+};
+
+struct run_action {
+	char name[32];
+	int workload;                   /* index */
+	char step[32];                  /* after this step of that workload */
+	unsigned long long reclaim_bytes;
+};
+
+struct run_spec {
+	char label[8];                  /* "A", "B", … */
+	size_t nr_variant;
+	char *variant_keys[SCN_MAX_MATRIX];     /* borrowed from the scenario */
+	char *variant_values[SCN_MAX_MATRIX];
+	size_t nr_params;
+	char *param_names[SCN_MAX_PARAMS];      /* borrowed */
+	char *param_values[SCN_MAX_PARAMS];     /* owned: the value after the variant */
+	unsigned long long memory_max, swap_max;
+	bool oom_group;
+	size_t nr_workloads;
+	struct run_workload workloads[SCN_MAX_WORKLOADS];
+	size_t nr_actions;
+	struct run_action actions[SCN_MAX_ACTIONS];
+};
+
+/* Type and check variant v (0-based) of s; memtotal_bytes bounds memory_max
+ * (0 = do not check).  Every error names file, line, column and field. */
+int scenario_instantiate(const struct scenario *s, size_t v, unsigned long long memtotal_bytes,
+			 struct run_spec *out, struct lab_error *err);
+void run_spec_free(struct run_spec *r);
+
+/* Requirement names <-> bits ("root memcg cgroup-v2 thp swap lazyfree vm"). */
+const char *scenario_req_name(unsigned bit);
+
+#endif
