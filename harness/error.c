@@ -42,7 +42,7 @@ int lab_error_errno(struct lab_error *err, int code, const char *fmt, ...)
 int lab_error_prefix(struct lab_error *err, const char *fmt, ...)
 {
 	char head[LAB_ERROR_MSG_MAX];
-	char tail[LAB_ERROR_MSG_MAX];
+	char both[2 * LAB_ERROR_MSG_MAX + 2];
 	va_list ap;
 
 	if (err == NULL)
@@ -50,8 +50,8 @@ int lab_error_prefix(struct lab_error *err, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(head, sizeof(head), fmt, ap);
 	va_end(ap);
-	memcpy(tail, err->msg, sizeof(tail));
-	snprintf(err->msg, sizeof(err->msg), "%s: %s", head, tail);
+	snprintf(both, sizeof(both), "%s: %s", head, err->msg);
+	snprintf(err->msg, sizeof(err->msg), "%.*s", (int)sizeof(err->msg) - 1, both);
 	return ret_of(err->code);
 }
 

@@ -10,6 +10,7 @@
 #include <getopt.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,10 +56,16 @@ static const char usage_text[] =
 	"130 interrupted (the result is still written).\n"
 	"Scenarios are looked up in $PAGELAB_SCENARIOS, ./scenarios, then the source tree.\n";
 
-static int usage_error(const char *fmt, const char *arg)
+static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static int usage_error(const char *fmt, ...)
 {
+	va_list ap;
+
 	fprintf(stderr, "pagelab: ");
-	fprintf(stderr, fmt, arg);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
 	fprintf(stderr, "\n(pagelab --help for usage)\n");
 	return EXIT_USAGE;
 }

@@ -289,7 +289,7 @@ static int add_dim(struct scenario *s, const char *name, const char *value, stru
 	return 0;
 }
 
-int scenario_parse(const char *file, const char *text, struct scenario *s, struct lab_error *err)
+static int parse_inner(const char *file, const char *text, struct scenario *s, struct lab_error *err)
 {
 	enum section_kind kind = SEC_NONE;
 	struct scn_section *cur = NULL;
@@ -460,6 +460,15 @@ int scenario_parse(const char *file, const char *text, struct scenario *s, struc
 	if (section_get(&s->sandbox, "memory_max") == NULL)
 		return perr(err, file, (struct scn_pos){ 0, 0 }, "[sandbox] needs memory_max");
 	return 0;
+}
+
+int scenario_parse(const char *file, const char *text, struct scenario *s, struct lab_error *err)
+{
+	int ret = parse_inner(file, text, s, err);
+
+	if (ret < 0)
+		scenario_free(s);       /* leaves *s zeroed: freeing it again is harmless */
+	return ret;
 }
 
 int scenario_override(struct scenario *s, const char *assignment, struct lab_error *err)

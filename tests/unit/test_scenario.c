@@ -1,0 +1,214 @@
+/* test_scenario.c — the scenario parser on the project's own scenario files
+ * and on the broken corpus under tests/bad-input/.
+ *
+ * Every shipped scenario must parse and type in every variant; every broken
+ * file must fail with the message and the FILE:LINE:COL its "# expect:" and
+ * "# at:" header lines name. */
+#include <dirent.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fileio.h"
+#include "scenario.h"
+#include "unit.h"
+
+static char *slurp(const char *path)
+{
+	char *buf = NULL;
+	struct lab_error err;
+
+	if (lab_read_file(path, &buf, NULL, &err) < 0) {
+		fprintf(stderr, "%s\n", err.msg);
+		return NULL;
+	}
+	return buf;
+}
+
+static int has_arg(const struct run_workload *w, const char *arg)
+{
+	for (int i = 0; i < w->argc; i++)
+		if (!strcmp(w->argv[i], arg))
+			return 1;
+	return 0;
+}
+
+static void check_shipped(const char *root)
+{
+	char dir[4096];
+	struct dirent **names;
+	int n, seen = 0;
+
+	snprintf(dir, sizeof(dir), "%s/../../scenarios/madv-free", root);
+	n = scandir(dir, &names, NULL, alphasort);
+	CHECK(n > 0);
+	for (int i = 0; i < n; i++) {
+		char path[8192];
+		char *text;
+		struct scenario s;
+		struct lab_error err;
+		size_t len = strlen(names[i]->d_name);
+
+		if (len < 5 || strcmp(names[i]->d_name + len - 4, ".scn") != 0) {
+			free(names[i]);
+			continue;
+		}
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]->d_name);
+		free(names[i]);
+		text = slurp(path);
+		CHECK(text != NULL);
+		if (text == NULL)
+			continue;
+		if (scenario_parse(path, text, &s, &err) < 0) {
+			fprintf(stderr, "%s\n", err.msg);
+			CHECK(!"shipped scenario parses");
+			free(text);
+			continue;
+		}
+		seen++;
+		CHECK(s.nr_report >= 1);
+		CHECK(s.title != NULL && s.source != NULL && s.expect != NULL);
+		for (size_t v = 0; v < scenario_nr_variants(&s); v++) {
+			struct run_spec r;
+
+			if (scenario_instantiate(&s, v, 24ull << 30, &r, &err) < 0) {
+				fprintf(stderr, "%s\n", err.msg);
+				CHECK(!"shipped scenario instantiates");
+				continue;
+			}
+			CHECK(r.memory_max > 0);
+			CHECK(r.swap_max == 0);
+			CHECK(r.label[0] == (char)('A' + v));
+			run_spec_free(&r);
+		}
+		scenario_free(&s);
+		free(text);
+	}
+	free(names);
+	CHECK_EQ_U64(seen, 12);
+}
+
+/* The article's parameters are the defaults; --set scales them. */
+static void check_pressure(const char *root)
+{
+	char path[4096];
+	char *text;
+	struct scenario s;
+	struct run_spec r;
+	struct lab_error err;
+
+	snprintf(path, sizeof(path), "%s/../../scenarios/madv-free/pressure.scn", root);
+	text = slurp(path);
+	CHECK(text != NULL);
+	if (text == NULL)
+		return;
+	CHECK(scenario_parse(path, text, &s, &err) == 0);
+	CHECK(scenario_instantiate(&s, 0, 24ull << 30, &r, &err) == 0);
+	CHECK_EQ_U64(r.memory_max, 1073741824ull);
+	CHECK_EQ_U64(r.nr_workloads, 2);
+	CHECK_STR(r.workloads[0].program, "hold");
+	CHECK_EQ_U64(r.workloads[0].region_bytes, 156ull << 20);
+	CHECK(r.workloads[1].start_after == 0);
+	CHECK_STR(r.workloads[1].start_step, "hold");
+	CHECK(has_arg(&r.workloads[1], "pressure:734003200"));
+	CHECK(has_arg(&r.workloads[1], "write:1:0x5a"));
+	CHECK(has_arg(&r.workloads[1], "scan:0xa5:0x5a"));
+	run_spec_free(&r);
+
+	CHECK(scenario_override(&s, "region=300M", &err) == 0);
+	CHECK(scenario_override(&s, "memory_max=640M", &err) == 0);
+	CHECK(scenario_override(&s, "pressure=420M", &err) == 0);
+	CHECK(scenario_instantiate(&s, 0, 24ull << 30, &r, &err) == 0);
+	CHECK_EQ_U64(r.memory_max, 640ull << 20);
+	CHECK_EQ_U64(r.workloads[1].region_bytes, 300ull << 20);
+	CHECK(has_arg(&r.workloads[1], "pressure:440401920"));
+	run_spec_free(&r);
+
+	/* An unknown parameter names what exists. */
+	CHECK(scenario_override(&s, "regoin=1G", &err) < 0);
+	CHECK(strstr(err.msg, "no parameter 'regoin'") != NULL);
+	/* A bad --set value is reported with where it came from. */
+	CHECK(scenario_override(&s, "pressure=12XB", &err) == 0);
+	CHECK(scenario_instantiate(&s, 0, 24ull << 30, &r, &err) < 0);
+	CHECK(strstr(err.msg, "--set pressure=12XB") != NULL);
+	run_spec_free(&r);
+	/* A limit above MemTotal is refused. */
+	scenario_free(&s);
+	CHECK(scenario_parse(path, text, &s, &err) == 0);
+	CHECK(scenario_instantiate(&s, 0, 512ull << 20, &r, &err) < 0);
+	CHECK(strstr(err.msg, "MemTotal") != NULL);
+	run_spec_free(&r);
+	/* Pinning a matrix dimension collapses it. */
+	scenario_free(&s);
+	free(text);
+	snprintf(path, sizeof(path), "%s/../../scenarios/madv-free/three-paths.scn", root);
+	text = slurp(path);
+	CHECK(text != NULL && scenario_parse(path, text, &s, &err) == 0);
+	CHECK_EQ_U64(scenario_nr_variants(&s), 3);
+	CHECK(scenario_override(&s, "advice=dontneed", &err) == 0);
+	CHECK_EQ_U64(scenario_nr_variants(&s), 1);
+	CHECK(scenario_instantiate(&s, 0, 24ull << 30, &r, &err) == 0);
+	CHECK(has_arg(&r.workloads[1], "advise:dontneed"));
+	run_spec_free(&r);
+	scenario_free(&s);
+	free(text);
+}
+
+static void check_broken(const char *root)
+{
+	char dir[4096];
+	struct dirent **names;
+	int n, seen = 0;
+
+	snprintf(dir, sizeof(dir), "%s/../bad-input", root);
+	n = scandir(dir, &names, NULL, alphasort);
+	CHECK(n > 0);
+	for (int i = 0; i < n; i++) {
+		char path[8192], expect[256] = "", at[32] = "", where[8300];
+		char *text, *p;
+		struct scenario s;
+		struct run_spec r;
+		struct lab_error err;
+		int ret;
+		size_t len = strlen(names[i]->d_name);
+
+		if (len < 5 || strcmp(names[i]->d_name + len - 4, ".scn") != 0) {
+			free(names[i]);
+			continue;
+		}
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]->d_name);
+		free(names[i]);
+		text = slurp(path);
+		if (text == NULL)
+			continue;
+		if ((p = strstr(text, "# expect: ")) != NULL)
+			sscanf(p + 10, "%255[^\n]", expect);
+		if ((p = strstr(text, "# at: ")) != NULL)
+			sscanf(p + 6, "%31[^\n]", at);
+		ret = scenario_parse(path, text, &s, &err);
+		if (ret == 0) {
+			ret = scenario_instantiate(&s, 0, 24ull << 30, &r, &err);
+			run_spec_free(&r);
+			scenario_free(&s);
+		}
+		seen++;
+		snprintf(where, sizeof(where), "%s:%s:", path, at);
+		if (ret == 0 || strstr(err.msg, expect) == NULL || strncmp(err.msg, where, strlen(where)) != 0) {
+			fprintf(stderr, "%s: expected '%s' at %s, got: %s\n", path, expect, at,
+				ret == 0 ? "(accepted)" : err.msg);
+			CHECK(!"broken scenario is refused with its position");
+		}
+		free(text);
+	}
+	free(names);
+	CHECK(seen >= 10);
+}
+
+int main(int argc, char **argv)
+{
+	const char *root = argc > 1 ? argv[1] : "tests/fixtures";
+
+	check_shipped(root);
+	check_pressure(root);
+	check_broken(root);
+	return unit_report("scenario");
+}
