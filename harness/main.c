@@ -233,7 +233,7 @@ static int parse_run_opts(int argc, char **argv, struct run_opts *o, const char 
 	o->timeout_s = 600;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+o:r:s:i:t:vh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:r:s:i:t:vh", longopts, NULL)) != -1) {
 		unsigned long long v;
 		struct lab_error err;
 
@@ -368,7 +368,7 @@ static int cmd_run(int argc, char **argv, bool show_only)
 	struct host_facts host;
 	struct lab_error err;
 	struct result *res = NULL;
-	const char *name;
+	const char *name = NULL;
 	char path[PATH_MAX], bindir[PATH_MAX], why[1024];
 	size_t nv;
 	unsigned repeat, missing;
@@ -525,7 +525,8 @@ static int cmd_run(int argc, char **argv, bool show_only)
 		for (size_t v = 0; v < nv && !interrupted; v++) {
 			struct sandbox_spec ss = { .memory_max = specs[v].memory_max,
 						   .swap_max = specs[v].swap_max,
-						   .oom_group = specs[v].oom_group };
+						   .oom_group = specs[v].oom_group &&
+								host.cg.memory == CG_VERSION_V2 };
 			struct sampler_opts so = { .interval_ms = o.interval_ms, .timeout_s = o.timeout_s,
 						   .bindir = bindir, .sigfd = sigfd, .verbose = o.verbose };
 			struct sandbox *sb = NULL;

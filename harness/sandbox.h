@@ -18,6 +18,7 @@
 #define PAGELAB_SANDBOX_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <sys/types.h>
 
 #include "error.h"
@@ -36,8 +37,26 @@ struct cg_host {
 
 /* Discover the memory hierarchy and pagelab's own cgroup in it (from
  * /proc/self/cgroup and /proc/self/mountinfo; libcgroup's cgroup_init for
- * mount discovery).  -ENODEV when no memory controller is mounted. */
+ * mount discovery).  -ENODEV when no memory controller is mounted (or, on v2,
+ * none is delegated to our own cgroup).  mode and hybrid are filled even when
+ * it fails; memory is CG_VERSION_NONE then.  On v2, when the harness already
+ * sits in its lab leaf (<own>/pagelab-<pid>/ctl), self is still <own>. */
 int sandbox_probe(struct cg_host *out, struct lab_error *err);
+
+/* The name of a sandbox file on cgroup version v, given its canonical v2
+ * name ("memory.max" -> "memory.limit_in_bytes" on v1).  NULL when v has no
+ * such file (memory.reclaim, memory.oom.group, cgroup.kill on v1) or the name
+ * is not in the table. */
+const char *sandbox_file_name(enum cg_version v, const char *v2name);
+
+/* Pure parser of /proc/PID/cgroup: the path of the memory controller's line
+ * (v1: "N:a,memory,b:/path") or of the unified line (v2: "0::/path") into
+ * out.  0, -ENOENT (no such line), -EINVAL (malformed), -ENAMETOOLONG. */
+int sandbox_parse_proc_cgroup(const char *buf, enum cg_version v, char *out, size_t outlen);
+
+/* The memory cgroup of pid (0 = self), relative to the hierarchy's mount. */
+int sandbox_cgroup_of(pid_t pid, enum cg_version v, char *out, size_t outlen,
+		      struct lab_error *err);
 
 /* Remove pagelab-<pid>-* groups under our own cgroup whose pid is dead
  * (killing anything left in them first).  *removed gets how many. */

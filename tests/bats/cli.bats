@@ -1,0 +1,72 @@
+#!/usr/bin/env bats
+# The command line: help that tells the truth, exit codes of the contract
+# (harness/cli.md), `check` and `list`.
+
+load helpers
+
+@test "--help lists every command and the exit statuses" {
+  run "$PAGELAB" --help
+  assert_success
+  for c in run list show report check version; do assert_output --partial "  $c"; done
+  assert_output --partial "3 this host cannot run it"
+}
+
+@test "no command, or an unknown one, is a usage error (exit 2)" {
+  run "$PAGELAB"
+  assert_failure 2
+  run "$PAGELAB" frobnicate
+  assert_failure 2
+  assert_output --partial "unknown command 'frobnicate'"
+}
+
+@test "list shows the twelve MADV_FREE scenarios with titles" {
+  run "$PAGELAB" list
+  assert_success
+  [ "$(grep -c '^madv-free/' <<<"$output")" -eq 12 ]
+  assert_output --partial "madv-free/three-paths"
+  refute_output --partial "broken"
+}
+
+@test "show types every variant without touching the host" {
+  before=$(pagelab_cgroups)
+  run "$PAGELAB" show madv-free/three-paths
+  assert_success
+  assert_output --partial "advise:none"
+  assert_output --partial "advise:dontneed"
+  assert_output --partial "pressure:734003200"
+  [ "$(pagelab_cgroups)" = "$before" ]
+}
+
+@test "check --json describes this host: cgroup mode, THP, LazyFree, quirks" {
+  run "$PAGELAB" check --json
+  [ "$status" -eq 0 ] || [ "$status" -eq 3 ]
+  jq -e '.kernel and (.cgroup.mode | test("^(v1|v2|hybrid|none)$")) and (.thp.enabled != null) and (.lazyfree | type == "boolean") and (.quirks | type == "array")' <<<"$output"
+  # This host's kernel command line decides the deferred_init quirk.
+  if grep -qw 'deferred_init=lazy' /proc/cmdline; then
+    jq -e '[.quirks[] | select(startswith("deferred_init=lazy"))] | length == 1' <<<"$output"
+  fi
+}
+
+@test "check exits 0 here only when root, a memory controller and LazyFree are present" {
+  run "$PAGELAB" check --json
+  ok=$(jq -r '(.root and .lazyfree and (.cgroup.memory == "v1" or .cgroup.memory == "v2"))' <<<"$output")
+  if [ "$ok" = true ]; then [ "$status" -eq 0 ]; else [ "$status" -eq 3 ]; fi
+}
+
+@test "a v2-only scenario on a v1 host exits 3 naming the missing requirement" {
+  [ "$(id -u)" = 0 ] || skip "needs root"
+  mem=$("$PAGELAB" check --json | jq -r .cgroup.memory)
+  [ "$mem" = v1 ] || skip "this host has the memory controller on $mem"
+  before=$(pagelab_cgroups)
+  run "$PAGELAB" run madv-free/reclaim --no-report --out "$RESULTS/reclaim-v1.json"
+  assert_failure 3
+  assert_output --partial "cgroup-v2"
+  [ ! -e "$RESULTS/reclaim-v1.json" ]
+  [ "$(pagelab_cgroups)" = "$before" ]
+}
+
+@test "version names the commit" {
+  run "$PAGELAB" version
+  assert_success
+  assert_output --regexp '^pagelab [0-9]+\.[0-9]+\.[0-9]+ \([0-9a-f]+|unknown\)'
+}

@@ -1,0 +1,55 @@
+# Shared by the bats suites: where pagelab is, how to run a scenario into a
+# result file, and the checks that nothing was left on the host.
+load '/usr/lib/bats/bats-support/load.bash'
+load '/usr/lib/bats/bats-assert/load.bash'
+
+TOP="$(cd "$BATS_TEST_DIRNAME/../.." && pwd)"
+BUILD="${PAGELAB_BUILD:-$TOP/build}"
+PAGELAB="$BUILD/pagelab"
+export PAGELAB_SCENARIOS="$TOP/scenarios"
+RESULTS="${PAGELAB_RESULTS:-${BATS_RUN_TMPDIR:-/tmp}/results}"
+mkdir -p "$RESULTS"
+
+# The memory cgroup this shell stands in: pagelab's sandboxes go below it.
+own_memcg() {
+  local p
+  p=$(sed -n 's/^[0-9]*:[^:]*\bmemory\b[^:]*:\(.*\)$/\1/p' /proc/self/cgroup)
+  if [ -n "$p" ] && [ -d "/sys/fs/cgroup/memory$p" ]; then echo "/sys/fs/cgroup/memory$p"; return; fi
+  p=$(sed -n 's/^0::\(.*\)$/\1/p' /proc/self/cgroup)
+  echo "/sys/fs/cgroup${p%/}"
+}
+
+# Every pagelab cgroup below our own (there must be none between runs).
+pagelab_cgroups() {
+  find "$(own_memcg)" -mindepth 1 -maxdepth 3 -type d -name 'pagelab-*' 2>/dev/null | sort
+}
+
+# Everything a scenario must not change on the host: vm sysctls, THP, swap.
+host_state() {
+  local f
+  for f in /proc/sys/vm/*; do
+    [ -r "$f" ] && printf '%s=%s\n' "${f##*/}" "$(cat "$f" 2>/dev/null | tr '\n\t' '  ')"
+  done
+  cat /sys/kernel/mm/transparent_hugepage/enabled /sys/kernel/mm/transparent_hugepage/defrag 2>/dev/null
+  tail -n +2 /proc/swaps
+}
+
+require_memcg() {
+  [ "$(id -u)" = 0 ] || skip "needs root"
+  "$PAGELAB" check >/dev/null 2>&1 || skip "pagelab check: this host cannot run the MADV_FREE scenarios"
+}
+
+# run_scenario NAME FILE-STEM [pagelab run options...]: runs into $RESULTS/STEM.json
+run_scenario() {
+  local name=$1 stem=$2
+  shift 2
+  run "$PAGELAB" run "$name" --no-report --out "$RESULTS/$stem.json" "$@"
+}
+
+# jq on a result: rq STEM FILTER
+rq() {
+  jq -r "$2" "$RESULTS/$1.json"
+}
+
+# Kernel release for messages.
+KREL=$(uname -r)
