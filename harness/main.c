@@ -66,7 +66,7 @@ static int usage_error(const char *fmt, ...)
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "\n(pagelab --help for usage)\n");
+	fprintf(stderr, " (see pagelab --help)\n");
 	return EXIT_USAGE;
 }
 

@@ -781,6 +781,7 @@ static const struct step_schema step_schemas[] = {
 	{ "write", 2, { K_POSITIVE_UINT, K_BYTE }, NULL },
 	{ "pressure", 1, { K_POSITIVE_SIZE }, NULL },
 	{ "mincore", 0, { K_UINT }, NULL },
+	{ "drain", 0, { K_UINT }, NULL },
 	{ "scan", 2, { K_BYTE, K_BYTE }, NULL },
 	{ "hold", 1, { K_UINT }, NULL },
 	{ "syscall", 1, { K_ENUM }, "mount|ptrace|reboot|swapon|init_module" },
@@ -822,7 +823,7 @@ static int region_steps(struct inst *in, const struct scn_item *it, struct run_w
 		sc = np ? step_find(parts[0]) : NULL;
 		if (sc == NULL) {
 			ret = inst_err(in, pos, &x,
-				       "steps: unknown step '%s' (known: fill advise series readback write pressure mincore scan hold syscall)",
+				       "steps: unknown step '%s' (known: fill advise series readback write pressure mincore drain scan hold syscall)",
 				       np ? parts[0] : t.tok[i]);
 			break;
 		}

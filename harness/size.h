@@ -17,7 +17,9 @@ int lab_parse_byte(const char *s, unsigned int *byte, struct lab_error *err);
 /* A non-negative decimal integer with end check ("11"). */
 int lab_parse_uint(const char *s, unsigned long long *val, struct lab_error *err);
 
-/* Format bytes for humans into buf: "512 MiB", "1 GiB", "1.5 GiB", "4 KiB", "123 B". */
+/* Format bytes for humans into buf: "512 MiB", "1 GiB", "1.5 GiB", "4 KiB", "123 B".
+ * Inexact values get one rounded decimal ("1.0 GiB" for 1 GiB - 1).  Returns buf,
+ * or "" when buf is too small (32 bytes always suffice). */
 const char *lab_format_size(unsigned long long bytes, char *buf, size_t len);
 
 #endif

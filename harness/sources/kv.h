@@ -29,13 +29,18 @@ struct kv_list {
 
 /* "key value" lines.  Every non-empty line must be exactly a key, one run of
  * blanks and an unsigned decimal; anything else is -EINVAL naming the line.
- * Appends to out (which may start zeroed). */
+ * Appends to out (which may start zeroed); on an error out keeps the items it
+ * had before the call.  An empty buffer appends nothing and is not an error. */
 int kv_parse_space(const char *buf, struct kv_list *out, struct lab_error *err);
 
 /* "Key: value [kB]" lines.  Lines whose first token does not end in ':' are
  * skipped (the smaps_rollup header line, the address line of an smaps VMA);
  * lines whose value is not a number are skipped too (status's "Name:\tregion").
- * A number followed by anything but " kB" or end of line is -EINVAL. */
+ * So are status's values that are not one decimal: "SigQ:\t0/96365",
+ * "Cpus_allowed_list:\t0-1", hex masks "CapEff:\t000001fffeffffff" and
+ * several numbers "Uid:\t0\t0\t0\t0".  A number followed by a blank and then
+ * anything but "kB" or end of line ("12 MB", "12 kB x") is -EINVAL, as are a
+ * number that overflows 64 bits and a key of KV_KEY_MAX characters or more. */
 int kv_parse_colon(const char *buf, struct kv_list *out, struct lab_error *err);
 
 /* Whole-key lookup.  Returns true and sets *val when present. */

@@ -26,7 +26,7 @@ struct smaps_range {
 };
 
 /* Returns 0, -ENOENT when no VMA lies inside the range, -EINVAL on a malformed
- * buffer or a VMA straddling the range's edge. */
+ * buffer or a VMA straddling the range's edge.  On an error out reads all zeros. */
 int smaps_parse_range(const char *buf, unsigned long start, unsigned long end,
 		      struct smaps_range *out, struct lab_error *err);
 

@@ -31,9 +31,10 @@ struct zoneinfo {
 	struct zone_info zones[ZONEINFO_MAX_ZONES];
 };
 
-/* Returns 0 or -EINVAL naming the line.  Zones with nothing present still
- * appear (present = managed = 0, and the kernel prints no watermarks for
- * them: min/low/high read 0). */
+/* Returns 0 or -EINVAL naming the line (and out->n = 0).  Zones with nothing
+ * present still appear (present = managed = 0).  The kernel prints watermark
+ * lines for them too, but they mean nothing (6.18's empty Movable zone reads
+ * min = low = high = 32); where an empty zone lacks them they read 0. */
 int zoneinfo_parse(const char *buf, struct zoneinfo *out, struct lab_error *err);
 
 #endif

@@ -60,7 +60,7 @@ load helpers
   before=$(pagelab_cgroups)
   run "$PAGELAB" run madv-free/reclaim --no-report --out "$RESULTS/reclaim-v1.json"
   assert_failure 3
-  assert_output --partial "cgroup-v2"
+  assert_output --partial "cgroup v2"
   [ ! -e "$RESULTS/reclaim-v1.json" ]
   [ "$(pagelab_cgroups)" = "$before" ]
 }

@@ -1,5 +1,6 @@
 # Shared by the bats suites: where pagelab is, how to run a scenario into a
 # result file, and the checks that nothing was left on the host.
+bats_require_minimum_version 1.5.0
 load '/usr/lib/bats/bats-support/load.bash'
 load '/usr/lib/bats/bats-assert/load.bash'
 

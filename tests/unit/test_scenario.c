@@ -106,7 +106,7 @@ static void check_pressure(const char *root)
 	CHECK_EQ_U64(r.memory_max, 1073741824ull);
 	CHECK_EQ_U64(r.nr_workloads, 2);
 	CHECK_STR(r.workloads[0].program, "hold");
-	CHECK_EQ_U64(r.workloads[0].region_bytes, 156ull << 20);
+	CHECK_EQ_U64(r.workloads[0].region_bytes, 154ull << 20);
 	CHECK(r.workloads[1].start_after == 0);
 	CHECK_STR(r.workloads[1].start_step, "hold");
 	CHECK(has_arg(&r.workloads[1], "pressure:734003200"));

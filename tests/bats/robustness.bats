@@ -1,0 +1,101 @@
+#!/usr/bin/env bats
+# What happens when things go wrong: a forbidden syscall, a signal to the
+# harness, a SIGKILLed workload, a SIGKILLed harness.  Each leaves a readable
+# result (or, after SIGKILL of the harness, a stream and a stale cgroup that
+# the next run sweeps), and nothing running.
+
+load helpers
+
+setup() {
+  require_memcg
+  before_cg=$(pagelab_cgroups)
+}
+
+teardown() {
+  [ -z "${bg:-}" ] || { kill -9 "$bg" 2>/dev/null; wait "$bg" 2>/dev/null; } || true
+  [ "$(pagelab_cgroups)" = "$before_cg" ] || { echo "cgroups left: $(pagelab_cgroups)"; return 1; }
+}
+
+# wait_for STEM STEP: until the stream shows that step (10 s at most)
+wait_for() {
+  for _ in $(seq 100); do
+    grep -q "\"step\":\"$2\"" "$RESULTS/$1.jsonl" 2>/dev/null && return 0
+    sleep 0.1
+  done
+  return 1
+}
+
+@test "a forbidden syscall (mount) kills the workload with SIGSYS" {
+  stem=seccomp
+  run_scenario "$TOP/tests/scenarios/seccomp.scn" $stem
+  assert_success
+  [ "$(rq $stem '.runs[0].exit.outcome')" = seccomp ]
+  [ "$(rq $stem '.runs[0].workloads[0].signal')" -eq 31 ]
+  # The fill before the call was reported; nothing after it ran.
+  [ "$(rq $stem '[.runs[0].steps[].step] | join(",")')" = fill ]
+}
+
+@test "ptrace is forbidden too" {
+  stem=seccomp-ptrace
+  run_scenario "$TOP/tests/scenarios/seccomp.scn" $stem --set call=ptrace
+  assert_success
+  [ "$(rq $stem '.runs[0].exit.outcome')" = seccomp ]
+}
+
+@test "SIGINT to the harness: exit 130, an interrupted result with what was sampled" {
+  stem=sigint
+  "$PAGELAB" run "$TOP/tests/scenarios/long.scn" --no-report --out "$RESULTS/$stem.json" 2>"$RESULTS/$stem.err" &
+  bg=$!
+  wait_for $stem advise
+  sleep 0.6
+  kill -INT "$bg"
+  run wait "$bg"
+  bg=
+  [ "$status" -eq 130 ]
+  [ "$(rq $stem .status)" = interrupted ]
+  [ "$(rq $stem '.runs[0].exit.outcome')" = interrupted ]
+  [ "$(rq $stem '.runs[0].samples | length')" -ge 4 ]
+  [ "$(rq $stem '[.runs[0].steps[].step] | index("advise") != null')" = true ]
+  # Every line of the stream is JSON.
+  jq -e . "$RESULTS/$stem.jsonl" >/dev/null
+}
+
+@test "a SIGKILLed workload: outcome killed, not an OOM kill" {
+  stem=killed
+  "$PAGELAB" run "$TOP/tests/scenarios/long.scn" --no-report --out "$RESULTS/$stem.json" 2>/dev/null &
+  bg=$!
+  wait_for $stem advise
+  pid=$(jq -r 'select(.type == "step" and .workload == "region") | .counters.pid // empty' "$RESULTS/$stem.jsonl" | head -1)
+  [ -n "$pid" ] || pid=$(grep -o '"name":"region","program":"region","argv":[^]]*],"pid":[0-9]*' "$RESULTS/$stem.jsonl" | grep -o '[0-9]*$' | head -1)
+  [ -n "$pid" ]
+  kill -9 "$pid"
+  run wait "$bg"
+  bg=
+  [ "$status" -eq 0 ]
+  [ "$(rq $stem '.runs[0].exit.outcome')" = killed ]
+  [ "$(rq $stem '.runs[0].exit.victims | length')" -eq 0 ]
+}
+
+@test "a SIGKILLed harness: its workloads die with it, the next run sweeps its cgroup" {
+  stem=crash
+  "$PAGELAB" run "$TOP/tests/scenarios/long.scn" --no-report --out "$RESULTS/$stem.json" 2>/dev/null &
+  bg=$!
+  wait_for $stem advise
+  kill -9 "$bg"
+  wait "$bg" 2>/dev/null || true
+  stale=$(pagelab_cgroups | grep "pagelab-$bg-" || true)
+  bg=
+  [ -n "$stale" ]
+  # The stream is there and readable up to the crash.
+  jq -e 'select(.type == "step") | .step' "$RESULTS/$stem.jsonl" >/dev/null
+  [ ! -e "$RESULTS/$stem.json" ]
+  # PR_SET_PDEATHSIG: no workload outlives the harness.
+  sleep 0.3
+  for pid in $(cat "$stale/cgroup.procs" 2>/dev/null); do
+    echo "still in the stale cgroup: $pid"; false
+  done
+  run "$PAGELAB" run madv-free/probe --repeat 1 --no-report --out "$RESULTS/after-crash.json"
+  assert_success
+  assert_output --partial "removed 1 stale sandbox"
+  [ ! -d "$stale" ]
+}

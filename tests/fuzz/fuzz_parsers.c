@@ -1,0 +1,131 @@
+/* fuzz_parsers.c — libFuzzer entry point for every pure parser in labcore.
+ *
+ * Each input is copied and NUL-terminated (the parsers' contract: a
+ * NUL-terminated buffer, as lab_read_file gives them) and fed to all of them.
+ * Beyond "no crash, no leak, no UB", it checks what a caller relies on:
+ * kv keys are NUL-terminated and shorter than KV_KEY_MAX, a failed parse
+ * leaves the list as it was, zoneinfo counts stay in bounds, a failed smaps
+ * parse leaves zeros, and a parsed size formats without overflowing.
+ *
+ * Built and run by scripts/fuzz (not part of the CMake build).
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "size.h"
+#include "sources/kv.h"
+#include "sources/smaps.h"
+#include "sources/zoneinfo.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void check_kv(const struct kv_list *l)
+{
+	size_t i;
+
+	if (l->n > l->cap || (l->n > 0 && l->items == NULL))
+		abort();
+	for (i = 0; i < l->n; i++) {
+		size_t len = strnlen(l->items[i].key, KV_KEY_MAX);
+
+		if (len == 0 || len >= KV_KEY_MAX)
+			abort();
+		if (!kv_get(l, l->items[i].key, NULL))
+			abort();
+	}
+}
+
+static void fuzz_kv(const char *buf)
+{
+	struct lab_error err = { 0 };
+	struct kv_list l = { 0 };
+
+	if (kv_parse_space(buf, &l, &err) < 0 && (l.n != 0 || err.code == 0))
+		abort();
+	check_kv(&l);
+	/* Appending to a non-empty list: an error must keep what was there. */
+	{
+		size_t before = l.n;
+
+		if (kv_parse_colon(buf, &l, &err) < 0 && l.n != before)
+			abort();
+	}
+	check_kv(&l);
+	kv_free(&l);
+}
+
+static void fuzz_smaps(const char *buf, const uint8_t *data, size_t size)
+{
+	struct lab_error err = { 0 };
+	struct smaps_range r;
+	unsigned long start = 0x1000, end = 0x7f0000000000UL;
+
+	if (smaps_parse_range(buf, 0, ~0UL, &r, &err) == 0 && r.nr_vmas == 0)
+		abort();
+	smaps_parse_range(buf, start, end, &r, &err);
+	/* A range taken from the input's last 16 bytes, so mutations can aim it. */
+	if (size >= 16) {
+		memcpy(&start, data + size - 16, sizeof(start));
+		memcpy(&end, data + size - 8, sizeof(end));
+	}
+	if (smaps_parse_range(buf, start, end, &r, &err) < 0 &&
+	    (r.nr_vmas | r.size_kb | r.rss_kb | r.lazyfree_kb | r.anonhuge_kb | r.anonymous_kb |
+	     r.shmem_pmd_kb | r.swap_kb | (unsigned long long)r.has_lazyfree) != 0)
+		abort();
+}
+
+static void fuzz_zoneinfo(const char *buf)
+{
+	static struct zoneinfo zi;
+	struct lab_error err = { 0 };
+	size_t i;
+
+	if (zoneinfo_parse(buf, &zi, &err) < 0) {
+		if (zi.n != 0 || err.code != EINVAL)
+			abort();
+		return;
+	}
+	if (zi.n == 0 || zi.n > ZONEINFO_MAX_ZONES)
+		abort();
+	for (i = 0; i < zi.n; i++)
+		if (zi.zones[i].nr_protection == 0 || zi.zones[i].nr_protection > ZONEINFO_MAX_PROT ||
+		    strnlen(zi.zones[i].name, sizeof(zi.zones[i].name)) == 0 ||
+		    strnlen(zi.zones[i].name, sizeof(zi.zones[i].name)) >= sizeof(zi.zones[i].name))
+			abort();
+}
+
+static void fuzz_size(const char *buf)
+{
+	struct lab_error err = { 0 };
+	unsigned long long v = 0;
+	unsigned int byte = 0;
+	char out[32];
+
+	if (lab_parse_size(buf, &v, &err) == 0)
+		lab_format_size(v, out, sizeof(out));
+	if (lab_parse_byte(buf, &byte, &err) == 0 && byte > 255)
+		abort();
+	lab_parse_uint(buf, &v, &err);
+	lab_format_size(v, out, sizeof(out));
+	lab_format_size(v, out, (size_t)(v % 12));
+	if (strnlen(out, sizeof(out)) >= sizeof(out))
+		abort();
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char *buf = malloc(size + 1);
+
+	if (buf == NULL)
+		return 0;
+	memcpy(buf, data, size);
+	buf[size] = '\0';
+	fuzz_kv(buf);
+	fuzz_smaps(buf, data, size);
+	fuzz_zoneinfo(buf);
+	fuzz_size(buf);
+	free(buf);
+	return 0;
+}

@@ -1,0 +1,308 @@
+/* test_zoneinfo.c — zoneinfo_parse (harness/sources/zoneinfo.h) on every
+ * captured /proc/zoneinfo, then on broken input.
+ *
+ * What holds on any kernel pagelab supports (>= 4.6), per zone:
+ *   - the name is one of mm/page_alloc.c: zone_names[];
+ *   - every zone of a node is printed (mm/vmstat.c: zoneinfo_show walks with
+ *     populated = false), and its protection array has MAX_NR_ZONES entries,
+ *     so its length is the number of zones printed for that node;
+ *   - protection[j] = 0 for j <= the zone's own index, and is non-decreasing
+ *     above it (mm/page_alloc.c: setup_per_zone_lowmem_reserve sums the
+ *     managed pages of the zones above and divides by one ratio);
+ *   - managed <= present <= spanned (mm/mm_init.c), free <= managed, cma <= managed;
+ *   - min <= low <= high, and low - min = high - low: both gaps are the same
+ *     "tmp" (mm/page_alloc.c: __setup_per_zone_wmarks, since 4.6) and the
+ *     boost is added to all three (min_wmark_pages() etc.);
+ *   - strictly min < low < high for a zone with managed pages and min >= 4,
+ *     where the gap max(min / 4, managed * scale / 10000) is at least 1.
+ * Exact values are checked against the v1-6.18 capture (read by eye; note
+ * deferred_init=lazy there: Normal's managed 458752 of 5505024 present).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "fileio.h"
+#include "sources/zoneinfo.h"
+#include "unit.h"
+
+static const char *root;
+
+typedef void (*fixture_fn)(const char *name, const char *dir, const char *buf);
+
+/* Call fn for each directory under root (sorted) that holds file; returns how many. */
+static int for_each_fixture(const char *file, fixture_fn fn)
+{
+	struct dirent **ents;
+	int n, i, found = 0;
+
+	n = scandir(root, &ents, NULL, alphasort);
+	if (n < 0) {
+		fprintf(stderr, "scandir %s: %s\n", root, strerror(errno));
+		unit_failed++;
+		return 0;
+	}
+	for (i = 0; i < n; i++) {
+		char dir[PATH_MAX], path[PATH_MAX];
+		struct lab_error err = { 0 };
+		char *buf = NULL;
+
+		if (ents[i]->d_name[0] == '.' ||
+		    (size_t)snprintf(dir, sizeof(dir), "%s/%s", root, ents[i]->d_name) >= sizeof(dir) ||
+		    (size_t)snprintf(path, sizeof(path), "%s/%s", dir, file) >= sizeof(path) ||
+		    access(path, R_OK) != 0)
+			goto next;
+		if (lab_read_file(path, &buf, NULL, &err) < 0) {
+			fprintf(stderr, "%s\n", err.msg);
+			unit_failed++;
+			goto next;
+		}
+		printf("  %s/%s\n", ents[i]->d_name, file);
+		fn(ents[i]->d_name, dir, buf);
+		free(buf);
+		found++;
+next:
+		free(ents[i]);
+	}
+	free(ents);
+	return found;
+}
+
+static bool known_zone(const char *name)
+{
+	static const char *const names[] = { "DMA", "DMA32", "Normal", "HighMem", "Movable",
+					     "Device" };
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strcmp(name, names[i]) == 0)
+			return true;
+	return false;
+}
+
+static const struct zone_info *find(const struct zoneinfo *zi, int node, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < zi->n; i++)
+		if (zi->zones[i].node == node && strcmp(zi->zones[i].name, name) == 0)
+			return &zi->zones[i];
+	return NULL;
+}
+
+static void check_zoneinfo(const char *name, const char *dir, const char *buf)
+{
+	static struct zoneinfo zi;
+	struct lab_error err = { 0 };
+	size_t i, j, first = 0, populated = 0;
+
+	(void)dir;
+	CHECK_EQ_U64(zoneinfo_parse(buf, &zi, &err), 0);
+	if (err.code)
+		fprintf(stderr, "  %s\n", err.msg);
+	CHECK(zi.n >= 1);
+	for (i = 0; i < zi.n; i++) {
+		const struct zone_info *z = &zi.zones[i];
+		size_t idx, per_node = 0, k;
+
+		/* Zones of a node are printed together, in zone order. */
+		if (i > 0 && zi.zones[i - 1].node != z->node)
+			first = i;
+		idx = i - first;
+		for (k = first; k < zi.n && zi.zones[k].node == z->node; k++)
+			per_node++;
+
+		CHECK(known_zone(z->name));
+		CHECK_EQ_U64(z->nr_protection, per_node);
+		for (j = 0; j < z->nr_protection && j <= idx; j++)
+			CHECK_EQ_U64(z->protection[j], 0);
+		for (j = idx + 1; j < z->nr_protection; j++)
+			CHECK(z->protection[j] >= z->protection[j - 1]);
+		CHECK(z->managed <= z->present);
+		CHECK(z->present <= z->spanned);
+		CHECK(z->free <= z->managed);
+		CHECK(z->cma <= z->managed);
+		CHECK(z->min <= z->low && z->low <= z->high);
+		CHECK_EQ_U64(z->low - z->min, z->high - z->low);
+		if (z->present > 0)
+			populated++;
+		if (z->managed > 0 && z->min >= 4)
+			CHECK(z->min < z->low && z->low < z->high);
+	}
+	CHECK(populated >= 1);
+
+	if (strcmp(name, "v1-6.18") == 0) {
+		const struct zone_info *dma = find(&zi, 0, "DMA");
+		const struct zone_info *dma32 = find(&zi, 0, "DMA32");
+		const struct zone_info *normal = find(&zi, 0, "Normal");
+		const struct zone_info *movable = find(&zi, 0, "Movable");
+		static const unsigned long long dma_prot[] = { 0, 3019, 4811, 4811, 4811 };
+
+		CHECK_EQ_U64(zi.n, 5);
+		CHECK_STR(zi.zones[4].name, "Device");
+		CHECK(dma != NULL && dma32 != NULL && normal != NULL && movable != NULL);
+		if (dma == NULL || dma32 == NULL || normal == NULL || movable == NULL)
+			return;
+		CHECK_EQ_U64(dma->free, 3840);
+		CHECK_EQ_U64(dma->managed, 3840);
+		CHECK_EQ_U64(dma->present, 3998);
+		CHECK_EQ_U64(dma->spanned, 4095);
+		CHECK_EQ_U64(dma->min, 52);
+		CHECK_EQ_U64(dma->low, 65);
+		CHECK_EQ_U64(dma->high, 78);
+		CHECK_EQ_U64(dma->boost, 0);
+		CHECK_EQ_U64(dma->nr_protection, 5);
+		for (j = 0; j < 5; j++)
+			CHECK_EQ_U64(dma->protection[j], dma_prot[j]);
+		CHECK_EQ_U64(dma32->managed, 772918);
+		CHECK_EQ_U64(dma32->min, 10569);
+		CHECK_EQ_U64(dma32->protection[2], 1792);
+		CHECK_EQ_U64(normal->free, 290631);
+		CHECK_EQ_U64(normal->present, 5505024);
+		CHECK_EQ_U64(normal->managed, 458752);       /* deferred_init=lazy */
+		CHECK_EQ_U64(normal->high, 9409);            /* not a pageset's "high:" */
+		CHECK_EQ_U64(movable->present, 0);
+		CHECK_EQ_U64(movable->min, 32);              /* printed for an empty zone too */
+		CHECK_EQ_U64(movable->high, 32);
+		/* lowmem_reserve_ratio was "256 256 32": DMA's reserve against
+		 * DMA32 allocations is DMA32's managed pages / 256, against
+		 * Normal the sum of both / 256. */
+		CHECK_EQ_U64(dma->protection[1], dma32->managed / 256);
+		CHECK_EQ_U64(dma->protection[2], (dma32->managed + normal->managed) / 256);
+		CHECK_EQ_U64(dma32->protection[2], normal->managed / 256);
+	}
+}
+
+static void test_fixtures(void)
+{
+	CHECK(for_each_fixture("proc-zoneinfo", check_zoneinfo) >= 1);
+}
+
+static void expect_err(const char *buf, const char *what)
+{
+	static struct zoneinfo zi;
+	struct lab_error err = { 0 };
+
+	zi.n = 7;
+	CHECK_EQ_U64(zoneinfo_parse(buf, &zi, &err), -EINVAL);
+	CHECK_EQ_U64(err.code, EINVAL);
+	CHECK_EQ_U64(zi.n, 0);
+	CHECK(strstr(err.msg, what) != NULL);
+	if (strstr(err.msg, what) == NULL)
+		fprintf(stderr, "  message '%s' does not say '%s'\n", err.msg, what);
+}
+
+#define ZONE_HEAD "Node 0, zone      DMA\n  pages free     3840\n        boost    0\n"
+#define ZONE_MARKS "        min      52\n        low      65\n        high     78\n"
+#define ZONE_COUNTS "        spanned  4095\n        present  3998\n        managed  3840\n"
+#define ZONE_PROT "        protection: (0, 3019)\n"
+#define ZONE_OK ZONE_HEAD ZONE_MARKS ZONE_COUNTS ZONE_PROT
+
+static void test_errors(void)
+{
+	char *big;
+	size_t i, len, cap;
+
+	expect_err("", "not a zoneinfo");
+	expect_err("\n", "not a zoneinfo");
+	expect_err("garbage\n", "line 1");
+	expect_err("  pages free 1\n", "before any 'Node'");
+	expect_err("Node\n", "line 1");
+	expect_err("Node \n", "line 1");
+	expect_err("Node x, zone DMA\n", "line 1");
+	expect_err("Node -1, zone DMA\n", "line 1");
+	expect_err("Node 99999999999999999999999, zone DMA\n", "line 1");
+	expect_err("Node 0, zone\n", "line 1");
+	expect_err("Node 0, zone \n", "bad zone name");
+	expect_err("Node 0, zone ABCDEFGHIJKLMNOP\n", "bad zone name");
+	expect_err("Node 0, zone DMA x\n", "bad zone name");
+	expect_err("Node 0,zone DMA\n", "line 1");
+	/* Truncated: a zone that stops early lacks a line it must have. */
+	expect_err(ZONE_HEAD, "no 'spanned' line");
+	expect_err(ZONE_HEAD ZONE_MARKS ZONE_COUNTS, "no 'protection' line");
+	expect_err(ZONE_HEAD "        spanned  4095\n        present  3998\n        managed  3840\n"
+		   ZONE_PROT, "no 'min' line");
+	expect_err(ZONE_OK "Node 0, zone    DMA32\n  pages free     7\n", "zone DMA32");
+	expect_err(ZONE_HEAD ZONE_MARKS ZONE_COUNTS "        protection: (0, 30", "line 10");
+	/* Bad numbers. */
+	expect_err(ZONE_HEAD "        min      abc\n", "line 4");
+	expect_err(ZONE_HEAD "        min      -1\n", "line 4");
+	expect_err(ZONE_HEAD "        min      12XB\n", "line 4");
+	expect_err(ZONE_HEAD "        min      1 2\n", "line 4");
+	expect_err(ZONE_HEAD "        min\n", "line 4");
+	expect_err(ZONE_HEAD "        min      99999999999999999999999\n", "64 bits");
+	expect_err(ZONE_HEAD "        min      5\n        min      5\n", "second 'min'");
+	expect_err("Node 0, zone DMA\n  pages free\n", "line 2");
+	expect_err(ZONE_HEAD ZONE_MARKS ZONE_COUNTS "        protection: ()\n", "line 10");
+	expect_err(ZONE_HEAD ZONE_MARKS ZONE_COUNTS "        protection: (0, -1)\n", "line 10");
+	expect_err(ZONE_HEAD ZONE_MARKS ZONE_COUNTS "        protection: 0, 1\n", "line 10");
+	expect_err(ZONE_HEAD ZONE_MARKS ZONE_COUNTS "        protection: (0, 1) x\n", "line 10");
+	expect_err(ZONE_HEAD ZONE_MARKS ZONE_COUNTS "        protection: (0,, 1)\n", "line 10");
+	expect_err(ZONE_HEAD ZONE_MARKS ZONE_COUNTS
+		   "        protection: (0, 1, 2, 3, 4, 5, 6, 7, 8)\n", "more than 8");
+
+	/* More zones than the struct holds. */
+	cap = 40 * sizeof(ZONE_OK);
+	big = malloc(cap);
+	CHECK(big != NULL);
+	if (big != NULL) {
+		for (i = 0, len = 0; i < ZONEINFO_MAX_ZONES + 1; i++) {
+			memcpy(big + len, ZONE_OK, sizeof(ZONE_OK) - 1);
+			len += sizeof(ZONE_OK) - 1;
+		}
+		big[len] = '\0';
+		expect_err(big, "more than 32 zones");
+		free(big);
+	}
+}
+
+static void test_shapes(void)
+{
+	static struct zoneinfo zi;
+	struct lab_error err = { 0 };
+
+	/* A pageset's "high:" and lines after "pagesets" never touch the zone. */
+	CHECK_EQ_U64(zoneinfo_parse(ZONE_OK
+				    "      nr_free_pages 3840\n"
+				    "  pagesets\n"
+				    "    cpu: 0\n"
+				    "              count:    0\n"
+				    "              high:     999\n"
+				    "              high      999\n"
+				    "  vm stats threshold: 4\n"
+				    "  node_unreclaimable:  0\n"
+				    "  start_pfn:           1\n"
+				    "Node 1, zone   Normal\n"
+				    "  per-node stats\n"
+				    "      nr_inactive_anon 24636\n"
+				    "  pages free     0\n"
+				    "        spanned  0\n"
+				    "        present  0\n"
+				    "        managed  0\n"
+				    "        protection: (0, 0)", &zi, &err), 0);
+	CHECK_EQ_U64(zi.n, 2);
+	CHECK_EQ_U64(zi.zones[0].high, 78);
+	CHECK_EQ_U64(zi.zones[0].nr_protection, 2);
+	CHECK_EQ_U64(zi.zones[0].protection[1], 3019);
+	CHECK_EQ_U64(zi.zones[1].node, 1);
+	CHECK_STR(zi.zones[1].name, "Normal");
+	/* An empty zone without watermark lines reads 0. */
+	CHECK_EQ_U64(zi.zones[1].min + zi.zones[1].low + zi.zones[1].high, 0);
+	CHECK_EQ_U64(zi.zones[1].cma, 0);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		fprintf(stderr, "usage: %s FIXTURES_DIR\n", argv[0]);
+		return 2;
+	}
+	root = argv[1];
+	test_fixtures();
+	test_errors();
+	test_shapes();
+	return unit_report("zoneinfo");
+}

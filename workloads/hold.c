@@ -1,0 +1,167 @@
+/* hold — ballast: charge SIZE of anonymous memory to the sandbox and keep it.
+ *
+ *   hold --size SIZE [--fill BYTE] [--event-fd N] [--ack-fd N]
+ *
+ * The MADV_FREE article's container had about 156 MiB charged besides the
+ * region (memory.current 684,368 kB with a 524,288 kB region), and reclaim
+ * under a limit stops once the shortfall is covered, so how much of the region
+ * is reclaimed depends on that baseline.  hold reproduces it: it maps SIZE of
+ * private anonymous memory, touches every page (or memsets every byte with
+ * --fill), reports one step `hold`, and waits until SIGTERM or SIGINT, then
+ * exits 0.
+ *
+ * Exit status: 0 stopped by SIGTERM/SIGINT, 1 failed, 2 bad arguments.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "error.h"
+#include "events.h"
+#include "lockdown.h"
+#include "size.h"
+
+struct config {
+	unsigned long long size;
+	bool fill;
+	unsigned int byte;
+};
+
+static int parse_args(int argc, char **argv, struct config *cfg, struct events *ev,
+		      struct lab_error *err)
+{
+	bool have_size = false;
+	const char *val;
+	int a, ret;
+
+	memset(cfg, 0, sizeof(*cfg));
+	for (a = 1; a < argc; a++) {
+		ret = events_parse_arg(ev, argc, argv, &a, err);
+		if (ret < 0)
+			return ret;
+		if (ret > 0)
+			continue;
+		ret = events_opt(argc, argv, &a, "--size", &val, err);
+		if (ret < 0)
+			return ret;
+		if (ret > 0) {
+			ret = lab_parse_size(val, &cfg->size, err);
+			if (ret < 0)
+				return lab_error_prefix(err, "--size %s", val);
+			have_size = true;
+			continue;
+		}
+		ret = events_opt(argc, argv, &a, "--fill", &val, err);
+		if (ret < 0)
+			return ret;
+		if (ret > 0) {
+			ret = lab_parse_byte(val, &cfg->byte, err);
+			if (ret < 0)
+				return lab_error_prefix(err, "--fill %s", val);
+			cfg->fill = true;
+			continue;
+		}
+		return lab_error_set(err, EINVAL, "%s: unknown argument", argv[a]);
+	}
+	if (!have_size)
+		return lab_error_set(err, EINVAL, "--size is required");
+	if (cfg->size == 0 || cfg->size > (unsigned long long)SIZE_MAX / 2)
+		return lab_error_set(err, EINVAL, "--size %llu: out of range", cfg->size);
+	return 0;
+}
+
+static int hold(struct events *ev, const struct config *cfg, const sigset_t *stop,
+		struct lab_error *err)
+{
+	size_t ps = (size_t)sysconf(_SC_PAGESIZE), off;
+	volatile unsigned char *p;
+	unsigned long long t0, work_ns;
+	struct ev_line l;
+	int ret, sig;
+
+	t0 = events_now_ns();
+	p = mmap(NULL, cfg->size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return lab_error_errno(err, errno, "mmap %llu bytes", cfg->size);
+	if (cfg->fill) {
+		memset((void *)p, (int)cfg->byte, cfg->size);
+	} else {
+		/* One write a page is what charges it: a write fault allocates
+		 * the page whatever the value (mm/memory.c: do_anonymous_page). */
+		for (off = 0; off < cfg->size; off += ps)
+			p[off] = 0;
+	}
+	work_ns = events_now_ns() - t0;
+
+	events_step_begin(ev, &l, "hold", NULL);
+	ev_u64(&l, "work_ns", work_ns);
+	ev_u64(&l, "held_bytes", cfg->size);
+	ret = events_add_self(&l, err);
+	if (ret < 0)
+		return ret;
+	ret = events_step_end(ev, &l, err);
+	if (ret < 0)
+		return ret;
+
+	/* SIGTERM and SIGINT are blocked since main: no handler, no race
+	 * between a flag test and pause(). */
+	do
+		sig = sigwaitinfo(stop, NULL);
+	while (sig < 0 && errno == EINTR);
+	if (sig < 0)
+		return lab_error_errno(err, errno, "sigwaitinfo");
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct lab_error err = { 0 };
+	struct config cfg;
+	struct events ev;
+	struct ev_line l;
+	sigset_t stop;
+
+	if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+		printf("usage: hold --size SIZE [--fill BYTE] [--event-fd N] [--ack-fd N]\n");
+		return 0;
+	}
+	events_init(&ev, "hold");
+	if (parse_args(argc, argv, &cfg, &ev, &err) < 0) {
+		fprintf(stderr, "hold: %s\n", err.msg);
+		return 2;
+	}
+
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGTERM);
+	sigaddset(&stop, SIGINT);
+	if (sigprocmask(SIG_BLOCK, &stop, NULL) < 0) {
+		fprintf(stderr, "hold: sigprocmask: %s\n", strerror(errno));
+		return 1;
+	}
+
+	events_start_begin(&ev, &l);
+	ev_u64(&l, "size_bytes", cfg.size);
+	ev_bool(&l, "fill", cfg.fill);
+	if (events_emit(&ev, &l, &err) < 0) {
+		fprintf(stderr, "hold: start: %s\n", err.msg);
+		return 1;
+	}
+	if (lockdown_install(NULL, &err) < 0) {
+		events_error(&ev, "lockdown", err.msg);
+		fprintf(stderr, "hold: %s\n", err.msg);
+		return 1;
+	}
+	if (hold(&ev, &cfg, &stop, &err) < 0) {
+		events_error(&ev, "hold", err.msg);
+		fprintf(stderr, "hold: %s\n", err.msg);
+		return 1;
+	}
+	/* The harness may have stopped reading: a lost `done` is no failure. */
+	(void)events_done(&ev, NULL);
+	return 0;
+}

@@ -1,0 +1,686 @@
+/* region — the region driver of the MADV_FREE experiments.
+ *
+ *   region --size SIZE [--shared] [--thp on|off|default]
+ *          [--event-fd N] [--ack-fd N] STEP...
+ *
+ * Maps one anonymous region between two PROT_NONE guard pages, then runs the
+ * steps in order, reporting after each one the region's own counters (its
+ * VMA in /proc/self/smaps), the process's (smaps_rollup, VmRSS) and the
+ * region's residency by mincore(2).  The steps are those of the article
+ * (seeds/madv_free-lazyfree.txt): fill, MADV_FREE or MADV_DONTNEED, the
+ * LazyFree series, the one-page readback, the one-page write, pressure from a
+ * second region, and the final scan.  workloads/README.md lists them.
+ *
+ * Exit status: 0 all steps ran, 1 a step failed (an `error` event says
+ * which), 2 bad arguments (nothing was mapped).
+ */
+#include <errno.h>
+#include <sched.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "error.h"
+#include "events.h"
+#include "fileio.h"
+#include "lockdown.h"
+#include "size.h"
+#include "sources/smaps.h"
+
+/* The largest series that fits an event line with room to spare: 100
+ * readings of up to 10 digits and a comma is about 1.1 KiB. */
+#define SERIES_MAX 100
+
+/* A PMD-sized huge page on x86_64 and on arm64 with 4 KiB pages.  Aligning
+ * the region to it lets every 2 MiB of it be a huge page when THP is on
+ * (mm/huge_memory.c: thp_vma_suitable_order wants the PMD range inside the
+ * VMA); it costs nothing when THP is off. */
+#define THP_ALIGN (2UL << 20)
+
+enum thp_mode { THP_DEFAULT, THP_ON, THP_OFF };
+
+static const char *const thp_names[] = { "default", "on", "off" };
+
+enum step_kind {
+	ST_FILL, ST_ADVISE, ST_SERIES, ST_READBACK, ST_WRITE, ST_PRESSURE,
+	ST_MINCORE, ST_SCAN, ST_HOLD, ST_SYSCALL, ST_DRAIN,
+};
+
+struct step {
+	enum step_kind kind;
+	char name[16];
+	const char *arg;                /* the text after "name:", "" if none */
+	unsigned int byte, byte2;       /* fill/readback/write/scan patterns */
+	unsigned long long n;           /* series K, write N pages, pressure bytes, hold ms */
+	int advice;                     /* MADV_FREE, MADV_DONTNEED, or -1 for none */
+	long sysno;
+};
+
+struct config {
+	unsigned long long size;
+	bool shared;
+	enum thp_mode thp;
+	size_t nsteps;
+	struct step *steps;
+};
+
+struct region {
+	unsigned char *start;
+	size_t size, pages, page_size;
+	unsigned char *vec;             /* mincore vector, one byte a page */
+	unsigned char *scratch;         /* one untouched page for `drain` */
+	char *smaps;                    /* the last /proc/self/smaps read */
+};
+
+/* The forbidden calls of `syscall:NAME`.  Arguments are chosen so that each
+ * call fails harmlessly if the filter is missing (measured as root on 6.18:
+ * mount EFAULT, ptrace ESRCH, reboot EINVAL — bad magic, swapon EFAULT,
+ * init_module ENOSYS or ENOEXEC): the step proves the filter, it must never
+ * do anything. */
+static const struct {
+	const char *name;
+	long nr;
+} forbidden[] = {
+	{ "mount", SYS_mount },
+	{ "ptrace", SYS_ptrace },
+	{ "reboot", SYS_reboot },
+	{ "swapon", SYS_swapon },
+	{ "init_module", SYS_init_module },
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: region --size SIZE [--shared] [--thp on|off|default]\n"
+		"              [--event-fd N] [--ack-fd N] STEP...\n"
+		"steps: fill:BYTE advise:free|dontneed|none series:K readback:BYTE\n"
+		"       write:N:BYTE pressure:SIZE mincore drain scan:PATTERN:WRITTEN hold:MS\n"
+		"       syscall:mount|ptrace|reboot|swapon|init_module\n");
+}
+
+/* ---- arguments -------------------------------------------------------- */
+
+/* "A:B" → a, b (each shorter than 64 bytes). */
+static int split2(const char *arg, char *a, char *b, size_t len, struct lab_error *err)
+{
+	const char *colon = strchr(arg, ':');
+
+	if (colon == NULL)
+		return lab_error_set(err, EINVAL, "expected two values separated by ':'");
+	if ((size_t)(colon - arg) >= len || strlen(colon + 1) >= len)
+		return lab_error_set(err, EINVAL, "value too long");
+	memcpy(a, arg, (size_t)(colon - arg));
+	a[colon - arg] = '\0';
+	strcpy(b, colon + 1);
+	return 0;
+}
+
+static int parse_step(const char *s, struct step *st, struct lab_error *err)
+{
+	static const char *const valued[] = {
+		"fill", "advise", "series", "readback", "write", "pressure", "scan",
+		"hold", "syscall",
+	};
+	const char *colon = strchr(s, ':');
+	size_t nlen = colon != NULL ? (size_t)(colon - s) : strlen(s);
+	const char *arg = colon != NULL ? colon + 1 : NULL;
+	char a[64], b[64];
+	size_t i;
+	int ret = 0;
+
+	memset(st, 0, sizeof(*st));
+	st->advice = -1;
+	if (nlen == 0 || nlen >= sizeof(st->name))
+		return lab_error_set(err, EINVAL, "unknown step");
+	memcpy(st->name, s, nlen);
+	st->name[nlen] = '\0';
+	st->arg = arg != NULL ? arg : "";
+
+	if (strcmp(st->name, "mincore") == 0 || strcmp(st->name, "drain") == 0) {
+		st->kind = st->name[0] == 'm' ? ST_MINCORE : ST_DRAIN;
+		if (arg != NULL)
+			return lab_error_set(err, EINVAL, "%s takes no value", st->name);
+		return 0;
+	}
+	if (arg == NULL || *arg == '\0') {
+		for (i = 0; i < sizeof(valued) / sizeof(valued[0]); i++)
+			if (strcmp(st->name, valued[i]) == 0)
+				return lab_error_set(err, EINVAL, "%s needs a value", st->name);
+		return lab_error_set(err, EINVAL, "unknown step");
+	}
+
+	if (strcmp(st->name, "fill") == 0) {
+		st->kind = ST_FILL;
+		ret = lab_parse_byte(arg, &st->byte, err);
+	} else if (strcmp(st->name, "readback") == 0) {
+		st->kind = ST_READBACK;
+		ret = lab_parse_byte(arg, &st->byte, err);
+	} else if (strcmp(st->name, "advise") == 0) {
+		st->kind = ST_ADVISE;
+		if (strcmp(arg, "free") == 0)
+			st->advice = MADV_FREE;
+		else if (strcmp(arg, "dontneed") == 0)
+			st->advice = MADV_DONTNEED;
+		else if (strcmp(arg, "none") != 0)
+			return lab_error_set(err, EINVAL, "expected free, dontneed or none");
+	} else if (strcmp(st->name, "series") == 0) {
+		st->kind = ST_SERIES;
+		ret = lab_parse_uint(arg, &st->n, err);
+		if (ret == 0 && (st->n < 1 || st->n > SERIES_MAX))
+			return lab_error_set(err, EINVAL, "K must be 1 to %d", SERIES_MAX);
+	} else if (strcmp(st->name, "write") == 0) {
+		st->kind = ST_WRITE;
+		ret = split2(arg, a, b, sizeof(a), err);
+		if (ret == 0)
+			ret = lab_parse_uint(a, &st->n, err);
+		if (ret == 0)
+			ret = lab_parse_byte(b, &st->byte, err);
+	} else if (strcmp(st->name, "pressure") == 0) {
+		st->kind = ST_PRESSURE;
+		ret = lab_parse_size(arg, &st->n, err);
+		if (ret == 0 && (st->n == 0 || st->n > SIZE_MAX / 2))
+			return lab_error_set(err, EINVAL, "pressure size out of range");
+	} else if (strcmp(st->name, "scan") == 0) {
+		st->kind = ST_SCAN;
+		ret = split2(arg, a, b, sizeof(a), err);
+		if (ret == 0)
+			ret = lab_parse_byte(a, &st->byte, err);
+		if (ret == 0)
+			ret = lab_parse_byte(b, &st->byte2, err);
+		/* A page is classified by its first byte: pattern, zero (a
+		 * reclaimed page reads as the zero page) or written; the three
+		 * must differ for the counts to mean anything. */
+		if (ret == 0 && (st->byte == 0 || st->byte2 == 0 || st->byte == st->byte2))
+			return lab_error_set(err, EINVAL,
+					     "PATTERN and WRITTEN must differ and not be 0");
+	} else if (strcmp(st->name, "hold") == 0) {
+		st->kind = ST_HOLD;
+		ret = lab_parse_uint(arg, &st->n, err);
+		if (ret == 0 && st->n > 24ULL * 3600 * 1000)
+			return lab_error_set(err, EINVAL, "hold longer than a day");
+	} else if (strcmp(st->name, "syscall") == 0) {
+		st->kind = ST_SYSCALL;
+		for (i = 0; i < sizeof(forbidden) / sizeof(forbidden[0]); i++) {
+			if (strcmp(arg, forbidden[i].name) == 0) {
+				st->sysno = forbidden[i].nr;
+				return 0;
+			}
+		}
+		return lab_error_set(err, EINVAL,
+				     "expected mount, ptrace, reboot, swapon or init_module");
+	} else {
+		return lab_error_set(err, EINVAL, "unknown step");
+	}
+	return ret;
+}
+
+static int parse_args(int argc, char **argv, struct config *cfg, struct events *ev,
+		      size_t page_size, struct lab_error *err)
+{
+	bool have_size = false;
+	const char *val;
+	size_t i;
+	int a, ret;
+
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->thp = THP_DEFAULT;
+	cfg->steps = calloc((size_t)argc, sizeof(*cfg->steps));
+	if (cfg->steps == NULL)
+		return lab_error_errno(err, ENOMEM, "allocate steps");
+
+	for (a = 1; a < argc; a++) {
+		const char *arg = argv[a];
+
+		if (strncmp(arg, "--", 2) != 0) {
+			ret = parse_step(arg, &cfg->steps[cfg->nsteps], err);
+			if (ret < 0)
+				return lab_error_prefix(err, "step '%s'", arg);
+			cfg->nsteps++;
+			continue;
+		}
+		ret = events_parse_arg(ev, argc, argv, &a, err);
+		if (ret < 0)
+			return ret;
+		if (ret > 0)
+			continue;
+		ret = events_opt(argc, argv, &a, "--size", &val, err);
+		if (ret < 0)
+			return ret;
+		if (ret > 0) {
+			ret = lab_parse_size(val, &cfg->size, err);
+			if (ret < 0)
+				return lab_error_prefix(err, "--size %s", val);
+			have_size = true;
+			continue;
+		}
+		ret = events_opt(argc, argv, &a, "--thp", &val, err);
+		if (ret < 0)
+			return ret;
+		if (ret > 0) {
+			if (strcmp(val, "on") == 0)
+				cfg->thp = THP_ON;
+			else if (strcmp(val, "off") == 0)
+				cfg->thp = THP_OFF;
+			else if (strcmp(val, "default") == 0)
+				cfg->thp = THP_DEFAULT;
+			else
+				return lab_error_set(err, EINVAL,
+						     "--thp %s: expected on, off or default", val);
+			continue;
+		}
+		if (strcmp(arg, "--shared") == 0) {
+			cfg->shared = true;
+			continue;
+		}
+		return lab_error_set(err, EINVAL, "%s: unknown option", arg);
+	}
+
+	if (!have_size)
+		return lab_error_set(err, EINVAL, "--size is required");
+	if (cfg->size == 0 || cfg->size % page_size != 0)
+		return lab_error_set(err, EINVAL,
+				     "--size %llu: must be a positive multiple of the page size %zu",
+				     cfg->size, page_size);
+	if (cfg->size > SIZE_MAX / 4)
+		return lab_error_set(err, ERANGE, "--size %llu: too large", cfg->size);
+	if (cfg->nsteps == 0)
+		return lab_error_set(err, EINVAL, "no steps given");
+	for (i = 0; i < cfg->nsteps; i++) {
+		const struct step *st = &cfg->steps[i];
+
+		if (st->kind == ST_WRITE && st->n > cfg->size / page_size)
+			return lab_error_set(err, EINVAL,
+					     "step '%s:%s': %llu pages, but the region has %llu",
+					     st->name, st->arg, st->n,
+					     cfg->size / page_size);
+	}
+	return 0;
+}
+
+/* ---- the region ------------------------------------------------------- */
+
+/* Reserve size + alignment + two pages PROT_NONE, map the region over the
+ * 2 MiB-aligned middle of it with MAP_FIXED, and trim the reservation to one
+ * guard page on each side.  The guards keep the region's VMA from merging
+ * with any neighbour (the pressure region above all), so its smaps entry is
+ * the region and nothing else.  Mapping the region itself (rather than
+ * mprotect'ing the middle of the reservation) gives a shared region file
+ * offset 0 at a 2 MiB boundary, which shmem huge pages need too. */
+static int region_map(struct region *r, const struct config *cfg, struct lab_error *err)
+{
+	size_t ps = r->page_size;
+	size_t align = THP_ALIGN > ps ? THP_ALIGN : ps;
+	size_t total = cfg->size + align + 2 * ps;
+	uintptr_t res, start, lo, hi;
+	void *p;
+
+	p = mmap(NULL, total, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (p == MAP_FAILED)
+		return lab_error_errno(err, errno, "reserve %zu bytes", total);
+	res = (uintptr_t)p;
+	start = (res + ps + align - 1) & ~(uintptr_t)(align - 1);
+	lo = start - ps;
+	hi = start + cfg->size + ps;
+
+	p = mmap((void *)start, cfg->size, PROT_READ | PROT_WRITE,
+		 (cfg->shared ? MAP_SHARED : MAP_PRIVATE) | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+	if (p == MAP_FAILED) {
+		int e = errno;
+
+		munmap((void *)res, total);
+		return lab_error_errno(err, e, "map %llu bytes", cfg->size);
+	}
+	if (lo > res)
+		munmap((void *)res, lo - res);
+	if (res + total > hi)
+		munmap((void *)hi, res + total - hi);
+
+	if (cfg->thp != THP_DEFAULT &&
+	    madvise(p, cfg->size, cfg->thp == THP_ON ? MADV_HUGEPAGE : MADV_NOHUGEPAGE) < 0)
+		return lab_error_errno(err, errno, "madvise(%s)",
+				       cfg->thp == THP_ON ? "MADV_HUGEPAGE" : "MADV_NOHUGEPAGE");
+
+	r->start = p;
+	r->size = cfg->size;
+	r->pages = cfg->size / ps;
+	r->vec = malloc(r->pages);
+	if (r->vec == NULL)
+		return lab_error_errno(err, ENOMEM, "allocate the mincore vector");
+	r->scratch = mmap(NULL, ps, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (r->scratch == MAP_FAILED)
+		return lab_error_errno(err, errno, "map the scratch page");
+	return 0;
+}
+
+static int region_smaps(struct region *r, struct smaps_range *out, struct lab_error *err)
+{
+	uintptr_t start = (uintptr_t)r->start;
+	int ret;
+
+	free(r->smaps);
+	r->smaps = NULL;
+	ret = lab_read_file("/proc/self/smaps", &r->smaps, NULL, err);
+	if (ret < 0)
+		return ret;
+	ret = smaps_parse_range(r->smaps, start, start + r->size, out, err);
+	if (ret < 0)
+		return lab_error_prefix(err, "/proc/self/smaps");
+	return 0;
+}
+
+/* mincore(2) reports residency from the page tables and the page cache and
+ * never faults a page in (mm/mincore.c), so it can be read between steps
+ * without changing what it measures. */
+static int region_resident(struct region *r, unsigned long long *resident,
+			   struct lab_error *err)
+{
+	unsigned long long n = 0;
+	size_t i;
+
+	if (mincore(r->start, r->size, r->vec) < 0)
+		return lab_error_errno(err, errno, "mincore");
+	for (i = 0; i < r->pages; i++)
+		n += r->vec[i] & 1;
+	*resident = n;
+	return 0;
+}
+
+/* The counters of events.md, appended to every step. */
+static int add_counters(struct region *r, struct ev_line *l, struct lab_error *err)
+{
+	struct smaps_range vma;
+	unsigned long long resident = 0;
+	int ret;
+
+	ret = region_smaps(r, &vma, err);
+	if (ret < 0)
+		return ret;
+	ev_obj_begin(l, "region");
+	ev_u64(l, "size_kb", vma.size_kb);
+	ev_u64(l, "rss_kb", vma.rss_kb);
+	ev_u64(l, "lazyfree_kb", vma.lazyfree_kb);
+	ev_u64(l, "anonhuge_kb", vma.anonhuge_kb);
+	ev_obj_end(l);
+	ret = events_add_self(l, err);
+	if (ret < 0)
+		return ret;
+	ret = region_resident(r, &resident, err);
+	if (ret < 0)
+		return ret;
+	ev_u64(l, "resident_pages", resident);
+	ev_u64(l, "region_pages", r->pages);
+	return 0;
+}
+
+/* ---- steps ------------------------------------------------------------ */
+
+/* MADV_FREE does not mark every folio at once: folio_mark_lazyfree() queues
+ * them in a per-CPU folio batch of PAGEVEC_SIZE (31) and moves a batch to the
+ * lazyfree LRU only when it is full (mm/swap.c: folio_mark_lazyfree,
+ * folio_batch_add_and_move), so until that CPU drains its batches up to 30
+ * pages read as not yet lazy in smaps (LazyFree counts anon folios that are
+ * no longer swap-backed: fs/proc/task_mmu.c: smaps_account).  Every
+ * madvise(MADV_FREE) starts with lru_add_drain() on the calling CPU
+ * (mm/madvise.c: madvise_free_single_vma), so calling it on an untouched
+ * scratch page, once on each CPU we may run on, drains those batches without
+ * touching the region. */
+static int drain(unsigned char *scratch, size_t page_size, struct lab_error *err)
+{
+	cpu_set_t all, one;
+	int ret = 0;
+
+	if (sched_getaffinity(0, sizeof(all), &all) < 0)
+		return lab_error_errno(err, errno, "sched_getaffinity");
+	for (int cpu = 0; cpu < CPU_SETSIZE && ret == 0; cpu++) {
+		if (!CPU_ISSET(cpu, &all))
+			continue;
+		CPU_ZERO(&one);
+		CPU_SET(cpu, &one);
+		if (sched_setaffinity(0, sizeof(one), &one) < 0)
+			ret = lab_error_errno(err, errno, "sched_setaffinity(cpu %d)", cpu);
+		else if (madvise(scratch, page_size, MADV_FREE) < 0)
+			ret = lab_error_errno(err, errno, "madvise(MADV_FREE) on the scratch page");
+	}
+	if (sched_setaffinity(0, sizeof(all), &all) < 0 && ret == 0)
+		ret = lab_error_errno(err, errno, "sched_setaffinity (restore)");
+	return ret;
+}
+
+struct scan_counts {
+	unsigned long long pattern, zero, written, other;
+};
+
+/* Map a second private anonymous region, write one byte in every page (one
+ * write is what faults a page in: do_anonymous_page allocates it whole), and
+ * unmap it.  Its charge has to come from somewhere under the limit, which is
+ * the point: reclaim takes lazily freed pages first. */
+static int pressure(size_t bytes, size_t ps, struct lab_error *err)
+{
+	volatile unsigned char *p;
+	size_t off;
+
+	p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return lab_error_errno(err, errno, "mmap %zu bytes", bytes);
+	for (off = 0; off < bytes; off += ps)
+		p[off] = 1;
+	if (munmap((void *)p, bytes) < 0)
+		return lab_error_errno(err, errno, "munmap");
+	return 0;
+}
+
+/* The first byte of every page.  Reading a reclaimed page of a private
+ * anonymous region maps the shared zero page (mm/memory.c:
+ * do_anonymous_page, the read-fault branch), which is why the scan runs last:
+ * it does not raise Rss, but it does change what mincore reports. */
+static void scan(const struct region *r, unsigned int pattern, unsigned int written,
+		 struct scan_counts *c)
+{
+	const volatile unsigned char *p = r->start;
+	size_t i;
+
+	memset(c, 0, sizeof(*c));
+	for (i = 0; i < r->pages; i++) {
+		unsigned char b = p[i * r->page_size];
+
+		if (b == pattern)
+			c->pattern++;
+		else if (b == 0)
+			c->zero++;
+		else if (b == written)
+			c->written++;
+		else
+			c->other++;
+	}
+}
+
+static int sleep_ms(unsigned long long ms, struct lab_error *err)
+{
+	struct timespec ts = {
+		.tv_sec = (time_t)(ms / 1000),
+		.tv_nsec = (long)(ms % 1000) * 1000000L,
+	};
+	int ret;
+
+	while ((ret = clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, &ts)) == EINTR)
+		;
+	if (ret != 0)
+		return lab_error_errno(err, ret, "clock_nanosleep");
+	return 0;
+}
+
+static int run_step(struct events *ev, struct region *r, const struct step *st,
+		    struct lab_error *err)
+{
+	unsigned long long series[SERIES_MAX];
+	unsigned long long t0, work_ns, match = 0;
+	struct scan_counts sc = { 0 };
+	struct smaps_range vma;
+	struct ev_line l;
+	size_t i;
+	int ret;
+
+	t0 = events_now_ns();
+	switch (st->kind) {
+	case ST_FILL:
+		/* Every byte, as the article does: the data is what readback
+		 * and scan look for. */
+		memset(r->start, (int)st->byte, r->size);
+		break;
+	case ST_ADVISE:
+		if (st->advice >= 0 && madvise(r->start, r->size, st->advice) < 0)
+			return lab_error_errno(err, errno, "madvise(%s)",
+					       st->advice == MADV_FREE ? "MADV_FREE"
+								       : "MADV_DONTNEED");
+		break;
+	case ST_SERIES:
+		/* Back to back, nothing between the reads: the article saw
+		 * the first readings after MADV_FREE lag by 16 kB. */
+		for (i = 0; i < st->n; i++) {
+			ret = region_smaps(r, &vma, err);
+			if (ret < 0)
+				return ret;
+			series[i] = vma.lazyfree_kb;
+		}
+		break;
+	case ST_READBACK:
+		for (i = 0; i < r->page_size; i++)
+			match += ((const volatile unsigned char *)r->start)[i] == st->byte;
+		break;
+	case ST_WRITE:
+		memset(r->start, (int)st->byte, (size_t)st->n * r->page_size);
+		break;
+	case ST_PRESSURE:
+		ret = pressure((size_t)st->n, r->page_size, err);
+		if (ret < 0)
+			return ret;
+		break;
+	case ST_MINCORE:
+		break;
+	case ST_DRAIN:
+		ret = drain(r->scratch, r->page_size, err);
+		if (ret < 0)
+			return ret;
+		break;
+	case ST_SCAN:
+		scan(r, st->byte, st->byte2, &sc);
+		break;
+	case ST_HOLD:
+		ret = sleep_ms(st->n, err);
+		if (ret < 0)
+			return ret;
+		break;
+	case ST_SYSCALL: {
+		long rc = syscall(st->sysno, (long)-1, 0L, 0L, 0L, 0L);
+
+		/* Still here: the filter let it through (or is not there). */
+		return lab_error_errno(err, rc < 0 ? errno : 0,
+				       "syscall %s returned %ld instead of killing the process",
+				       st->arg, rc);
+	}
+	}
+	work_ns = events_now_ns() - t0;
+
+	events_step_begin(ev, &l, st->name, st->arg);
+	ev_u64(&l, "work_ns", work_ns);
+	switch (st->kind) {
+	case ST_SERIES:
+		ev_arr_begin(&l, "series_kb");
+		for (i = 0; i < st->n; i++)
+			ev_u64(&l, NULL, series[i]);
+		ev_arr_end(&l);
+		break;
+	case ST_READBACK:
+		ev_u64(&l, "match_bytes", match);
+		ev_u64(&l, "compared_bytes", r->page_size);
+		break;
+	case ST_WRITE:
+		ev_u64(&l, "written_pages", st->n);
+		break;
+	case ST_PRESSURE:
+		ev_u64(&l, "pressure_bytes", st->n);
+		break;
+	case ST_SCAN:
+		ev_obj_begin(&l, "scan");
+		ev_u64(&l, "pattern", sc.pattern);
+		ev_u64(&l, "zero", sc.zero);
+		ev_u64(&l, "written", sc.written);
+		ev_u64(&l, "other", sc.other);
+		ev_obj_end(&l);
+		break;
+	default:
+		break;
+	}
+	ret = add_counters(r, &l, err);
+	if (ret < 0)
+		return ret;
+	return events_step_end(ev, &l, err);
+}
+
+int main(int argc, char **argv)
+{
+	struct lab_error err = { 0 };
+	struct region r = { 0 };
+	struct config cfg;
+	struct events ev;
+	struct ev_line l;
+	size_t i;
+
+	if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+		usage(stdout);
+		return 0;
+	}
+	events_init(&ev, "region");
+	r.page_size = (size_t)sysconf(_SC_PAGESIZE);
+	if (parse_args(argc, argv, &cfg, &ev, r.page_size, &err) < 0) {
+		fprintf(stderr, "region: %s\n", err.msg);
+		return 2;
+	}
+
+	if (region_map(&r, &cfg, &err) < 0) {
+		events_error(&ev, "map", err.msg);
+		fprintf(stderr, "region: %s\n", err.msg);
+		return 1;
+	}
+
+	events_start_begin(&ev, &l);
+	ev_u64(&l, "size_bytes", cfg.size);
+	ev_bool(&l, "shared", cfg.shared);
+	ev_str(&l, "thp", thp_names[cfg.thp]);
+	ev_u64(&l, "region_start", (unsigned long long)(uintptr_t)r.start);
+	ev_u64(&l, "region_end", (unsigned long long)(uintptr_t)r.start + r.size);
+	ev_u64(&l, "region_pages", r.pages);
+	ev_u64(&l, "steps", cfg.nsteps);
+	if (events_emit(&ev, &l, &err) < 0) {
+		fprintf(stderr, "region: start: %s\n", err.msg);
+		return 1;
+	}
+
+	if (lockdown_install(NULL, &err) < 0) {
+		events_error(&ev, "lockdown", err.msg);
+		fprintf(stderr, "region: %s\n", err.msg);
+		return 1;
+	}
+
+	for (i = 0; i < cfg.nsteps; i++) {
+		const struct step *st = &cfg.steps[i];
+
+		if (run_step(&ev, &r, st, &err) < 0) {
+			events_error(&ev, st->name, err.msg);
+			fprintf(stderr, "region: step %s%s%s: %s\n", st->name,
+				*st->arg ? ":" : "", st->arg, err.msg);
+			return 1;
+		}
+	}
+	if (events_done(&ev, &err) < 0) {
+		fprintf(stderr, "region: done: %s\n", err.msg);
+		return 1;
+	}
+	return 0;
+}
