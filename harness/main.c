@@ -468,6 +468,11 @@ static int cmd_run(int argc, char **argv, bool show_only)
 		}
 
 	/* From here on the host is touched: signals go through the loop. */
+	/* A shell starts background jobs with SIGINT ignored, and an ignored
+	 * signal never reaches a signalfd: take the default back first. */
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGINT);
 	sigaddset(&mask, SIGTERM);

@@ -265,6 +265,7 @@ static int start_workload(struct ctx *c, size_t i)
 			    "argv", argv, "pid", (int)x->proc.pid, "started_ms", ms_since(c, now_ns()));
 	json_array_append(json_object_get(c->run, "workloads"), x->info);
 	json_decref(x->info);
+	result_stream(c->res, "workload", c->run_index, x->info);
 	ret = watch(c, x->proc.event_fd, TAG_EVENT | i);
 	if (ret == 0)
 		ret = watch(c, x->proc.pidfd, TAG_PIDFD | i);

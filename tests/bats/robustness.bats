@@ -49,9 +49,9 @@ wait_for() {
   wait_for $stem advise
   sleep 0.6
   kill -INT "$bg"
-  run wait "$bg"
+  st=0; wait "$bg" || st=$?
   bg=
-  [ "$status" -eq 130 ]
+  [ "$st" -eq 130 ]
   [ "$(rq $stem .status)" = interrupted ]
   [ "$(rq $stem '.runs[0].exit.outcome')" = interrupted ]
   [ "$(rq $stem '.runs[0].samples | length')" -ge 4 ]
@@ -65,13 +65,12 @@ wait_for() {
   "$PAGELAB" run "$TOP/tests/scenarios/long.scn" --no-report --out "$RESULTS/$stem.json" 2>/dev/null &
   bg=$!
   wait_for $stem advise
-  pid=$(jq -r 'select(.type == "step" and .workload == "region") | .counters.pid // empty' "$RESULTS/$stem.jsonl" | head -1)
-  [ -n "$pid" ] || pid=$(grep -o '"name":"region","program":"region","argv":[^]]*],"pid":[0-9]*' "$RESULTS/$stem.jsonl" | grep -o '[0-9]*$' | head -1)
+  pid=$(jq -r 'select(.type == "workload" and .name == "region") | .pid' "$RESULTS/$stem.jsonl")
   [ -n "$pid" ]
   kill -9 "$pid"
-  run wait "$bg"
+  st=0; wait "$bg" || st=$?
   bg=
-  [ "$status" -eq 0 ]
+  [ "$st" -eq 0 ]
   [ "$(rq $stem '.runs[0].exit.outcome')" = killed ]
   [ "$(rq $stem '.runs[0].exit.victims | length')" -eq 0 ]
 }
