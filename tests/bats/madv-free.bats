@@ -145,26 +145,42 @@ median() { sort -n | awk '{a[NR]=$1} END {if (NR % 2) print a[(NR+1)/2]; else pr
 
 @test "item 7 THP reclaim: with THP on, huge-page-backed lazyfree memory under a limit (kernel-dependent)" {
   stem=thp-reclaim
-  run_scenario madv-free/thp-reclaim $stem --repeat 1 --set thp=on
-  assert_success
-  out=$(rq $stem '.runs[0].exit.outcome')
-  [ "$out" = completed ] || [ "$out" = oom_killed ]
-  ahp=$(step $stem 0 fill | jq .counters.region.anonhuge_kb)
-  [ "$ahp" -gt 0 ]
-  if [ "$out" = completed ]; then
-    jq -e '.counters.scan | .pattern + .zero + .written + .other == 131072' <<<"$(step $stem 0 scan)"
-  fi
-}
-
-@test "item 8 pressure 800 MiB with THP off: survives with about 440 MiB reclaimed" {
-  stem=pressure-800
-  run_scenario madv-free/pressure-800 $stem --repeat 1 --set thp=off
+  run_scenario madv-free/thp-reclaim $stem --repeat 1
   assert_success
   [ "$(rq $stem '.runs[0].exit.outcome')" = completed ]
-  stayed=$(step $stem 0 pressure | jq .counters.resident_pages)
-  # Article: 440/439/440 MiB.  Range 400..480 MiB.
-  mib=$(( (131072 - stayed) * 4 / 1024 ))
-  [ "$mib" -ge 400 ] && [ "$mib" -le 480 ]
+  f=$(step $stem 0 fill); p=$(step $stem 0 pressure)
+  # MADV_HUGEPAGE on a 2 MiB-aligned region: huge pages back most of it
+  # (6.18 here: all 524,288 kB; the article's 6.10 VM with THP [always]: 57-60 %).
+  [ "$(jq .counters.region.anonhuge_kb <<<"$f")" -ge 262144 ]
+  # Kernel-dependent: 6.10 left the huge-page part unreclaimed (222/202/202 MiB
+  # reclaimed); 6.18 reclaims lazily freed huge folios whole, so what stays is
+  # whole huge pages (measured 169,984 kB = 83 x 2 MiB, 346 MiB reclaimed).
+  rss=$(jq .counters.region.rss_kb <<<"$p")
+  [ $(( rss % 2048 )) -eq 0 ]
+  [ $(( (524288 - rss) / 1024 )) -ge 300 ] && [ $(( (524288 - rss) / 1024 )) -le 400 ]
+  jq -e '.counters.scan | .pattern + .zero + .written + .other == 131072 and .written == 1' <<<"$(step $stem 0 scan)"
+}
+
+@test "item 8 pressure 800 MiB: THP off survives with about 440 MiB reclaimed; THP on (kernel-dependent)" {
+  stem=pressure-800
+  run_scenario madv-free/pressure-800 $stem --repeat 1
+  assert_success
+  for r in 0 1; do
+    thp=$(rq $stem ".runs[$r].variant.thp")
+    out=$(rq $stem ".runs[$r].exit.outcome")
+    if [ "$thp" = off ]; then
+      [ "$out" = completed ]
+      stayed=$(step $stem $r pressure | jq .counters.resident_pages)
+      # Article: 440/439/440 MiB; measured on 6.18: 445 MiB.  Range 400..480.
+      mib=$(( (131072 - stayed) * 4 / 1024 ))
+      [ "$mib" -ge 400 ] && [ "$mib" -le 480 ]
+    else
+      # Article (6.10): OOM kill 3/3.  6.18 reclaims the huge lazyfree folios
+      # and survives (measured 3/3).  Either way the fate is recorded exactly.
+      [ "$out" = completed ] || { [ "$out" = oom_killed ] && [ "$(rq $stem ".runs[$r].exit.victims[0]")" = region ]; }
+      case "$KREL" in 6.18.*) [ "$out" = completed ] ;; esac
+    fi
+  done
 }
 
 @test "item 9 three paths: none is OOM-killed, free survives, dontneed empties Rss at once" {
