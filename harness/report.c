@@ -1084,6 +1084,10 @@ static int build_probe(struct tctx *c, struct lab_error *err)
 		 .sel = "advise", .path = "counters.rollup.lazyfree_kb", .unit = "kB", .ref = "lazyfree_kb"},
 		{.row = "After MADV_FREE", .what = "LazyFree, median of the series",
 		 .sel = "series", .path = "counters.series_kb[median]", .unit = "kB", .ref = "lazyfree_kb"},
+		/* After `drain` every CPU's lazyfree batch is flushed
+		 * (workloads/region.c): the settled value. */
+		{.row = "After a drain of the per-CPU batches", .what = "LazyFree, median of the series",
+		 .sel = "series#2", .path = "counters.series_kb[median]", .unit = "kB", .ref = "lazyfree_kb"},
 		{.row = "Region", .what = "Size", .sel = "first", .path = "counters.region.size_kb",
 		 .div = 1024, .unit = "MiB", .ref = "region_mib"},
 	};
