@@ -2,40 +2,18 @@
  *
  * strtoull alone is too forgiving for input a person typed: it skips leading
  * blanks, accepts a sign (and negates "-1" into 2^64-1) and a "0x" prefix in
- * base 0.  So every number here must start with a digit, and the end pointer
- * is checked against the accepted suffixes.
+ * base 0.  So every number here is read with lex_u64 (sources/lex.h), which
+ * wants a digit first, and the end pointer is checked against the accepted
+ * suffixes.
  */
 #include "size.h"
 
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-/* Parse the leading decimal digits of s in the given base.  *end is set past
- * the digits.  Returns 0, -EINVAL when s does not start with a digit, or
- * -ERANGE when the number does not fit in 64 bits. */
-static int leading_number(const char *s, int base, unsigned long long *val, const char **end)
-{
-	char *e;
-
-	if (base == 16 ? !((*s >= '0' && *s <= '9') || (*s >= 'a' && *s <= 'f') ||
-			   (*s >= 'A' && *s <= 'F'))
-		       : !(*s >= '0' && *s <= '9'))
-		return -EINVAL;
-	/* In base 16 strtoull would also take a second "0x" ("0x0x5"). */
-	if (base == 16 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
-		return -EINVAL;
-	errno = 0;
-	*val = strtoull(s, &e, base);
-	if (errno == ERANGE)
-		return -ERANGE;
-	if (errno != 0 || e == s)
-		return -EINVAL;
-	*end = e;
-	return 0;
-}
+#include "sources/lex.h"
 
 /* The multiplier for one suffix letter, or 0 when the letter is not one. */
 static unsigned int shift_of(char c)
@@ -63,7 +41,7 @@ int lab_parse_size(const char *s, unsigned long long *bytes, struct lab_error *e
 
 	if (s == NULL || *s == '\0')
 		return lab_error_set(err, EINVAL, "empty size (write e.g. 4096, 64K, 512M, 1G)");
-	ret = leading_number(s, 10, &val, &end);
+	ret = lex_u64(s, 10, &val, &end);
 	if (ret == -ERANGE)
 		return lab_error_set(err, ERANGE, "size '%s' does not fit in 64 bits", s);
 	if (ret < 0)
@@ -108,9 +86,9 @@ int lab_parse_byte(const char *s, unsigned int *byte, struct lab_error *err)
 	if (s == NULL || *s == '\0')
 		return lab_error_set(err, EINVAL, "empty byte value (write e.g. 0xA5 or 165)");
 	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
-		ret = leading_number(s + 2, 16, &val, &end);
+		ret = lex_u64(s + 2, 16, &val, &end);
 	else
-		ret = leading_number(s, 10, &val, &end);
+		ret = lex_u64(s, 10, &val, &end);
 	if (ret == -EINVAL || (ret == 0 && *end != '\0'))
 		return lab_error_set(err, EINVAL,
 				     "byte value '%s' is not a number (write e.g. 0xA5 or 165)", s);
@@ -127,7 +105,7 @@ int lab_parse_uint(const char *s, unsigned long long *val, struct lab_error *err
 
 	if (s == NULL || *s == '\0')
 		return lab_error_set(err, EINVAL, "empty number");
-	ret = leading_number(s, 10, val, &end);
+	ret = lex_u64(s, 10, val, &end);
 	if (ret == -ERANGE)
 		return lab_error_set(err, ERANGE, "number '%s' does not fit in 64 bits", s);
 	if (ret < 0 || *end != '\0')

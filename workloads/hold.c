@@ -18,9 +18,9 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
+#include "anon.h"
 #include "error.h"
 #include "events.h"
 #include "lockdown.h"
@@ -78,24 +78,17 @@ static int parse_args(int argc, char **argv, struct config *cfg, struct events *
 static int hold(struct events *ev, const struct config *cfg, const sigset_t *stop,
 		struct lab_error *err)
 {
-	size_t ps = (size_t)sysconf(_SC_PAGESIZE), off;
-	volatile unsigned char *p;
 	unsigned long long t0, work_ns;
 	struct ev_line l;
+	void *p = NULL;
 	int ret, sig;
 
+	/* Without --fill, cfg->byte is 0 (parse_args zeroes cfg): a 0 a page. */
 	t0 = events_now_ns();
-	p = mmap(NULL, cfg->size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (p == MAP_FAILED)
-		return lab_error_errno(err, errno, "mmap %llu bytes", cfg->size);
-	if (cfg->fill) {
-		memset((void *)p, (int)cfg->byte, cfg->size);
-	} else {
-		/* One write a page is what charges it: a write fault allocates
-		 * the page whatever the value (mm/memory.c: do_anonymous_page). */
-		for (off = 0; off < cfg->size; off += ps)
-			p[off] = 0;
-	}
+	ret = anon_map_charged((size_t)cfg->size, (size_t)sysconf(_SC_PAGESIZE),
+			       (unsigned char)cfg->byte, cfg->fill, &p, err);
+	if (ret < 0)
+		return ret;
 	work_ns = events_now_ns() - t0;
 
 	events_step_begin(ev, &l, "hold", NULL);

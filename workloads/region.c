@@ -26,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "anon.h"
 #include "error.h"
 #include "events.h"
 #include "fileio.h"
@@ -456,21 +457,18 @@ struct scan_counts {
 	unsigned long long pattern, zero, written, other;
 };
 
-/* Map a second private anonymous region, write one byte in every page (one
- * write is what faults a page in: do_anonymous_page allocates it whole), and
+/* Map a second private anonymous region, write one byte in every page, and
  * unmap it.  Its charge has to come from somewhere under the limit, which is
  * the point: reclaim takes lazily freed pages first. */
 static int pressure(size_t bytes, size_t ps, struct lab_error *err)
 {
-	volatile unsigned char *p;
-	size_t off;
+	void *p = NULL;
+	int ret;
 
-	p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (p == MAP_FAILED)
-		return lab_error_errno(err, errno, "mmap %zu bytes", bytes);
-	for (off = 0; off < bytes; off += ps)
-		p[off] = 1;
-	if (munmap((void *)p, bytes) < 0)
+	ret = anon_map_charged(bytes, ps, 1, false, &p, err);
+	if (ret < 0)
+		return ret;
+	if (munmap(p, bytes) < 0)
 		return lab_error_errno(err, errno, "munmap");
 	return 0;
 }

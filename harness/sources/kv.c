@@ -12,47 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static bool is_blank(char c)
-{
-	return c == ' ' || c == '\t';
-}
-
-static bool is_digit(char c)
-{
-	return c >= '0' && c <= '9';
-}
-
-/* A decimal that starts right at p (strtoull alone would skip blanks and take
- * a sign).  Returns 0, -EINVAL when p is not a digit, -ERANGE on overflow. */
-static int parse_dec(const char *p, unsigned long long *val, const char **end)
-{
-	char *e;
-
-	if (!is_digit(*p))
-		return -EINVAL;
-	errno = 0;
-	*val = strtoull(p, &e, 10);
-	if (errno == ERANGE)
-		return -ERANGE;
-	if (errno != 0 || e == p)
-		return -EINVAL;
-	*end = e;
-	return 0;
-}
-
-static const char *line_end(const char *p)
-{
-	const char *nl = strchr(p, '\n');
-
-	return nl != NULL ? nl : p + strlen(p);
-}
-
-static const char *skip_blanks(const char *p, const char *eol)
-{
-	while (p < eol && is_blank(*p))
-		p++;
-	return p;
-}
+#include "lex.h"
 
 static int kv_append(struct kv_list *l, const char *key, size_t keylen,
 		     unsigned long long val, size_t lineno, struct lab_error *err)
@@ -94,66 +54,48 @@ static int check_key(const char *key, size_t keylen, size_t lineno, struct lab_e
 	return 0;
 }
 
-int kv_parse_space(const char *buf, struct kv_list *out, struct lab_error *err)
+/* One line [p, eol) of either shape: 1 with the key and value to store, 0 when
+ * the line is skipped, or a negative errno with err filled. */
+typedef int (*line_parser)(const char *p, const char *eol, size_t lineno, const char **key,
+			   size_t *keylen, unsigned long long *val, struct lab_error *err);
+
+/* "key value": an empty line is skipped, any other must be exactly that. */
+static int space_line(const char *p, const char *eol, size_t lineno, const char **key,
+		      size_t *keylen, unsigned long long *val, struct lab_error *err)
 {
-	size_t first = out->n, lineno = 0;
-	const char *p = buf;
+	const char *q, *end;
 	int ret;
 
-	while (*p != '\0') {
-		const char *eol = line_end(p), *key = p, *q, *end;
-		unsigned long long val;
-		size_t keylen;
-
-		lineno++;
-		if (eol == p)
-			goto next;
-		for (q = p; q < eol && !is_blank(*q); q++)
-			;
-		keylen = (size_t)(q - key);
-		if (keylen == 0) {
-			ret = lab_error_set(err, EINVAL,
-					    "line %zu: starts with a blank, expected 'key value'", lineno);
-			goto fail;
-		}
-		ret = check_key(key, keylen, lineno, err);
-		if (ret < 0)
-			goto fail;
-		q = skip_blanks(q, eol);
-		if (q == eol) {
-			ret = lab_error_set(err, EINVAL, "line %zu: key '%.*s' has no value",
-					    lineno, (int)keylen, key);
-			goto fail;
-		}
-		ret = parse_dec(q, &val, &end);
-		if (ret == -ERANGE) {
-			ret = lab_error_set(err, EINVAL, "line %zu: value of '%.*s' does not fit in 64 bits",
-					    lineno, (int)keylen, key);
-			goto fail;
-		}
-		if (ret < 0) {
-			ret = lab_error_set(err, EINVAL,
-					    "line %zu: value of '%.*s' is not an unsigned decimal: '%.*s'",
-					    lineno, (int)keylen, key, (int)(eol - q > 40 ? 40 : eol - q), q);
-			goto fail;
-		}
-		if (end != eol) {
-			ret = lab_error_set(err, EINVAL,
-					    "line %zu: '%.*s' after the value of '%.*s', expected end of line",
-					    lineno, (int)(eol - end > 40 ? 40 : eol - end), end,
-					    (int)keylen, key);
-			goto fail;
-		}
-		ret = kv_append(out, key, keylen, val, lineno, err);
-		if (ret < 0)
-			goto fail;
-next:
-		p = *eol == '\n' ? eol + 1 : eol;
-	}
-	return 0;
-fail:
-	out->n = first;
-	return ret;
+	if (eol == p)
+		return 0;
+	for (q = p; q < eol && !lex_is_blank(*q); q++)
+		;
+	*key = p;
+	*keylen = (size_t)(q - p);
+	if (*keylen == 0)
+		return lab_error_set(err, EINVAL,
+				     "line %zu: starts with a blank, expected 'key value'", lineno);
+	ret = check_key(*key, *keylen, lineno, err);
+	if (ret < 0)
+		return ret;
+	q = lex_skip_blanks(q, eol);
+	if (q == eol)
+		return lab_error_set(err, EINVAL, "line %zu: key '%.*s' has no value",
+				     lineno, (int)*keylen, *key);
+	ret = lex_u64(q, 10, val, &end);
+	if (ret == -ERANGE)
+		return lab_error_set(err, EINVAL, "line %zu: value of '%.*s' does not fit in 64 bits",
+				     lineno, (int)*keylen, *key);
+	if (ret < 0)
+		return lab_error_set(err, EINVAL,
+				     "line %zu: value of '%.*s' is not an unsigned decimal: '%.*s'",
+				     lineno, (int)*keylen, *key, (int)(eol - q > 40 ? 40 : eol - q), q);
+	if (end != eol)
+		return lab_error_set(err, EINVAL,
+				     "line %zu: '%.*s' after the value of '%.*s', expected end of line",
+				     lineno, (int)(eol - end > 40 ? 40 : eol - end), end,
+				     (int)*keylen, *key);
+	return 1;
 }
 
 /* The value part of a "Key: value" line decides what the line is:
@@ -164,59 +106,78 @@ fail:
  *   "0\t0\t0\t0"                       skipped: several numbers (status's Uid)
  *   "123 MB", "123 kB x"               -EINVAL: a unit other than kB, or trailing text
  *   "99999999999999999999999"          -EINVAL: does not fit in 64 bits */
-int kv_parse_colon(const char *buf, struct kv_list *out, struct lab_error *err)
+static int colon_line(const char *p, const char *eol, size_t lineno, const char **key,
+		      size_t *keylen, unsigned long long *val, struct lab_error *err)
+{
+	const char *q, *end, *r;
+	int ret;
+
+	for (q = p; q < eol && !lex_is_blank(*q); q++)
+		;
+	if (q == p || q[-1] != ':')
+		return 0;       /* a VMA or rollup header line, or an empty one */
+	*key = p;
+	*keylen = (size_t)(q - p) - 1;
+	ret = check_key(*key, *keylen, lineno, err);
+	if (ret < 0)
+		return ret;
+	q = lex_skip_blanks(q, eol);
+	ret = lex_u64(q, 10, val, &end);
+	if (ret == -EINVAL)
+		return 0;       /* "Name:\tregion", "Groups:\t" */
+	if (ret == -ERANGE)
+		return lab_error_set(err, EINVAL, "line %zu: value of '%.*s' does not fit in 64 bits",
+				     lineno, (int)*keylen, *key);
+	if (end < eol && !lex_is_blank(*end))
+		return 0;       /* "0/96365", "0-1", a hex mask */
+	r = lex_skip_blanks(end, eol);
+	if (r + 2 <= eol && r[0] == 'k' && r[1] == 'B' && r > end)
+		r = lex_skip_blanks(r + 2, eol);
+	else if (r < eol && lex_is_digit(*r))
+		return 0;       /* several numbers: "Uid:\t0\t0\t0\t0" */
+	if (r != eol)
+		return lab_error_set(err, EINVAL,
+				     "line %zu: '%.*s' after the value of '%.*s', expected kB or end of line",
+				     lineno, (int)(eol - r > 40 ? 40 : eol - r), r,
+				     (int)*keylen, *key);
+	return 1;
+}
+
+/* Each line goes through parse_line and is appended when it says so; on any
+ * error out is cut back to what it held before the call. */
+static int parse_lines(const char *buf, struct kv_list *out, line_parser parse_line,
+		       struct lab_error *err)
 {
 	size_t first = out->n, lineno = 0;
 	const char *p = buf;
-	int ret;
 
 	while (*p != '\0') {
-		const char *eol = line_end(p), *key = p, *q, *end, *r;
-		unsigned long long val;
-		size_t toklen;
+		const char *eol = lex_line_end(p), *key = NULL;
+		unsigned long long val = 0;
+		size_t keylen = 0;
+		int ret;
 
 		lineno++;
-		for (q = p; q < eol && !is_blank(*q); q++)
-			;
-		toklen = (size_t)(q - key);
-		if (toklen == 0 || key[toklen - 1] != ':')
-			goto next;      /* a VMA or rollup header line, or an empty one */
-		ret = check_key(key, toklen - 1, lineno, err);
-		if (ret < 0)
-			goto fail;
-		q = skip_blanks(q, eol);
-		ret = parse_dec(q, &val, &end);
-		if (ret == -EINVAL)
-			goto next;      /* "Name:\tregion", "Groups:\t" */
-		if (ret == -ERANGE) {
-			ret = lab_error_set(err, EINVAL, "line %zu: value of '%.*s' does not fit in 64 bits",
-					    lineno, (int)(toklen - 1), key);
-			goto fail;
+		ret = parse_line(p, eol, lineno, &key, &keylen, &val, err);
+		if (ret > 0)
+			ret = kv_append(out, key, keylen, val, lineno, err);
+		if (ret < 0) {
+			out->n = first;
+			return ret;
 		}
-		if (end < eol && !is_blank(*end))
-			goto next;      /* "0/96365", "0-1", a hex mask */
-		r = skip_blanks(end, eol);
-		if (r + 2 <= eol && r[0] == 'k' && r[1] == 'B' && r > end)
-			r = skip_blanks(r + 2, eol);
-		else if (r < eol && is_digit(*r))
-			goto next;      /* several numbers: "Uid:\t0\t0\t0\t0" */
-		if (r != eol) {
-			ret = lab_error_set(err, EINVAL,
-					    "line %zu: '%.*s' after the value of '%.*s', expected kB or end of line",
-					    lineno, (int)(eol - r > 40 ? 40 : eol - r), r,
-					    (int)(toklen - 1), key);
-			goto fail;
-		}
-		ret = kv_append(out, key, toklen - 1, val, lineno, err);
-		if (ret < 0)
-			goto fail;
-next:
-		p = *eol == '\n' ? eol + 1 : eol;
+		p = lex_next_line(eol);
 	}
 	return 0;
-fail:
-	out->n = first;
-	return ret;
+}
+
+int kv_parse_space(const char *buf, struct kv_list *out, struct lab_error *err)
+{
+	return parse_lines(buf, out, space_line, err);
+}
+
+int kv_parse_colon(const char *buf, struct kv_list *out, struct lab_error *err)
+{
+	return parse_lines(buf, out, colon_line, err);
 }
 
 bool kv_get(const struct kv_list *l, const char *key, unsigned long long *val)

@@ -10,8 +10,9 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdbool.h>
-#include <stdlib.h>
 #include <string.h>
+
+#include "lex.h"
 
 /* The keys summed; the index is the bit in struct vma_state.seen. */
 enum {
@@ -36,23 +37,6 @@ struct vma_state {
 	unsigned int seen;              /* bit per key, to catch a repeated line */
 };
 
-static bool is_blank(char c)
-{
-	return c == ' ' || c == '\t';
-}
-
-static bool is_xdigit(char c)
-{
-	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
-}
-
-static const char *line_end(const char *p)
-{
-	const char *nl = strchr(p, '\n');
-
-	return nl != NULL ? nl : p + strlen(p);
-}
-
 static unsigned long long *field_of(struct smaps_range *out, int k)
 {
 	switch (k) {
@@ -70,16 +54,10 @@ static unsigned long long *field_of(struct smaps_range *out, int k)
 static int parse_addr(const char *p, unsigned long *addr, const char **end)
 {
 	unsigned long long v;
-	char *e;
 
-	if (!is_xdigit(*p) || (p[0] == '0' && (p[1] == 'x' || p[1] == 'X')))
-		return -EINVAL;
-	errno = 0;
-	v = strtoull(p, &e, 16);
-	if (errno != 0 || e == p || v > ULONG_MAX)
+	if (lex_u64(p, 16, &v, end) < 0 || v > ULONG_MAX)
 		return -EINVAL;
 	*addr = (unsigned long)v;
-	*end = e;
 	return 0;
 }
 
@@ -104,7 +82,7 @@ static int vma_open(const char *p, const char *eol, size_t lineno, unsigned long
 	const char *q;
 
 	if (parse_addr(p, &v->vstart, &q) < 0 || *q != '-' ||
-	    parse_addr(q + 1, &v->vend, &q) < 0 || q >= eol || !is_blank(*q))
+	    parse_addr(q + 1, &v->vend, &q) < 0 || q >= eol || !lex_is_blank(*q))
 		return lab_error_set(err, EINVAL,
 				     "line %zu: expected a VMA header 'start-end perms ...' or 'Key: value', got '%.*s'",
 				     lineno, (int)(eol - p > 60 ? 60 : eol - p), p);
@@ -128,9 +106,8 @@ static int add_key(const char *p, const char *eol, size_t keylen, size_t lineno,
 		   struct vma_state *v, struct smaps_range *out, struct lab_error *err)
 {
 	unsigned long long val, *field;
-	const char *q;
-	char *e;
-	int k;
+	const char *q, *e;
+	int k, ret;
 
 	for (k = 0; k < K_COUNT; k++)
 		if (strlen(key_names[k]) == keylen && memcmp(p, key_names[k], keylen) == 0)
@@ -143,17 +120,14 @@ static int add_key(const char *p, const char *eol, size_t keylen, size_t lineno,
 	v->seen |= 1u << k;
 	if (k == K_LAZYFREE)
 		out->has_lazyfree = 1;
-	q = p + keylen + 1;
-	while (q < eol && is_blank(*q))
-		q++;
-	if (!(*q >= '0' && *q <= '9'))
-		return lab_error_set(err, EINVAL, "line %zu: %s is not a number: '%.*s'",
-				     lineno, key_names[k], (int)(eol - q > 40 ? 40 : eol - q), q);
-	errno = 0;
-	val = strtoull(q, &e, 10);
-	if (errno != 0)
+	q = lex_skip_blanks(p + keylen + 1, eol);
+	ret = lex_u64(q, 10, &val, &e);
+	if (ret == -ERANGE)
 		return lab_error_set(err, EINVAL, "line %zu: %s does not fit in 64 bits",
 				     lineno, key_names[k]);
+	if (ret < 0)
+		return lab_error_set(err, EINVAL, "line %zu: %s is not a number: '%.*s'",
+				     lineno, key_names[k], (int)(eol - q > 40 ? 40 : eol - q), q);
 	q = e;
 	if (!(q + 3 == eol && q[0] == ' ' && q[1] == 'k' && q[2] == 'B'))
 		return lab_error_set(err, EINVAL, "line %zu: %s value not followed by ' kB': '%.*s'",
@@ -178,12 +152,12 @@ int smaps_parse_range(const char *buf, unsigned long start, unsigned long end,
 	if (start >= end)
 		return lab_error_set(err, EINVAL, "empty address range %lx-%lx", start, end);
 	while (*p != '\0') {
-		const char *eol = line_end(p), *q;
+		const char *eol = lex_line_end(p), *q;
 
 		lineno++;
 		if (eol == p)
 			goto next;
-		for (q = p; q < eol && !is_blank(*q); q++)
+		for (q = p; q < eol && !lex_is_blank(*q); q++)
 			;
 		if (q > p && q[-1] == ':') {
 			if (!v.open) {
@@ -203,7 +177,7 @@ int smaps_parse_range(const char *buf, unsigned long start, unsigned long end,
 		if (ret < 0)
 			goto fail;
 next:
-		p = *eol == '\n' ? eol + 1 : eol;
+		p = lex_next_line(eol);
 	}
 	ret = vma_close(&v, out, err);
 	if (ret < 0)

@@ -34,8 +34,9 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdbool.h>
-#include <stdlib.h>
 #include <string.h>
+
+#include "lex.h"
 
 /* The per-zone lines read; the index is the bit in the zone's "seen" mask. */
 enum {
@@ -70,54 +71,13 @@ struct parse_state {
 	bool skipping;                  /* inside "pagesets" */
 };
 
-static bool is_blank(char c)
-{
-	return c == ' ' || c == '\t';
-}
-
-static bool is_digit(char c)
-{
-	return c >= '0' && c <= '9';
-}
-
-static const char *line_end(const char *p)
-{
-	const char *nl = strchr(p, '\n');
-
-	return nl != NULL ? nl : p + strlen(p);
-}
-
-static const char *skip_blanks(const char *p, const char *eol)
-{
-	while (p < eol && is_blank(*p))
-		p++;
-	return p;
-}
-
-/* A decimal starting right at p.  Returns 0, or -EINVAL / -ERANGE. */
-static int parse_dec(const char *p, unsigned long long *val, const char **end)
-{
-	char *e;
-
-	if (!is_digit(*p))
-		return -EINVAL;
-	errno = 0;
-	*val = strtoull(p, &e, 10);
-	if (errno == ERANGE)
-		return -ERANGE;
-	if (errno != 0 || e == p)
-		return -EINVAL;
-	*end = e;
-	return 0;
-}
-
 /* Does the token [p, eol) start with word followed by a blank or the end? */
 static bool word_is(const char *p, const char *eol, const char *word)
 {
 	size_t n = strlen(word);
 
 	return (size_t)(eol - p) >= n && memcmp(p, word, n) == 0 &&
-	       (p + n == eol || is_blank(p[n]));
+	       (p + n == eol || lex_is_blank(p[n]));
 }
 
 static int zone_close(struct parse_state *st, struct lab_error *err)
@@ -149,16 +109,16 @@ static int zone_open(const char *p, const char *eol, size_t lineno, struct zonei
 	struct zone_info *z;
 	size_t namelen;
 
-	if (eol - p < 6 || p[4] != ' ' || parse_dec(p + 5, &node, &q) < 0 ||
+	if (eol - p < 6 || p[4] != ' ' || lex_u64(p + 5, 10, &node, &q) < 0 ||
 	    node > INT_MAX || eol - q < 6 ||
-	    memcmp(q, ", zone", 6) != 0 || q + 6 == eol || !is_blank(q[6]))
+	    memcmp(q, ", zone", 6) != 0 || q + 6 == eol || !lex_is_blank(q[6]))
 		return lab_error_set(err, EINVAL, "line %zu: expected 'Node N, zone NAME', got '%.*s'",
 				     lineno, (int)(eol - p > 60 ? 60 : eol - p), p);
-	name = skip_blanks(q + 6, eol);
-	for (q = name; q < eol && !is_blank(*q); q++)
+	name = lex_skip_blanks(q + 6, eol);
+	for (q = name; q < eol && !lex_is_blank(*q); q++)
 		;
 	namelen = (size_t)(q - name);
-	if (namelen == 0 || namelen >= sizeof(z->name) || skip_blanks(q, eol) != eol)
+	if (namelen == 0 || namelen >= sizeof(z->name) || lex_skip_blanks(q, eol) != eol)
 		return lab_error_set(err, EINVAL, "line %zu: bad zone name in '%.*s'",
 				     lineno, (int)(eol - p > 60 ? 60 : eol - p), p);
 	if (out->n >= ZONEINFO_MAX_ZONES)
@@ -181,14 +141,14 @@ static int parse_protection(const char *p, const char *eol, size_t lineno,
 			    struct zone_info *z, struct lab_error *err)
 {
 	unsigned long long val;
-	const char *q = skip_blanks(p, eol);
+	const char *q = lex_skip_blanks(p, eol);
 
 	if (q == eol || *q != '(')
 		goto bad;
 	q++;
 	for (;;) {
-		q = skip_blanks(q, eol);
-		if (parse_dec(q, &val, &q) < 0)
+		q = lex_skip_blanks(q, eol);
+		if (lex_u64(q, 10, &val, &q) < 0)
 			goto bad;
 		if (z->nr_protection >= ZONEINFO_MAX_PROT)
 			return lab_error_set(err, EINVAL,
@@ -199,7 +159,7 @@ static int parse_protection(const char *p, const char *eol, size_t lineno,
 			q++;
 			continue;
 		}
-		if (q < eol && *q == ')' && skip_blanks(q + 1, eol) == eol)
+		if (q < eol && *q == ')' && lex_skip_blanks(q + 1, eol) == eol)
 			return 0;
 		goto bad;
 	}
@@ -217,7 +177,7 @@ static int zone_line(const char *p, const char *eol, size_t lineno, struct parse
 	const char *q;
 	int f, ret;
 
-	p = skip_blanks(p, eol);
+	p = lex_skip_blanks(p, eol);
 	if (word_is(p, eol, "pagesets")) {
 		st->skipping = true;
 		return 0;
@@ -226,7 +186,7 @@ static int zone_line(const char *p, const char *eol, size_t lineno, struct parse
 		f = F_PROTECTION;
 		q = p + strlen("protection:");
 	} else if (word_is(p, eol, "pages")) {
-		q = skip_blanks(p + strlen("pages"), eol);
+		q = lex_skip_blanks(p + strlen("pages"), eol);
 		if (!word_is(q, eol, "free"))
 			return 0;
 		f = F_FREE;
@@ -258,14 +218,14 @@ static int zone_line(const char *p, const char *eol, size_t lineno, struct parse
 	default: dst = &z->cma; break;
 	}
 	p = q;
-	q = skip_blanks(q, eol);
+	q = lex_skip_blanks(q, eol);
 	if (q == p)
 		goto bad;
-	ret = parse_dec(q, &val, &q);
+	ret = lex_u64(q, 10, &val, &q);
 	if (ret == -ERANGE)
 		return lab_error_set(err, EINVAL, "line %zu: zone %s: '%s' does not fit in 64 bits",
 				     lineno, z->name, field_names[f]);
-	if (ret < 0 || skip_blanks(q, eol) != eol)
+	if (ret < 0 || lex_skip_blanks(q, eol) != eol)
 		goto bad;
 	*dst = val;
 	return 0;
@@ -283,7 +243,7 @@ int zoneinfo_parse(const char *buf, struct zoneinfo *out, struct lab_error *err)
 
 	out->n = 0;
 	while (*p != '\0') {
-		const char *eol = line_end(p);
+		const char *eol = lex_line_end(p);
 
 		lineno++;
 		if (eol == p)
@@ -292,7 +252,7 @@ int zoneinfo_parse(const char *buf, struct zoneinfo *out, struct lab_error *err)
 			ret = zone_close(&st, err);
 			if (ret == 0)
 				ret = zone_open(p, eol, lineno, out, &st, err);
-		} else if (!is_blank(*p)) {
+		} else if (!lex_is_blank(*p)) {
 			ret = lab_error_set(err, EINVAL,
 					    "line %zu: expected 'Node N, zone NAME' or an indented line, got '%.*s'",
 					    lineno, (int)(eol - p > 60 ? 60 : eol - p), p);
@@ -305,7 +265,7 @@ int zoneinfo_parse(const char *buf, struct zoneinfo *out, struct lab_error *err)
 		if (ret < 0)
 			goto fail;
 next:
-		p = *eol == '\n' ? eol + 1 : eol;
+		p = lex_next_line(eol);
 	}
 	ret = zone_close(&st, err);
 	if (ret < 0)

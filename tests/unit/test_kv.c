@@ -21,7 +21,6 @@
  * plus exact values read by eye from the v1-6.18 capture.  The v2 captures
  * name the cgroup files memcg-memory.*; both spellings are read.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdint.h>
@@ -33,48 +32,6 @@
 #include "unit.h"
 
 static const char *root;
-static const char *cur_file;    /* the file name for_each_fixture is on */
-
-typedef void (*fixture_fn)(const char *name, const char *dir, const char *buf);
-
-/* Call fn for each directory under root (sorted) that holds file; returns how many. */
-static int for_each_fixture(const char *file, fixture_fn fn)
-{
-	struct dirent **ents;
-	int n, i, found = 0;
-
-	n = scandir(root, &ents, NULL, alphasort);
-	if (n < 0) {
-		fprintf(stderr, "scandir %s: %s\n", root, strerror(errno));
-		unit_failed++;
-		return 0;
-	}
-	for (i = 0; i < n; i++) {
-		char dir[PATH_MAX], path[PATH_MAX];
-		struct lab_error err = { 0 };
-		char *buf = NULL;
-
-		if (ents[i]->d_name[0] == '.' ||
-		    (size_t)snprintf(dir, sizeof(dir), "%s/%s", root, ents[i]->d_name) >= sizeof(dir) ||
-		    (size_t)snprintf(path, sizeof(path), "%s/%s", dir, file) >= sizeof(path) ||
-		    access(path, R_OK) != 0)
-			goto next;
-		if (lab_read_file(path, &buf, NULL, &err) < 0) {
-			fprintf(stderr, "%s\n", err.msg);
-			unit_failed++;
-			goto next;
-		}
-		printf("  %s/%s\n", ents[i]->d_name, file);
-		cur_file = file;
-		fn(ents[i]->d_name, dir, buf);
-		free(buf);
-		found++;
-next:
-		free(ents[i]);
-	}
-	free(ents);
-	return found;
-}
 
 static size_t count_lines(const char *buf)
 {
@@ -91,24 +48,33 @@ static bool is_v1_618(const char *name)
 	return strcmp(name, "v1-6.18") == 0;
 }
 
-static void check_vmstat(const char *name, const char *dir, const char *buf)
+/* A capture with self-smaps.range was taken after the capture program
+ * MADV_FREE'd a touched region (tests/fixtures/README.md). */
+static bool madv_free_ran(const char *dir)
+{
+	char range[PATH_MAX];
+
+	return (size_t)snprintf(range, sizeof(range), "%s/self-smaps.range", dir) < sizeof(range) &&
+	       access(range, R_OK) == 0;
+}
+
+static void check_vmstat(const struct unit_fixture *f)
 {
 	struct kv_list l = { 0 };
 	struct lab_error err = { 0 };
 	size_t i, j, dups = 0;
 
-	(void)dir;
-	CHECK_EQ_U64(kv_parse_space(buf, &l, &err), 0);
+	CHECK_EQ_U64(kv_parse_space(f->buf, &l, &err), 0);
 	if (err.code)
 		fprintf(stderr, "  %s\n", err.msg);
-	CHECK_EQ_U64(l.n, count_lines(buf));
+	CHECK_EQ_U64(l.n, count_lines(f->buf));
 	CHECK(kv_get(&l, "nr_free_pages", NULL));
 	CHECK(kv_get0(&l, "pgfault") > 0);
 	for (i = 0; i < l.n; i++)
 		for (j = i + 1; j < l.n; j++)
 			dups += strcmp(l.items[i].key, l.items[j].key) == 0;
 	CHECK_EQ_U64(dups, 0);
-	if (is_v1_618(name)) {
+	if (is_v1_618(f->name)) {
 		/* Captured right after the 64 MiB and 8 MiB MADV_FREE runs:
 		 * 16384 + 2048 pages were moved to the lazyfree list. */
 		CHECK_EQ_U64(kv_get0(&l, "nr_free_pages"), 1067389);
@@ -120,15 +86,14 @@ static void check_vmstat(const char *name, const char *dir, const char *buf)
 	kv_free(&l);
 }
 
-static void check_meminfo(const char *name, const char *dir, const char *buf)
+static void check_meminfo(const struct unit_fixture *f)
 {
 	struct kv_list l = { 0 };
 	struct lab_error err = { 0 };
 	unsigned long long total = 0, free_kb = 0, avail = 0;
 
-	(void)dir;
-	CHECK_EQ_U64(kv_parse_colon(buf, &l, &err), 0);
-	CHECK_EQ_U64(l.n, count_lines(buf));
+	CHECK_EQ_U64(kv_parse_colon(f->buf, &l, &err), 0);
+	CHECK_EQ_U64(l.n, count_lines(f->buf));
 	CHECK(kv_get(&l, "MemTotal", &total));
 	CHECK(kv_get(&l, "MemFree", &free_kb));
 	CHECK(kv_get(&l, "MemAvailable", &avail));     /* since 3.14 */
@@ -138,7 +103,7 @@ static void check_meminfo(const char *name, const char *dir, const char *buf)
 	CHECK(kv_get(&l, "HugePages_Total", NULL));   /* a line without kB */
 	CHECK(!kv_get(&l, "MemTotal:", NULL));
 	CHECK(!kv_get(&l, "Mem", NULL));
-	if (is_v1_618(name)) {
+	if (is_v1_618(f->name)) {
 		CHECK_EQ_U64(total, 24684096);
 		CHECK_EQ_U64(free_kb, 24011560);
 		CHECK_EQ_U64(avail, 24185088);
@@ -148,26 +113,24 @@ static void check_meminfo(const char *name, const char *dir, const char *buf)
 	kv_free(&l);
 }
 
-static void check_rollup(const char *name, const char *dir, const char *buf)
+static void check_rollup(const struct unit_fixture *f)
 {
 	struct kv_list l = { 0 };
 	struct lab_error err = { 0 };
 	unsigned long long rss = 0, lazy = 0;
-	char range[PATH_MAX];
 
-	CHECK_EQ_U64(kv_parse_colon(buf, &l, &err), 0);
+	CHECK_EQ_U64(kv_parse_colon(f->buf, &l, &err), 0);
 	/* The "start-end ---p ... [rollup]" header is the one line skipped. */
-	CHECK_EQ_U64(l.n, count_lines(buf) - 1);
+	CHECK_EQ_U64(l.n, count_lines(f->buf) - 1);
 	CHECK(kv_get(&l, "Rss", &rss));
 	CHECK(kv_get(&l, "LazyFree", &lazy));
 	CHECK(rss > 0);
 	CHECK(lazy <= rss);
 	CHECK(kv_get0(&l, "Anonymous") <= rss);
 	CHECK(kv_get0(&l, "AnonHugePages") <= kv_get0(&l, "Anonymous"));
-	if ((size_t)snprintf(range, sizeof(range), "%s/self-smaps.range", dir) < sizeof(range) &&
-	    access(range, R_OK) == 0)
+	if (madv_free_ran(f->dir))
 		CHECK(lazy > 0);
-	if (is_v1_618(name)) {
+	if (is_v1_618(f->name)) {
 		CHECK_EQ_U64(rss, 67000);
 		/* 65536 kB were MADV_FREE'd; 64 kB (16 pages) still sat in a
 		 * per-CPU folio batch (mm/swap.c: lru_lazyfree) when read. */
@@ -178,14 +141,13 @@ static void check_rollup(const char *name, const char *dir, const char *buf)
 	kv_free(&l);
 }
 
-static void check_status(const char *name, const char *dir, const char *buf)
+static void check_status(const struct unit_fixture *f)
 {
 	struct kv_list l = { 0 };
 	struct lab_error err = { 0 };
 	unsigned long long rss = 0, hwm = 0;
 
-	(void)dir;
-	CHECK_EQ_U64(kv_parse_colon(buf, &l, &err), 0);
+	CHECK_EQ_U64(kv_parse_colon(f->buf, &l, &err), 0);
 	if (err.code)
 		fprintf(stderr, "  %s\n", err.msg);
 	CHECK(kv_get(&l, "VmRSS", &rss));
@@ -202,7 +164,7 @@ static void check_status(const char *name, const char *dir, const char *buf)
 	CHECK(!kv_get(&l, "SigQ", NULL));
 	CHECK(!kv_get(&l, "Cpus_allowed_list", NULL));
 	CHECK(!kv_get(&l, "Mems_allowed", NULL));
-	if (is_v1_618(name)) {
+	if (is_v1_618(f->name)) {
 		CHECK_EQ_U64(rss, 67000);
 		CHECK_EQ_U64(kv_get0(&l, "RssAnon"), 65664);
 		CHECK_EQ_U64(kv_get0(&l, "VmSize"), 72116);
@@ -213,13 +175,13 @@ static void check_status(const char *name, const char *dir, const char *buf)
 	kv_free(&l);
 }
 
-static void check_memstat(const char *name, const char *dir, const char *buf)
+static void check_memstat(const struct unit_fixture *f)
 {
 	struct kv_list l = { 0 };
 	struct lab_error err = { 0 };
 
-	CHECK_EQ_U64(kv_parse_space(buf, &l, &err), 0);
-	CHECK_EQ_U64(l.n, count_lines(buf));
+	CHECK_EQ_U64(kv_parse_space(f->buf, &l, &err), 0);
+	CHECK_EQ_U64(l.n, count_lines(f->buf));
 	CHECK(l.n > 0);
 	if (kv_get(&l, "hierarchical_memory_limit", NULL)) {
 		/* v1 (mm/memcontrol-v1.c: memcg1_stat_format): total_X sums the subtree. */
@@ -229,16 +191,13 @@ static void check_memstat(const char *name, const char *dir, const char *buf)
 		CHECK(!kv_get(&l, "pglazyfree", NULL));    /* v1 has none: use /proc/vmstat */
 	} else {
 		/* v2 (mm/memcontrol.c: memory_stat_format) */
-		char range[PATH_MAX];
-
 		CHECK(kv_get(&l, "anon", NULL));
 		CHECK(kv_get(&l, "file", NULL));
 		CHECK(kv_get(&l, "pglazyfree", NULL));
-		if ((size_t)snprintf(range, sizeof(range), "%s/self-smaps.range", dir) < sizeof(range) &&
-		    access(range, R_OK) == 0)
+		if (madv_free_ran(f->dir))
 			CHECK(kv_get0(&l, "pglazyfree") > 0);
 	}
-	if (is_v1_618(name)) {
+	if (is_v1_618(f->name)) {
 		CHECK_EQ_U64(kv_get0(&l, "hierarchical_memory_limit"), 9223372036854771712ULL);
 		CHECK_EQ_U64(kv_get0(&l, "cache"), 42303488);
 		CHECK_EQ_U64(kv_get0(&l, "rss"), 1777664);
@@ -247,35 +206,32 @@ static void check_memstat(const char *name, const char *dir, const char *buf)
 	kv_free(&l);
 }
 
-static void check_oom_control(const char *name, const char *dir, const char *buf)
+static void check_oom_control(const struct unit_fixture *f)
 {
 	struct kv_list l = { 0 };
 	struct lab_error err = { 0 };
 	unsigned long long v = 9;
 
-	(void)dir;
-	CHECK_EQ_U64(kv_parse_space(buf, &l, &err), 0);
+	CHECK_EQ_U64(kv_parse_space(f->buf, &l, &err), 0);
 	CHECK(kv_get(&l, "oom_kill_disable", &v) && v <= 1);
 	CHECK(kv_get(&l, "under_oom", &v) && v <= 1);
 	CHECK(kv_get(&l, "oom_kill", NULL));               /* since 4.13 */
-	if (is_v1_618(name))
+	if (is_v1_618(f->name))
 		CHECK_EQ_U64(l.n, 3);
 	kv_free(&l);
 }
 
-static void check_events(const char *name, const char *dir, const char *buf)
+static void check_events(const struct unit_fixture *f)
 {
 	static const char *const keys[] = { "low", "high", "max", "oom", "oom_kill" };
 	struct kv_list l = { 0 };
 	struct lab_error err = { 0 };
 	size_t i;
 
-	(void)name;
-	(void)dir;
-	CHECK_EQ_U64(kv_parse_space(buf, &l, &err), 0);
+	CHECK_EQ_U64(kv_parse_space(f->buf, &l, &err), 0);
 	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 		CHECK(kv_get(&l, keys[i], NULL));
-	if (strstr(cur_file, "-oom") != NULL) {
+	if (strstr(f->file, "-oom") != NULL) {
 		CHECK(kv_get0(&l, "oom") >= 1);
 		CHECK(kv_get0(&l, "oom_kill") >= 1);
 	}
@@ -284,40 +240,39 @@ static void check_events(const char *name, const char *dir, const char *buf)
 
 /* memory.usage_in_bytes (v1), memory.current, memory.max and memory.swap.max
  * (v2) are one number (or "max"), read with lab_read_u64. */
-static void check_number(const char *name, const char *dir, const char *buf)
+static void check_number(const struct unit_fixture *f)
 {
 	struct lab_error err = { 0 };
 	unsigned long long v = 0;
 	char path[PATH_MAX];
 
-	(void)buf;
-	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, cur_file) >= sizeof(path))
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", f->dir, f->file) >= sizeof(path))
 		return;
 	CHECK_EQ_U64(lab_read_u64(path, &v, &err), 0);
-	if (strstr(cur_file, "usage_in_bytes") != NULL || strstr(cur_file, "current") != NULL)
+	if (strstr(f->file, "usage_in_bytes") != NULL || strstr(f->file, "current") != NULL)
 		CHECK(v > 0);
-	if (is_v1_618(name) && strcmp(cur_file, "memory.usage_in_bytes") == 0)
+	if (is_v1_618(f->name) && strcmp(f->file, "memory.usage_in_bytes") == 0)
 		CHECK_EQ_U64(v, 46145536);
 }
 
-/* for_each_fixture over the v1 spelling and the v2 captures' memcg- one. */
-static int for_each_memcg(const char *file, fixture_fn fn)
+/* unit_for_each_fixture over the v1 spelling and the v2 captures' memcg- one. */
+static int for_each_memcg(const char *file, unit_fixture_fn fn)
 {
 	char alias[64];
-	int n = for_each_fixture(file, fn);
+	int n = unit_for_each_fixture(root, file, fn);
 
 	if ((size_t)snprintf(alias, sizeof(alias), "memcg-%s", file) < sizeof(alias))
-		n += for_each_fixture(alias, fn);
+		n += unit_for_each_fixture(root, alias, fn);
 	return n;
 }
 
 static void test_fixtures(void)
 {
 	/* The v1 capture must be there; v2 directories are checked when present. */
-	CHECK(for_each_fixture("proc-vmstat", check_vmstat) >= 1);
-	CHECK(for_each_fixture("proc-meminfo", check_meminfo) >= 1);
-	CHECK(for_each_fixture("self-smaps-rollup", check_rollup) >= 1);
-	CHECK(for_each_fixture("self-status", check_status) >= 1);
+	CHECK(unit_for_each_fixture(root, "proc-vmstat", check_vmstat) >= 1);
+	CHECK(unit_for_each_fixture(root, "proc-meminfo", check_meminfo) >= 1);
+	CHECK(unit_for_each_fixture(root, "self-smaps-rollup", check_rollup) >= 1);
+	CHECK(unit_for_each_fixture(root, "self-status", check_status) >= 1);
 	CHECK(for_each_memcg("memory.stat", check_memstat) >= 1);
 	CHECK(for_each_memcg("memory.oom_control", check_oom_control) >= 1);
 	CHECK(for_each_memcg("memory.usage_in_bytes", check_number) >= 1);
@@ -337,9 +292,7 @@ static void space_bad(const char *buf, const char *line)
 	CHECK_EQ_U64(kv_parse_space("before 1\n", &l, &err), 0);
 	CHECK_EQ_U64(kv_parse_space(buf, &l, &err), -EINVAL);
 	CHECK_EQ_U64(err.code, EINVAL);
-	CHECK(strstr(err.msg, line) != NULL);
-	if (strstr(err.msg, line) == NULL)
-		fprintf(stderr, "  message '%s' does not name '%s'\n", err.msg, line);
+	CHECK_CONTAINS(err.msg, line);
 	CHECK_EQ_U64(l.n, 1);
 	CHECK_EQ_U64(kv_get0(&l, "before"), 1);
 	kv_free(&l);
@@ -352,9 +305,7 @@ static void colon_bad(const char *buf, const char *line)
 
 	CHECK_EQ_U64(kv_parse_colon(buf, &l, &err), -EINVAL);
 	CHECK_EQ_U64(err.code, EINVAL);
-	CHECK(strstr(err.msg, line) != NULL);
-	if (strstr(err.msg, line) == NULL)
-		fprintf(stderr, "  message '%s' does not name '%s'\n", err.msg, line);
+	CHECK_CONTAINS(err.msg, line);
 	CHECK_EQ_U64(l.n, 0);
 	kv_free(&l);
 }
@@ -509,11 +460,9 @@ static void test_colon(void)
 
 int main(int argc, char **argv)
 {
-	if (argc < 2) {
-		fprintf(stderr, "usage: %s FIXTURES_DIR\n", argv[0]);
+	root = unit_fixtures_root(argc, argv);
+	if (root == NULL)
 		return 2;
-	}
-	root = argv[1];
 	test_fixtures();
 	test_space_errors();
 	test_space_shapes();

@@ -32,20 +32,20 @@ static int has_arg(const struct run_workload *w, const char *arg)
 	return 0;
 }
 
-static void check_shipped(const char *root)
+/* Call fn on each *.scn file of dir (sorted), read whole; returns the sum of
+ * what fn returned.  A file that cannot be read fails the test. */
+static int for_each_scn(const char *dir, int (*fn)(const char *path, const char *text))
 {
-	char dir[4096];
 	struct dirent **names;
-	int n, seen = 0;
+	int n, sum = 0;
 
-	snprintf(dir, sizeof(dir), "%s/../../scenarios/madv-free", root);
 	n = scandir(dir, &names, NULL, alphasort);
 	CHECK(n > 0);
+	if (n < 0)
+		return 0;
 	for (int i = 0; i < n; i++) {
 		char path[8192];
 		char *text;
-		struct scenario s;
-		struct lab_error err;
 		size_t len = strlen(names[i]->d_name);
 
 		if (len < 5 || strcmp(names[i]->d_name + len - 4, ".scn") != 0) {
@@ -58,33 +58,49 @@ static void check_shipped(const char *root)
 		CHECK(text != NULL);
 		if (text == NULL)
 			continue;
-		if (scenario_parse(path, text, &s, &err) < 0) {
-			fprintf(stderr, "%s\n", err.msg);
-			CHECK(!"shipped scenario parses");
-			free(text);
-			continue;
-		}
-		seen++;
-		CHECK(s.nr_report >= 1);
-		CHECK(s.title != NULL && s.source != NULL && s.expect != NULL);
-		for (size_t v = 0; v < scenario_nr_variants(&s); v++) {
-			struct run_spec r;
-
-			if (scenario_instantiate(&s, v, 24ull << 30, &r, &err) < 0) {
-				fprintf(stderr, "%s\n", err.msg);
-				CHECK(!"shipped scenario instantiates");
-				continue;
-			}
-			CHECK(r.memory_max > 0);
-			CHECK(r.swap_max == 0);
-			CHECK(r.label[0] == (char)('A' + v));
-			run_spec_free(&r);
-		}
-		scenario_free(&s);
+		sum += fn(path, text);
 		free(text);
 	}
 	free(names);
-	CHECK_EQ_U64(seen, 12);
+	return sum;
+}
+
+/* A shipped scenario parses and every variant instantiates; 1 when it parsed. */
+static int check_one_shipped(const char *path, const char *text)
+{
+	struct scenario s;
+	struct lab_error err;
+
+	if (scenario_parse(path, text, &s, &err) < 0) {
+		fprintf(stderr, "%s\n", err.msg);
+		CHECK(!"shipped scenario parses");
+		return 0;
+	}
+	CHECK(s.nr_report >= 1);
+	CHECK(s.title != NULL && s.source != NULL && s.expect != NULL);
+	for (size_t v = 0; v < scenario_nr_variants(&s); v++) {
+		struct run_spec r;
+
+		if (scenario_instantiate(&s, v, 24ull << 30, &r, &err) < 0) {
+			fprintf(stderr, "%s\n", err.msg);
+			CHECK(!"shipped scenario instantiates");
+			continue;
+		}
+		CHECK(r.memory_max > 0);
+		CHECK(r.swap_max == 0);
+		CHECK(r.label[0] == (char)('A' + v));
+		run_spec_free(&r);
+	}
+	scenario_free(&s);
+	return 1;
+}
+
+static void check_shipped(const char *root)
+{
+	char dir[4096];
+
+	snprintf(dir, sizeof(dir), "%s/../../scenarios/madv-free", root);
+	CHECK_EQ_U64(for_each_scn(dir, check_one_shipped), 12);
 }
 
 /* The article's parameters are the defaults; --set scales them. */
@@ -153,54 +169,41 @@ static void check_pressure(const char *root)
 	free(text);
 }
 
+/* A broken scenario is refused with the message and position its header names. */
+static int check_one_broken(const char *path, const char *text)
+{
+	char expect[256] = "", at[32] = "", where[8300];
+	const char *p;
+	struct scenario s;
+	struct run_spec r;
+	struct lab_error err;
+	int ret;
+
+	if ((p = strstr(text, "# expect: ")) != NULL)
+		sscanf(p + 10, "%255[^\n]", expect);
+	if ((p = strstr(text, "# at: ")) != NULL)
+		sscanf(p + 6, "%31[^\n]", at);
+	ret = scenario_parse(path, text, &s, &err);
+	if (ret == 0) {
+		ret = scenario_instantiate(&s, 0, 24ull << 30, &r, &err);
+		run_spec_free(&r);
+		scenario_free(&s);
+	}
+	snprintf(where, sizeof(where), "%s:%s:", path, at);
+	if (ret == 0 || strstr(err.msg, expect) == NULL || strncmp(err.msg, where, strlen(where)) != 0) {
+		fprintf(stderr, "%s: expected '%s' at %s, got: %s\n", path, expect, at,
+			ret == 0 ? "(accepted)" : err.msg);
+		CHECK(!"broken scenario is refused with its position");
+	}
+	return 1;
+}
+
 static void check_broken(const char *root)
 {
 	char dir[4096];
-	struct dirent **names;
-	int n, seen = 0;
 
 	snprintf(dir, sizeof(dir), "%s/../bad-input", root);
-	n = scandir(dir, &names, NULL, alphasort);
-	CHECK(n > 0);
-	for (int i = 0; i < n; i++) {
-		char path[8192], expect[256] = "", at[32] = "", where[8300];
-		char *text, *p;
-		struct scenario s;
-		struct run_spec r;
-		struct lab_error err;
-		int ret;
-		size_t len = strlen(names[i]->d_name);
-
-		if (len < 5 || strcmp(names[i]->d_name + len - 4, ".scn") != 0) {
-			free(names[i]);
-			continue;
-		}
-		snprintf(path, sizeof(path), "%s/%s", dir, names[i]->d_name);
-		free(names[i]);
-		text = slurp(path);
-		if (text == NULL)
-			continue;
-		if ((p = strstr(text, "# expect: ")) != NULL)
-			sscanf(p + 10, "%255[^\n]", expect);
-		if ((p = strstr(text, "# at: ")) != NULL)
-			sscanf(p + 6, "%31[^\n]", at);
-		ret = scenario_parse(path, text, &s, &err);
-		if (ret == 0) {
-			ret = scenario_instantiate(&s, 0, 24ull << 30, &r, &err);
-			run_spec_free(&r);
-			scenario_free(&s);
-		}
-		seen++;
-		snprintf(where, sizeof(where), "%s:%s:", path, at);
-		if (ret == 0 || strstr(err.msg, expect) == NULL || strncmp(err.msg, where, strlen(where)) != 0) {
-			fprintf(stderr, "%s: expected '%s' at %s, got: %s\n", path, expect, at,
-				ret == 0 ? "(accepted)" : err.msg);
-			CHECK(!"broken scenario is refused with its position");
-		}
-		free(text);
-	}
-	free(names);
-	CHECK(seen >= 10);
+	CHECK(for_each_scn(dir, check_one_broken) >= 10);
 }
 
 int main(int argc, char **argv)

@@ -16,7 +16,6 @@
  *   - a range one page off either edge cuts a VMA: -EINVAL.
  * Exact figures are checked against the v1-6.18 capture.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -28,46 +27,6 @@
 #include "unit.h"
 
 static const char *root;
-
-typedef void (*fixture_fn)(const char *name, const char *dir, const char *buf);
-
-/* Call fn for each directory under root (sorted) that holds file; returns how many. */
-static int for_each_fixture(const char *file, fixture_fn fn)
-{
-	struct dirent **ents;
-	int n, i, found = 0;
-
-	n = scandir(root, &ents, NULL, alphasort);
-	if (n < 0) {
-		fprintf(stderr, "scandir %s: %s\n", root, strerror(errno));
-		unit_failed++;
-		return 0;
-	}
-	for (i = 0; i < n; i++) {
-		char dir[PATH_MAX], path[PATH_MAX];
-		struct lab_error err = { 0 };
-		char *buf = NULL;
-
-		if (ents[i]->d_name[0] == '.' ||
-		    (size_t)snprintf(dir, sizeof(dir), "%s/%s", root, ents[i]->d_name) >= sizeof(dir) ||
-		    (size_t)snprintf(path, sizeof(path), "%s/%s", dir, file) >= sizeof(path) ||
-		    access(path, R_OK) != 0)
-			goto next;
-		if (lab_read_file(path, &buf, NULL, &err) < 0) {
-			fprintf(stderr, "%s\n", err.msg);
-			unit_failed++;
-			goto next;
-		}
-		printf("  %s/%s\n", ents[i]->d_name, file);
-		fn(ents[i]->d_name, dir, buf);
-		free(buf);
-		found++;
-next:
-		free(ents[i]);
-	}
-	free(ents);
-	return found;
-}
 
 /* "7fc396400000 7fc39a400000\n" */
 static bool read_range(const char *dir, const char *file, unsigned long *start, unsigned long *end)
@@ -106,9 +65,7 @@ static void expect_err(const char *buf, unsigned long start, unsigned long end, 
 
 	CHECK_EQ_U64(smaps_parse_range(buf, start, end, &r, &err), -code);
 	CHECK_EQ_U64(err.code, code);
-	CHECK(strstr(err.msg, what) != NULL);
-	if (strstr(err.msg, what) == NULL)
-		fprintf(stderr, "  message '%s' does not say '%s'\n", err.msg, what);
+	CHECK_CONTAINS(err.msg, what);
 	/* A failed parse leaves nothing half-summed. */
 	CHECK_EQ_U64(r.nr_vmas + r.size_kb + r.rss_kb + r.lazyfree_kb, 0);
 }
@@ -224,14 +181,14 @@ static void check_whole(const char *dir, const char *buf)
 	free(rbuf);
 }
 
-static void check_plain(const char *name, const char *dir, const char *buf)
+static void check_plain(const struct unit_fixture *f)
 {
 	struct smaps_range r;
 	unsigned long start = 0, end = 0;
 
-	check_region(dir, buf, "self-smaps.range", &r, &start, &end);
-	check_whole(dir, buf);
-	if (is_v1_618(name)) {
+	check_region(f->dir, f->buf, "self-smaps.range", &r, &start, &end);
+	check_whole(f->dir, f->buf);
+	if (is_v1_618(f->name)) {
 		CHECK_EQ_U64(start, 0x7fc396400000UL);
 		CHECK_EQ_U64(r.nr_vmas, 1);
 		CHECK_EQ_U64(r.size_kb, 65536);
@@ -243,16 +200,16 @@ static void check_plain(const char *name, const char *dir, const char *buf)
 	}
 }
 
-static void check_thp(const char *name, const char *dir, const char *buf)
+static void check_thp(const struct unit_fixture *f)
 {
 	struct smaps_range r;
 	unsigned long start = 0, end = 0;
 
-	check_region(dir, buf, "self-smaps-thp.range", &r, &start, &end);
+	check_region(f->dir, f->buf, "self-smaps-thp.range", &r, &start, &end);
 	CHECK(r.anonhuge_kb > 0);
 	CHECK_EQ_U64(r.anonhuge_kb % 2048, 0);
 	CHECK_EQ_U64(start % (2UL << 20), 0);
-	if (is_v1_618(name)) {
+	if (is_v1_618(f->name)) {
 		CHECK_EQ_U64(r.nr_vmas, 1);
 		CHECK_EQ_U64(r.size_kb, 8192);
 		/* All four huge pages were MADV_FREE'd whole (mm/huge_memory.c:
@@ -264,8 +221,8 @@ static void check_thp(const char *name, const char *dir, const char *buf)
 
 static void test_fixtures(void)
 {
-	CHECK(for_each_fixture("self-smaps", check_plain) >= 1);
-	CHECK(for_each_fixture("self-smaps-thp", check_thp) >= 1);
+	CHECK(unit_for_each_fixture(root, "self-smaps", check_plain) >= 1);
+	CHECK(unit_for_each_fixture(root, "self-smaps-thp", check_thp) >= 1);
 }
 
 /* A region split in two VMAs (as around a huge-page boundary) reads as one;
@@ -366,11 +323,9 @@ static void test_errors(void)
 
 int main(int argc, char **argv)
 {
-	if (argc < 2) {
-		fprintf(stderr, "usage: %s FIXTURES_DIR\n", argv[0]);
+	root = unit_fixtures_root(argc, argv);
+	if (root == NULL)
 		return 2;
-	}
-	root = argv[1];
 	test_fixtures();
 	test_synthetic();
 	test_errors();

@@ -18,58 +18,14 @@
  * Exact values are checked against the v1-6.18 capture (read by eye; note
  * deferred_init=lazy there: Normal's managed 458752 of 5505024 present).
  */
-#include <dirent.h>
 #include <errno.h>
-#include <limits.h>
 #include <stdbool.h>
 #include <stdlib.h>
-#include <unistd.h>
 
-#include "fileio.h"
 #include "sources/zoneinfo.h"
 #include "unit.h"
 
 static const char *root;
-
-typedef void (*fixture_fn)(const char *name, const char *dir, const char *buf);
-
-/* Call fn for each directory under root (sorted) that holds file; returns how many. */
-static int for_each_fixture(const char *file, fixture_fn fn)
-{
-	struct dirent **ents;
-	int n, i, found = 0;
-
-	n = scandir(root, &ents, NULL, alphasort);
-	if (n < 0) {
-		fprintf(stderr, "scandir %s: %s\n", root, strerror(errno));
-		unit_failed++;
-		return 0;
-	}
-	for (i = 0; i < n; i++) {
-		char dir[PATH_MAX], path[PATH_MAX];
-		struct lab_error err = { 0 };
-		char *buf = NULL;
-
-		if (ents[i]->d_name[0] == '.' ||
-		    (size_t)snprintf(dir, sizeof(dir), "%s/%s", root, ents[i]->d_name) >= sizeof(dir) ||
-		    (size_t)snprintf(path, sizeof(path), "%s/%s", dir, file) >= sizeof(path) ||
-		    access(path, R_OK) != 0)
-			goto next;
-		if (lab_read_file(path, &buf, NULL, &err) < 0) {
-			fprintf(stderr, "%s\n", err.msg);
-			unit_failed++;
-			goto next;
-		}
-		printf("  %s/%s\n", ents[i]->d_name, file);
-		fn(ents[i]->d_name, dir, buf);
-		free(buf);
-		found++;
-next:
-		free(ents[i]);
-	}
-	free(ents);
-	return found;
-}
 
 static bool known_zone(const char *name)
 {
@@ -93,14 +49,13 @@ static const struct zone_info *find(const struct zoneinfo *zi, int node, const c
 	return NULL;
 }
 
-static void check_zoneinfo(const char *name, const char *dir, const char *buf)
+static void check_zoneinfo(const struct unit_fixture *f)
 {
 	static struct zoneinfo zi;
 	struct lab_error err = { 0 };
 	size_t i, j, first = 0, populated = 0;
 
-	(void)dir;
-	CHECK_EQ_U64(zoneinfo_parse(buf, &zi, &err), 0);
+	CHECK_EQ_U64(zoneinfo_parse(f->buf, &zi, &err), 0);
 	if (err.code)
 		fprintf(stderr, "  %s\n", err.msg);
 	CHECK(zi.n >= 1);
@@ -134,7 +89,7 @@ static void check_zoneinfo(const char *name, const char *dir, const char *buf)
 	}
 	CHECK(populated >= 1);
 
-	if (strcmp(name, "v1-6.18") == 0) {
+	if (strcmp(f->name, "v1-6.18") == 0) {
 		const struct zone_info *dma = find(&zi, 0, "DMA");
 		const struct zone_info *dma32 = find(&zi, 0, "DMA32");
 		const struct zone_info *normal = find(&zi, 0, "Normal");
@@ -178,7 +133,7 @@ static void check_zoneinfo(const char *name, const char *dir, const char *buf)
 
 static void test_fixtures(void)
 {
-	CHECK(for_each_fixture("proc-zoneinfo", check_zoneinfo) >= 1);
+	CHECK(unit_for_each_fixture(root, "proc-zoneinfo", check_zoneinfo) >= 1);
 }
 
 static void expect_err(const char *buf, const char *what)
@@ -190,9 +145,7 @@ static void expect_err(const char *buf, const char *what)
 	CHECK_EQ_U64(zoneinfo_parse(buf, &zi, &err), -EINVAL);
 	CHECK_EQ_U64(err.code, EINVAL);
 	CHECK_EQ_U64(zi.n, 0);
-	CHECK(strstr(err.msg, what) != NULL);
-	if (strstr(err.msg, what) == NULL)
-		fprintf(stderr, "  message '%s' does not say '%s'\n", err.msg, what);
+	CHECK_CONTAINS(err.msg, what);
 }
 
 #define ZONE_HEAD "Node 0, zone      DMA\n  pages free     3840\n        boost    0\n"
@@ -296,11 +249,9 @@ static void test_shapes(void)
 
 int main(int argc, char **argv)
 {
-	if (argc < 2) {
-		fprintf(stderr, "usage: %s FIXTURES_DIR\n", argv[0]);
+	root = unit_fixtures_root(argc, argv);
+	if (root == NULL)
 		return 2;
-	}
-	root = argv[1];
 	test_fixtures();
 	test_errors();
 	test_shapes();
