@@ -411,7 +411,7 @@ json_t *host_to_json(const struct host_facts *h)
 	json_object_set_new(o, "cgroup", cg);
 
 	json_object_set_new(o, "memtotal_kb", json_integer((json_int_t)h->memtotal_kb));
-	json_object_set_new(o, "swaptotal_kb", json_integer((json_int_t)h->swap_total_kb));
+	json_object_set_new(o, "swap_total_kb", json_integer((json_int_t)h->swap_total_kb));
 	json_object_set_new(o, "swap_active", json_boolean(h->swap_active));
 
 	thp = json_object();

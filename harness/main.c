@@ -19,8 +19,10 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "audit.h"
 #include "fileio.h"
 #include "host.h"
+#include "knobs.h"
 #include "launch.h"
 #include "report.h"
 #include "result.h"
@@ -28,6 +30,7 @@
 #include "sandbox.h"
 #include "scenario.h"
 #include "size.h"
+#include "vm.h"
 
 enum { EXIT_RAN = 0, EXIT_HARNESS = 1, EXIT_USAGE = 2, EXIT_CANNOT = 3, EXIT_INTERRUPTED = 130 };
 
@@ -39,6 +42,16 @@ static const char usage_text[] =
 	"  show NAME|FILE            a scenario's parameters, matrix and runs, checked but not run\n"
 	"  report RESULT.json...     the article's tables beside this host's figures\n"
 	"  check [--json]            what this host can and cannot run, and why\n"
+	"  audit [--json] [--wsf N] [--watch S] [--with KNOB=V] [--advice FILE]\n"
+	"                            this host's watermark arithmetic explained (reads only;\n"
+	"                            --with sets a knob through the journal for the audit);\n"
+	"                            --advice lints a sysctl.conf-style file against this kernel\n"
+	"  restore                   put back every knob a killed run left changed (knob journal)\n"
+	"  vm [vm options] run NAME|FILE [run options]\n"
+	"                            the scenario in QEMU guests (Debian 6.1/6.12, cgroup v2):\n"
+	"                            --kernel 6.1|6.12|PATH (repeatable), --host, --mem SIZE,\n"
+	"                            --cpus N, --thp MODE, --swap SIZE, --cmdline TEXT,\n"
+	"                            --timeout S, --out-dir DIR (docs/vm.md)\n"
 	"  version                   harness version and commit\n"
 	"\n"
 	"run options:\n"
@@ -48,13 +61,18 @@ static const char usage_text[] =
 	"  --interval MS        sampling tick, 10..10000 ms (default 250)\n"
 	"  --timeout S          stop a run that lasts longer (default 600)\n"
 	"  --allow-destructive  run a scenario that can cause a global OOM on THIS host\n"
+	"  --sandbox child|self child (default): a new cgroup below pagelab's own; self:\n"
+	"                       pagelab's own cgroup is the sandbox (a container started with\n"
+	"                       --memory M --memory-swap M); its limit must be the scenario's\n"
 	"  --no-report          do not print the summary table\n"
 	"  -v, --verbose        one stderr line per workload step\n"
 	"\n"
 	"exit status: 0 ran (the workload's fate is data), 1 harness failure,\n"
 	"2 bad usage or input (nothing changed), 3 this host cannot run it,\n"
 	"130 interrupted (the result is still written).\n"
-	"Scenarios are looked up in $PAGELAB_SCENARIOS, ./scenarios, then the source tree.\n";
+	"Scenarios are looked up in $PAGELAB_SCENARIOS, ./scenarios, then the source tree.\n"
+	"A scenario's [knobs] are journaled in $PAGELAB_JOURNAL (default /var/lib/pagelab/journal)\n"
+	"before each change and put back after each run; `pagelab restore` after a crash.\n";
 
 static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -208,6 +226,7 @@ struct run_opts {
 	unsigned interval_ms;
 	unsigned timeout_s;
 	bool allow_destructive, verbose, no_report, dry;
+	bool sandbox_self;      /* --sandbox self: pagelab's own cgroup is the sandbox */
 	size_t nr_sets;
 	char *sets[64];
 };
@@ -221,6 +240,7 @@ static int parse_run_opts(int argc, char **argv, struct run_opts *o, const char 
 		{ "interval", required_argument, NULL, 'i' },
 		{ "timeout", required_argument, NULL, 't' },
 		{ "allow-destructive", no_argument, NULL, 'D' },
+		{ "sandbox", required_argument, NULL, 'B' },
 		{ "no-report", no_argument, NULL, 'N' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -263,6 +283,11 @@ static int parse_run_opts(int argc, char **argv, struct run_opts *o, const char 
 			break;
 		case 'D':
 			o->allow_destructive = true;
+			break;
+		case 'B':
+			if (strcmp(optarg, "self") != 0 && strcmp(optarg, "child") != 0)
+				return usage_error("--sandbox: expected child or self, got '%s'", optarg);
+			o->sandbox_self = strcmp(optarg, "self") == 0;
 			break;
 		case 'N':
 			o->no_report = true;
@@ -360,6 +385,145 @@ static void variant_text(const struct run_spec *r, char *buf, size_t len)
 	}
 }
 
+/* ------------------------------------------------------------------------ */
+/* knobs: the journal around the runs (harness/knobs.h)                       */
+
+/* Restore what the journal holds and say so.  0 when every knob is back. */
+static int journal_restore_say(struct knob_journal *j, const char *what)
+{
+	struct knob_restore_report rep;
+	struct lab_error err;
+	int ret;
+
+	if (!knob_journal_pending(j))
+		return 0;
+	ret = knob_journal_restore(j, &rep, &err);
+	if (rep.n > 0 || ret < 0) {
+		fprintf(stderr, "pagelab: %s (journal of pid %d):\n", what, (int)rep.journal_pid);
+		knob_report_print(&rep, stderr, "pagelab:   ");
+	}
+	if (ret < 0)
+		fprintf(stderr, "pagelab: %s\n", err.msg);
+	return ret;
+}
+
+/* Before a run touches the host: a journal left by a run that died is
+ * restored first.  A run with [knobs] keeps the journal's lock to the end (one
+ * knob-changing run at a time); one without only looks.  Returns an exit
+ * status (0 = go on). */
+static int journal_begin(bool need, struct knob_journal **out)
+{
+	struct lab_error err;
+	struct stat st;
+	bool stale = false;
+	pid_t owner = 0;
+	int ret;
+
+	*out = NULL;
+	if (!need && stat(knob_journal_path(), &st) < 0)
+		return EXIT_RAN;
+	ret = knob_journal_open(knob_journal_path(), out, &stale, &owner, &err);
+	if (ret == -EBUSY && !need)
+		return EXIT_RAN;        /* a live run owns it; this one changes nothing */
+	if (ret < 0) {
+		fprintf(stderr, "pagelab: %s%s\n", err.msg,
+			ret == -EBUSY ? ": knob-changing runs go one at a time" : "");
+		return ret == -EBUSY ? EXIT_CANNOT : EXIT_HARNESS;
+	}
+	if (stale && journal_restore_say(*out, "found the knob journal of a run that did not finish: "
+					 "restoring it first") < 0) {
+		knob_journal_close(*out);
+		*out = NULL;
+		return EXIT_HARNESS;
+	}
+	if (!need) {
+		knob_journal_close(*out);
+		*out = NULL;
+	}
+	return EXIT_RAN;
+}
+
+/* Knobs on this host need root, and a reserve large enough to starve it is
+ * for VM mode (or --allow-destructive): above 262144 kB, the most the kernel
+ * itself ever picks (mm/page_alloc.c: calculate_min_free_kbytes's clamp). */
+static int knobs_host_check(const struct run_opts *o, const struct host_facts *h, const struct run_spec *specs,
+			    size_t nv, const char *name)
+{
+	for (size_t v = 0; v < nv; v++)
+		for (size_t k = 0; k < specs[v].nr_knobs; k++) {
+			const struct run_knob *rk = &specs[v].knobs[k];
+			unsigned long long val = strtoull(rk->value, NULL, 10);
+
+			if (!h->root) {
+				fprintf(stderr, "pagelab: %s changes %s: that needs root\n", name, rk->name);
+				return EXIT_CANNOT;
+			}
+			if (h->in_vm_guest || o->allow_destructive)
+				continue;
+			if ((!strcmp(rk->name, "vm.min_free_kbytes") && val > 262144) ||
+			    (!strcmp(rk->name, "hugetlb_pages") && val * 2048 > h->memtotal_kb / 4) ||
+			    (!strcmp(rk->name, "vm.nr_hugepages") && val * 2048 > h->memtotal_kb / 4)) {
+				fprintf(stderr, "pagelab: %s (run %s): %s = %s could starve this machine: run it in VM mode, "
+					"or on this host with --allow-destructive\n", name, specs[v].label, rk->name, rk->text);
+				return EXIT_CANNOT;
+			}
+		}
+	return EXIT_RAN;
+}
+
+/* Change one run's knobs through the journal, recording them in run.knobs. */
+static int knobs_apply(struct knob_journal *j, const struct run_spec *r, json_t *run, struct lab_error *err)
+{
+	json_t *applied = json_array();
+	unsigned long long mfk = 0;
+	struct lab_error e2;
+	int ret = 0;
+
+	for (size_t i = 0; i < r->nr_knobs && ret == 0; i++) {
+		const struct knob_def *d = knob_def_find(r->knobs[i].name);
+		char before[256] = "", after[256] = "";
+
+		if (d->path != NULL)
+			knob_read(d, before, sizeof(before), &e2);
+		ret = knob_set(j, d, r->knobs[i].value, err);
+		if (ret < 0)
+			break;
+		if (d->path != NULL)
+			knob_read(d, after, sizeof(after), &e2);
+		fprintf(stderr, "pagelab: knob %s: %s -> %s\n", d->name, before[0] ? before : "-",
+			after[0] ? after : r->knobs[i].value);
+		json_array_append_new(applied, json_pack("{s:s, s:s, s:s, s:s}", "name", d->name, "set",
+							 r->knobs[i].text, "before", before, "after", after));
+	}
+	/* What the kernel made of it: a THP change moves min_free_kbytes. */
+	lab_read_u64("/proc/sys/vm/min_free_kbytes", &mfk, &e2);
+	json_object_set_new(run, "knobs", json_pack("{s:o, s:I}", "applied", applied,
+						    "min_free_kbytes_after", (json_int_t)mfk));
+	return ret;
+}
+
+/* Put one run's knobs back; recorded in run.knobs.restored.  0 when all are back. */
+static int knobs_restore_run(struct knob_journal *j, json_t *run, struct lab_error *err)
+{
+	struct knob_restore_report rep;
+	json_t *a = json_array(), *k = json_object_get(run, "knobs");
+	int ret = knob_journal_restore(j, &rep, err);
+
+	knob_report_print(&rep, stderr, "pagelab: restored ");
+	for (size_t i = 0; i < rep.n; i++)
+		json_array_append_new(a, json_pack("{s:s, s:s, s:s, s:s, s:b, s:b}", "name", rep.items[i].name,
+						   "original", rep.items[i].original, "found", rep.items[i].found,
+						   "now", rep.items[i].now, "written", rep.items[i].written,
+						   "ok", rep.items[i].ok));
+	if (k != NULL) {
+		json_object_set_new(k, "restored", a);
+		json_object_set_new(k, "restored_ok", json_boolean(ret == 0));
+	} else {
+		json_decref(a);
+	}
+	return ret;
+}
+
 static int cmd_run(int argc, char **argv, bool show_only)
 {
 	struct run_opts o;
@@ -373,7 +537,8 @@ static int cmd_run(int argc, char **argv, bool show_only)
 	size_t nv;
 	unsigned repeat, missing;
 	int ret, status = EXIT_RAN, sigfd = -1, run_index = 0;
-	bool interrupted = false;
+	bool interrupted = false, need_knobs = false;
+	struct knob_journal *journal = NULL;
 	const char *doc_status = "ok";
 	char doc_error[LAB_ERROR_MSG_MAX] = "";
 	sigset_t mask;
@@ -426,6 +591,9 @@ static int cmd_run(int argc, char **argv, bool show_only)
 					printf(" %s", specs[v].workloads[w].argv[a]);
 				printf("\n");
 			}
+			for (size_t k = 0; k < specs[v].nr_knobs; k++)
+				printf("    knob %s = %s (writes %s)\n", specs[v].knobs[k].name, specs[v].knobs[k].text,
+				       specs[v].knobs[k].value);
 		}
 		goto done;
 	}
@@ -448,6 +616,22 @@ static int cmd_run(int argc, char **argv, bool show_only)
 			"run it in VM mode, or on this host with --allow-destructive\n", s.name);
 		status = EXIT_CANNOT;
 		goto done;
+	}
+	for (size_t v = 0; v < nv; v++)
+		need_knobs |= specs[v].nr_knobs > 0;
+	if ((status = knobs_host_check(&o, &host, specs, nv, s.name)) != EXIT_RAN)
+		goto done;
+	/* --sandbox self: every variant's limit must be the one this cgroup
+	 * already has, checked before anything is touched. */
+	for (size_t v = 0; o.sandbox_self && v < nv; v++) {
+		struct sandbox_spec ss = { .memory_max = specs[v].memory_max,
+					   .swap_max = specs[v].swap_max };
+
+		if (sandbox_self_check(&host.cg, &ss, &err) < 0) {
+			fprintf(stderr, "pagelab: %s (run %s): %s\n", s.name, specs[v].label, err.msg);
+			status = err.code == ERANGE || err.code == ENODEV ? EXIT_CANNOT : EXIT_HARNESS;
+			goto done;
+		}
 	}
 	if (launch_bindir(bindir, sizeof(bindir), &err) < 0) {
 		fprintf(stderr, "pagelab: %s\n", err.msg);
@@ -485,6 +669,9 @@ static int cmd_run(int argc, char **argv, bool show_only)
 		status = EXIT_HARNESS;
 		goto done;
 	}
+	/* A journal left by a killed run is restored before anything else. */
+	if ((status = journal_begin(need_knobs, &journal)) != EXIT_RAN)
+		goto done;
 	{
 		/* The harness is protected: an OOM kill picks a workload (1000). */
 		int fd = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
@@ -530,8 +717,9 @@ static int cmd_run(int argc, char **argv, bool show_only)
 		for (size_t v = 0; v < nv && !interrupted; v++) {
 			struct sandbox_spec ss = { .memory_max = specs[v].memory_max,
 						   .swap_max = specs[v].swap_max,
-						   .oom_group = specs[v].oom_group &&
+						   .oom_group = specs[v].oom_group && !o.sandbox_self &&
 								host.cg.memory == CG_VERSION_V2 };
+			unsigned long long baseline = 0;
 			struct sampler_opts so = { .interval_ms = o.interval_ms, .timeout_s = o.timeout_s,
 						   .bindir = bindir, .sigfd = sigfd, .verbose = o.verbose };
 			struct sandbox *sb = NULL;
@@ -541,7 +729,8 @@ static int cmd_run(int argc, char **argv, bool show_only)
 
 			json_array_append(json_object_get(result_doc(res), "runs"), run);
 			variant_text(&specs[v], vt, sizeof(vt));
-			if (sandbox_create(&host.cg, &ss, &sb, &err) < 0) {
+			if ((o.sandbox_self ? sandbox_adopt_self(&host.cg, &ss, &sb, &baseline, &err)
+					    : sandbox_create(&host.cg, &ss, &sb, &err)) < 0) {
 				fprintf(stderr, "pagelab: %s\n", err.msg);
 				doc_status = "error";
 				snprintf(doc_error, sizeof(doc_error), "%s", err.msg);
@@ -555,9 +744,29 @@ static int cmd_run(int argc, char **argv, bool show_only)
 						      "memory_max_bytes", (json_int_t)ss.memory_max,
 						      "swap_max_bytes", (json_int_t)ss.swap_max,
 						      "oom_group", ss.oom_group));
+			/* self: the limit found is the sandbox, and what it already held
+			 * (pagelab, the container's shell) is part of the baseline. */
+			json_object_set_new(json_object_get(run, "sandbox"), "mode",
+					    json_string(o.sandbox_self ? "self" : "child"));
+			if (o.sandbox_self)
+				json_object_set_new(json_object_get(run, "sandbox"), "baseline_bytes",
+						    json_integer((json_int_t)baseline));
 			fprintf(stderr, "pagelab: run %d: %s.%u%s%s: sandbox %s (%s, swap %llu)\n", run_index + 1,
 				specs[v].label, rep, vt[0] ? " " : "", vt, sandbox_path(sb),
 				lab_format_size(ss.memory_max, lim, sizeof(lim)), ss.swap_max);
+			/* This run's knobs, through the journal, right before its workloads. */
+			if (specs[v].nr_knobs > 0 && knobs_apply(journal, &specs[v], run, &err) < 0) {
+				struct lab_error e2;
+
+				fprintf(stderr, "pagelab: %s\n", err.msg);
+				knobs_restore_run(journal, run, &e2);
+				sandbox_destroy(sb, &e2);
+				doc_status = "error";
+				snprintf(doc_error, sizeof(doc_error), "%s", err.msg);
+				status = EXIT_HARNESS;
+				json_decref(run);
+				goto finish;
+			}
 			result_stream(res, "run-start", run_index, run);
 			ret = sampler_run(&specs[v], sb, &so, res, run_index, run, &signo, &err);
 			{
@@ -568,6 +777,18 @@ static int cmd_run(int argc, char **argv, bool show_only)
 					status = EXIT_HARNESS;
 					doc_status = "error";
 					snprintf(doc_error, sizeof(doc_error), "%s", e2.msg);
+				}
+			}
+			/* ...and put back after them (processes, then cgroup, then knobs). */
+			if (specs[v].nr_knobs > 0) {
+				struct lab_error e2;
+
+				if (knobs_restore_run(journal, run, &e2) < 0) {
+					fprintf(stderr, "pagelab: %s\n", e2.msg);
+					if (ret >= 0) {
+						err = e2;
+						ret = -EIO;
+					}
 				}
 			}
 			{
@@ -616,12 +837,68 @@ finish:
 	}
 	result_close(res);
 done:
+	/* Every exit path: nothing journaled stays changed (normally each run
+	 * restored its own already). */
+	if (journal != NULL) {
+		if (journal_restore_say(journal, "restoring the knobs this run changed") < 0)
+			status = EXIT_HARNESS;
+		knob_journal_close(journal);
+	}
 	if (sigfd >= 0)
 		close(sigfd);
 	for (size_t v = 0; v < nv; v++)
 		run_spec_free(&specs[v]);
 	free(specs);
 	scenario_free(&s);
+	return status;
+}
+
+/* `pagelab restore`: the knobs a killed run left changed, from the journal,
+ * then the sandboxes of dead runs.  0 when the machine is back (or there was
+ * nothing to do), 1 when something could not be put back, 3 when a live run
+ * owns the journal. */
+static int cmd_restore(int argc, char **argv)
+{
+	const char *path = knob_journal_path();
+	struct knob_journal *j = NULL;
+	struct knob_restore_report rep;
+	struct lab_error err;
+	struct cg_host cg;
+	struct stat st;
+	bool stale = false;
+	pid_t owner = 0;
+	int ret, status = EXIT_RAN, removed = 0;
+
+	(void)argv;
+	if (argc > 1)
+		return usage_error("%s", "restore takes no arguments");
+	if (stat(path, &st) < 0) {
+		printf("pagelab restore: no knob journal at %s: nothing to restore\n", path);
+	} else if ((ret = knob_journal_open(path, &j, &stale, &owner, &err)) < 0) {
+		fprintf(stderr, "pagelab restore: %s%s\n", err.msg,
+			ret == -EBUSY ? ": it puts its knobs back when it ends (stop it with SIGINT)" : "");
+		return ret == -EBUSY ? EXIT_CANNOT : EXIT_HARNESS;
+	} else {
+		ret = knob_journal_restore(j, &rep, &err);
+		printf("pagelab restore: knob journal %s (written by pid %d):\n", path, (int)rep.journal_pid);
+		fflush(stdout);
+		knob_report_print(&rep, stdout, "pagelab restore:   ");
+		if (ret < 0) {
+			fprintf(stderr, "pagelab restore: %s\n", err.msg);
+			status = EXIT_HARNESS;
+		} else {
+			printf("pagelab restore: %zu knob(s) verified back; journal removed\n", rep.n);
+		}
+		knob_journal_close(j);
+	}
+	if (sandbox_probe(&cg, &err) == 0) {
+		if (sandbox_sweep(&cg, &removed, &err) < 0) {
+			fprintf(stderr, "pagelab restore: sweeping stale sandboxes: %s\n", err.msg);
+			status = EXIT_HARNESS;
+		} else if (removed > 0) {
+			printf("pagelab restore: removed %d stale sandbox(es) of dead pagelab runs\n", removed);
+		}
+	}
 	return status;
 }
 
@@ -652,5 +929,11 @@ int main(int argc, char **argv)
 		return host_check_main(argc - 1, argv + 1);
 	if (!strcmp(cmd, "report"))
 		return report_main(argc - 1, argv + 1);
+	if (!strcmp(cmd, "audit"))
+		return audit_main(argc - 1, argv + 1);
+	if (!strcmp(cmd, "restore"))
+		return cmd_restore(argc - 1, argv + 1);
+	if (!strcmp(cmd, "vm"))
+		return vm_main(argc - 1, argv + 1);
 	return usage_error("unknown command '%s'", cmd);
 }

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "knobdef.h"
 #include "size.h"
 
 static const char *const req_names[] = {
@@ -120,13 +121,25 @@ static void tokens_free(struct tokens *t)
 /* parsing                                                                   */
 
 enum section_kind { SEC_NONE, SEC_SCENARIO, SEC_PARAMS, SEC_MATRIX, SEC_SANDBOX, SEC_VM,
-		    SEC_WORKLOAD, SEC_ACTION };
+		    SEC_WORKLOAD, SEC_ACTION, SEC_KNOBS };
 
 static const char *const scenario_keys[] = {
 	"name", "title", "source", "expect", "report", "requires", "destructive", "repeat", NULL,
 };
 static const char *const sandbox_keys[] = { "memory_max", "swap_max", "oom_group", NULL };
 static const char *const vm_keys[] = { "mem", "cpus", "thp", "swap", "kernel", NULL };
+
+/* A [knobs] key is a sysctl name: "vm.watermark_scale_factor", "vm.page-cluster", "thp". */
+static bool is_knob_key(const char *s)
+{
+	if (!islower((unsigned char)*s))
+		return false;
+	for (; *s; s++)
+		if (!(islower((unsigned char)*s) || isdigit((unsigned char)*s) || *s == '_' || *s == '.' ||
+		      *s == '-'))
+			return false;
+	return true;
+}
 
 static bool in_list(const char *const *list, const char *key)
 {
@@ -363,6 +376,9 @@ static int parse_inner(const char *file, const char *text, struct scenario *s, s
 			} else if (!strcmp(b, "vm") && !sp) {
 				kind = SEC_VM;
 				cur = &s->vm;
+			} else if (!strcmp(b, "knobs") && !sp) {
+				kind = SEC_KNOBS;
+				cur = &s->knobs;
 			} else if ((!strcmp(b, "workload") || !strcmp(b, "action")) && sp) {
 				bool wl = b[0] == 'w';
 				size_t *n = wl ? &s->nr_workloads : &s->nr_actions;
@@ -386,7 +402,7 @@ static int parse_inner(const char *file, const char *text, struct scenario *s, s
 				}
 			} else {
 				ret = perr(err, file, kp,
-					   "unknown section [%s%s%s] (known: [scenario], [params], [matrix], [sandbox], [vm], [workload NAME], [action NAME])",
+					   "unknown section [%s%s%s] (known: [scenario], [params], [matrix], [sandbox], [vm], [knobs], [workload NAME], [action NAME])",
 					   b, sp ? " " : "", sp ? sp : "");
 			}
 			free(l);
@@ -408,8 +424,9 @@ static int parse_inner(const char *file, const char *text, struct scenario *s, s
 		while (*val == ' ' || *val == '\t')
 			val++;
 		vp = (struct scn_pos){ line, (int)(val - l) + 1 };
-		if (!is_ident(key))
-			ret = perr(err, file, kp, "'%s' is not a key (a-z, 0-9, _)", key);
+		if (kind == SEC_KNOBS ? !is_knob_key(key) : !is_ident(key))
+			ret = perr(err, file, kp, "'%s' is not a key (a-z, 0-9, _%s)", key,
+				   kind == SEC_KNOBS ? ", . and - in [knobs]" : "");
 		else if (*val == '\0')
 			ret = perr(err, file, vp, "%s: empty value", key);
 		else
@@ -446,6 +463,7 @@ static int parse_inner(const char *file, const char *text, struct scenario *s, s
 			}
 			case SEC_WORKLOAD:
 			case SEC_ACTION:
+			case SEC_KNOBS:
 				ret = section_add(cur, file, key, val, kp, vp, err);
 				break;
 			}
@@ -571,6 +589,7 @@ void scenario_free(struct scenario *s)
 	}
 	section_free(&s->sandbox);
 	section_free(&s->vm);
+	section_free(&s->knobs);
 	for (size_t i = 0; i < s->nr_workloads; i++)
 		section_free(&s->workloads[i]);
 	for (size_t i = 0; i < s->nr_actions; i++)
@@ -883,11 +902,33 @@ static const struct prog_key hold_keys[] = {
 	{ NULL, K_SIZE, NULL, false },
 };
 static const struct prog_key no_keys[] = { { NULL, K_SIZE, NULL, false } };
+/* workloads/stepper.c: the watermark article's stepped allocator. */
+static const struct prog_key stepper_keys[] = {
+	{ "pace", K_ENUM, NULL, false },                /* "SIZE/MS": step and interval in one (typed below) */
+	{ "step", K_POSITIVE_SIZE, NULL, false },       /* this or pace */
+	{ "target", K_POSITIVE_SIZE, NULL, true },
+	{ "interval", K_UINT, NULL, false },            /* ms between steps */
+	{ "hold", K_UINT, NULL, false },                /* ms at the target */
+	{ "shared", K_BOOL, NULL, false },              /* MAP_SHARED|MAP_ANONYMOUS (shmem) */
+	{ "release", K_BOOL, NULL, false },             /* unmap at the end (default yes) */
+	{ "oom_score_adj", K_UINT, NULL, false },       /* 0..1000 */
+	{ NULL, K_SIZE, NULL, false },
+};
+/* workloads/cachefill.c: a file read into the page cache. */
+static const struct prog_key cachefill_keys[] = {
+	{ "size", K_POSITIVE_SIZE, NULL, true },
+	{ "reads", K_UINT, NULL, false },
+	{ "cold", K_BOOL, NULL, false },
+	{ "stay", K_BOOL, NULL, false },                /* keep the file (and its cache) until stopped */
+	{ NULL, K_SIZE, NULL, false },
+};
 
 static const struct program programs[] = {
 	{ "region", region_keys },
 	{ "hold", hold_keys },
 	{ "lazyscan", no_keys },
+	{ "stepper", stepper_keys },
+	{ "cachefill", cachefill_keys },
 };
 
 static int workload_start(struct inst *in, const struct scn_item *it, size_t self, struct run_workload *w)
@@ -926,12 +967,12 @@ static int workload_inst(struct inst *in, size_t idx, struct run_workload *w)
 	snprintf(w->name, sizeof(w->name), "%s", sec->name);
 	snprintf(what, sizeof(what), "[workload %s]", sec->name);
 	if (prog == NULL)
-		return inst_err(in, sec->pos, NULL, "%s needs program = region|hold|lazyscan", what);
+		return inst_err(in, sec->pos, NULL, "%s needs program = region|hold|lazyscan|stepper|cachefill", what);
 	for (size_t i = 0; i < sizeof(programs) / sizeof(programs[0]); i++)
 		if (!strcmp(programs[i].name, prog->value))
 			pg = &programs[i];
 	if (pg == NULL)
-		return inst_err(in, prog->value_pos, NULL, "%s program: unknown program '%s' (known: region, hold, lazyscan)",
+		return inst_err(in, prog->value_pos, NULL, "%s program: unknown program '%s' (known: region, hold, lazyscan, stepper, cachefill)",
 				what, prog->value);
 	snprintf(w->program, sizeof(w->program), "%s", pg->name);
 	arg_push(w, pg->name);
@@ -970,6 +1011,33 @@ static int workload_inst(struct inst *in, size_t idx, struct run_workload *w)
 				return ret;
 			continue;
 		}
+		if (!strcmp(k->key, "pace")) {
+			/* stepper's pace: "64M/50" = 64 MiB every 50 ms, so one matrix
+			 * dimension can carry the article's two rates (runs A-D). */
+			unsigned long long ms;
+			char *slash;
+
+			ret = expand(in, it->value, it->value_pos, &x);
+			if (ret < 0)
+				return ret;
+			slash = strchr(x.text, '/');
+			if (slash == NULL)
+				return inst_err(in, it->value_pos, &x, "%s pace: expected SIZE/MS (64M/50), got '%s'", what,
+						x.text);
+			*slash = '\0';
+			ret = typed(in, "pace", x.text, K_POSITIVE_SIZE, NULL, it->value_pos, &x, &v);
+			if (ret == 0)
+				ret = typed(in, "pace", slash + 1, K_UINT, NULL, it->value_pos, &x, &ms);
+			if (ret < 0)
+				return ret;
+			snprintf(num, sizeof(num), "%llu", v);
+			arg_push(w, "--step");
+			arg_push(w, num);
+			snprintf(num, sizeof(num), "%llu", ms);
+			arg_push(w, "--interval");
+			arg_push(w, num);
+			continue;
+		}
 		ret = typed_item(in, sec, what, it, k->kind, k->enums, &v, &x);
 		if (ret < 0)
 			return ret;
@@ -988,8 +1056,31 @@ static int workload_inst(struct inst *in, size_t idx, struct run_workload *w)
 			snprintf(num, sizeof(num), "0x%02llx", v);
 			arg_push(w, "--fill");
 			arg_push(w, num);
+		} else {
+			/* stepper, cachefill: "--key-name VALUE" (sizes in bytes),
+			 * booleans as a flag; release = no is "--no-release". */
+			char opt[48];
+			size_t o = (size_t)snprintf(opt, sizeof(opt), "--%s", k->key);
+
+			for (size_t c = 2; c < o; c++)
+				if (opt[c] == '_')
+					opt[c] = '-';
+			if (k->kind == K_BOOL) {
+				if (!strcmp(k->key, "release")) {
+					if (!v)
+						arg_push(w, "--no-release");
+				} else if (v) {
+					arg_push(w, opt);
+				}
+				continue;
+			}
+			snprintf(num, sizeof(num), "%llu", v);
+			arg_push(w, opt);
+			arg_push(w, num);
 		}
 	}
+	if (!strcmp(pg->name, "stepper") && (section_get(sec, "step") == NULL) == (section_get(sec, "pace") == NULL))
+		return inst_err(in, sec->pos, NULL, "%s needs either step (with interval) or pace = SIZE/MS", what);
 	return 0;
 }
 
@@ -1031,6 +1122,41 @@ static int action_inst(struct inst *in, size_t idx, struct run_spec *r)
 	if (ret < 0)
 		return ret;
 	return typed_item(in, sec, "", rc, K_POSITIVE_SIZE, NULL, &a->reclaim_bytes, &x);
+}
+
+/* One [knobs] entry: a knob a scenario may change (harness/knobdef.c), its
+ * value typed and range-checked against the kernel's own limits. */
+static int knob_inst(struct inst *in, const struct scn_item *it, struct run_knob *k)
+{
+	const struct knob_def *d = knob_def_find(it->key);
+	struct expanded x;
+	struct lab_error e2;
+	int ret;
+
+	if (d == NULL || !d->scenario) {
+		char list[512];
+		size_t off = 0;
+
+		list[0] = '\0';
+		for (const struct knob_def *t = knob_def_table(); t->name && off < sizeof(list); t++)
+			if (t->scenario)
+				off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%s", off ? ", " : "",
+							t->name);
+		if (d != NULL)
+			return inst_err(in, it->key_pos, NULL, "[knobs] %s: not a knob a scenario may change (%s)",
+					it->key, d->type == KT_TRIGGER ? "a trigger, not a setting" : "advice only");
+		if (knob_def_removed(it->key) != NULL)
+			return inst_err(in, it->key_pos, NULL, "[knobs] %s: %s", it->key, knob_def_removed(it->key));
+		return inst_err(in, it->key_pos, NULL, "[knobs] unknown knob '%s' (known: %s)", it->key, list);
+	}
+	ret = expand(in, it->value, it->value_pos, &x);
+	if (ret < 0)
+		return ret;
+	if (knob_def_value(d, x.text, k->value, sizeof(k->value), &e2) < 0)
+		return inst_err(in, it->value_pos, &x, "[knobs] %s", e2.msg);
+	snprintf(k->name, sizeof(k->name), "%s", d->name);
+	snprintf(k->text, sizeof(k->text), "%.95s", x.text);
+	return 0;
 }
 
 int scenario_instantiate(const struct scenario *s, size_t v, unsigned long long memtotal_bytes,
@@ -1128,6 +1254,12 @@ int scenario_instantiate(const struct scenario *s, size_t v, unsigned long long 
 	r->nr_actions = s->nr_actions;
 	for (size_t i = 0; i < s->nr_actions; i++) {
 		ret = action_inst(&in, i, r);
+		if (ret < 0)
+			return ret;
+	}
+	r->nr_knobs = s->knobs.n;
+	for (size_t i = 0; i < s->knobs.n; i++) {
+		ret = knob_inst(&in, &s->knobs.items[i], &r->knobs[i]);
 		if (ret < 0)
 			return ret;
 	}

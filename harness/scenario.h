@@ -18,6 +18,7 @@
 #define SCN_MAX_ACTIONS 4
 #define SCN_MAX_ARGS 48
 #define SCN_MAX_REPORT 4
+#define SCN_MAX_KNOBS 12
 
 struct scn_pos {
 	int line, col;          /* 1-based; line 0 = from the command line */
@@ -75,6 +76,7 @@ struct scenario {
 	struct scn_dim dims[SCN_MAX_MATRIX];
 	struct scn_section sandbox;     /* items of [sandbox] */
 	struct scn_section vm;          /* items of [vm] (guest shape defaults) */
+	struct scn_section knobs;       /* items of [knobs] (machine-wide settings, harness/knobdef.h) */
 	size_t nr_workloads;
 	struct scn_section workloads[SCN_MAX_WORKLOADS];
 	size_t nr_actions;
@@ -114,6 +116,12 @@ struct run_action {
 	unsigned long long reclaim_bytes;
 };
 
+struct run_knob {                       /* one [knobs] entry, typed (harness/knobdef.h) */
+	char name[64];                  /* the knob's canonical name: "vm.watermark_scale_factor" */
+	char text[96];                  /* as written, after ${} substitution: "2G" */
+	char value[256];                /* what the journal writes: "2097152" */
+};
+
 struct run_spec {
 	char label[8];                  /* "A", "B", … */
 	size_t nr_variant;
@@ -128,6 +136,8 @@ struct run_spec {
 	struct run_workload workloads[SCN_MAX_WORKLOADS];
 	size_t nr_actions;
 	struct run_action actions[SCN_MAX_ACTIONS];
+	size_t nr_knobs;
+	struct run_knob knobs[SCN_MAX_KNOBS];
 };
 
 /* Type and check variant v (0-based) of s; memtotal_bytes bounds memory_max
