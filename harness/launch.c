@@ -42,6 +42,12 @@ int launch_bindir(char *buf, size_t len, struct lab_error *err)
 	return 0;
 }
 
+/* The harness's pid, taken before each fork: a child whose parent is no
+ * longer it died before PR_SET_PDEATHSIG took hold.  (Not "getppid() == 1":
+ * in a container started as `docker run IMAGE run ...` the harness itself is
+ * pid 1, and every workload would end at once with 127.) */
+static pid_t harness_pid;
+
 /* In the child, between fork and exec: only async-signal-safe calls. */
 static void child_exec(const char *path, char *const argv[], int ev_w, int ack_r, int release_r)
 {
@@ -50,7 +56,7 @@ static void child_exec(const char *path, char *const argv[], int ev_w, int ack_r
 	int fd;
 
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	if (getppid() == 1)
+	if (getppid() != harness_pid)
 		_exit(127);
 	fd = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
 	if (fd < 0 || write(fd, adj, sizeof(adj) - 1) != (ssize_t)(sizeof(adj) - 1))
@@ -104,6 +110,7 @@ int launch_workload(char *const argv[], const char *bindir, struct sandbox *sb,
 
 	memset(out, 0, sizeof(*out));
 	out->pidfd = out->event_fd = out->ack_fd = -1;
+	harness_pid = getpid();
 	if ((size_t)snprintf(path, sizeof(path), "%s/%s", bindir, argv[0]) >= sizeof(path))
 		return lab_error_set(err, ENAMETOOLONG, "workload path too long");
 	if (access(path, X_OK) < 0)

@@ -1,5 +1,6 @@
 /* report.c — `pagelab report`: the MADV_FREE article's tables, this host's
- * figures beside the article's (seeds/madv_free-lazyfree.txt).
+ * figures beside the article's (M. Erbay, "I Called MADV_FREE on 512 MiB and No Counter
+ * Came Down").
  *
  * The tables are data.  Each article table is a list of figures (struct fig):
  * which workload step to read (a selector: "fill", "series#2",
@@ -473,7 +474,7 @@ static bool get_reclaimed_mib(const struct runref *r, const struct fig *f, doubl
 }
 
 /* What the sandbox charged besides the region: memory.current at the main
- * workload's first step minus the region's Rss then (DESIGN.md: reclaim
+ * workload's first step minus the region's Rss then (reclaim
  * under a limit stops once the shortfall is covered, so this baseline
  * decides how much of the region goes). */
 static bool get_baseline(const struct runref *r, const struct fig *f, double *out)

@@ -45,6 +45,8 @@ struct ctx {
 	struct kv_list vm_base, vm_cur, kv_tmp;
 	struct sandbox_counters cg;
 	unsigned long long oom_seen;    /* oom_kill already attributed */
+	unsigned long long oom_base;    /* oom_kill at the run's start (--sandbox self keeps counting) */
+	unsigned long long group_base;  /* v2 oom_group_kill at the run's start */
 	unsigned long long peak_usage;
 	unsigned nr_samples;
 	struct lab_error *err;
@@ -55,6 +57,15 @@ static uint64_t now_ns(void)
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* CPU time of this thread (the harness has one): what a sample costs. */
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
@@ -192,10 +203,11 @@ static json_t *rollup_json(struct ctx *c, pid_t pid)
 
 static json_t *take_sample(struct ctx *c, const char *cause)
 {
+	uint64_t cpu0 = thread_cpu_ns(), wall0 = now_ns();
 	json_t *s = json_object();
 	json_t *w = json_object();
 
-	json_object_set_new(s, "t_ms", json_real(ms_since(c, now_ns())));
+	json_object_set_new(s, "t_ms", json_real(ms_since(c, wall0)));
 	json_object_set_new(s, "cause", json_string(cause));
 	json_object_set_new(s, "memcg", memcg_json(c, true));
 	json_object_set_new(s, "vmstat_delta", vmstat_delta(c));
@@ -212,6 +224,11 @@ static json_t *take_sample(struct ctx *c, const char *cause)
 			json_object_set_new(w, x->spec->name, r);
 	}
 	json_object_set_new(s, "workloads", w);
+	/* What this sample cost the harness (scripts/bench): reading and
+	 * parsing every source and building the object; the write of the
+	 * streamed line below is not in it. */
+	json_object_set_new(s, "cost_us", json_pack("{s:f, s:f}",
+		"cpu", (double)(thread_cpu_ns() - cpu0) / 1e3, "wall", (double)(now_ns() - wall0) / 1e3));
 	json_array_append(c->samples, s);
 	result_stream(c->res, "sample", c->run_index, s);
 	c->nr_samples++;
@@ -452,6 +469,13 @@ static const char *fate(struct ctx *c, struct wl *x, bool *oom)
 			*oom = true;
 			return "oom_killed";
 		}
+		/* v2 memory.oom.group = 1: the OOM killer took the whole sandbox
+		 * (mm/oom_kill.c: oom_kill_memcg_member), so every workload that
+		 * died of SIGKILL is a victim, not only the first one reaped. */
+		if (c->cg.oom_group_kill > c->group_base) {
+			*oom = true;
+			return "oom_killed";
+		}
 	}
 	return x->stopped_by_us ? "stopped" : "killed";
 }
@@ -500,6 +524,9 @@ static void stop_all(struct ctx *c, int sig)
 	for (size_t i = 0; i < c->spec->nr_workloads; i++) {
 		struct wl *x = &c->wl[i];
 
+		/* One already dead (e.g. killed with the whole group by the OOM
+		 * killer) is reaped first, so its fate is not "stopped". */
+		reap_one(c, i);
 		if (x->launched && !x->proc.exited) {
 			x->stopped_by_us = true;
 			kill(x->proc.pid, sig);
@@ -591,8 +618,10 @@ int sampler_run(const struct run_spec *spec, struct sandbox *sb, const struct sa
 	}
 	if ((ret = watch(&c, c.tfd, TAG_TIMER)) < 0 || (ret = watch(&c, o->sigfd, TAG_SIGNAL)) < 0)
 		goto out;
-	if (sandbox_read(sb, &c.cg, err) == 0)
-		c.oom_seen = c.cg.oom_kill;
+	if (sandbox_read(sb, &c.cg, err) == 0) {
+		c.oom_seen = c.oom_base = c.cg.oom_kill;
+		c.group_base = c.cg.oom_group_kill;
+	}
 	take_sample(&c, "start");
 	for (size_t i = 0; i < spec->nr_workloads; i++)
 		if (spec->workloads[i].start_after < 0 && (ret = start_workload(&c, i)) < 0)
@@ -680,7 +709,8 @@ out:
 		struct lab_error e;
 
 		if (sandbox_read(sb, &c.cg, &e) == 0)
-			json_object_set_new(exit_o, "oom_kill_count", json_integer((json_int_t)c.cg.oom_kill));
+			json_object_set_new(exit_o, "oom_kill_count",
+					    json_integer((json_int_t)(c.cg.oom_kill - c.oom_base)));
 	}
 	json_object_set_new(exit_o, "victims", victims);
 	if (mx->error[0])

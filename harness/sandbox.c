@@ -2,7 +2,7 @@
  *
  * libcgroup 2.0.2 (Debian 12) does mount discovery, creates the sandbox with
  * its limits, and moves processes; everything it gets wrong or does not do is
- * done here by hand (see DESIGN.md, "libcgroup 2.0.2"):
+ * done here by hand (libcgroup 2.0.2 as measured on v1 and v2):
  *
  *   - the cgroup of a pid: /proc/PID/cgroup is parsed here, because
  *     cgroup_get_current_controller_path() fails on v2's "0::/path";
@@ -160,6 +160,89 @@ int sandbox_parse_proc_cgroup(const char *buf, enum cg_version v, char *out, siz
 	return -ENOENT;
 }
 
+/* The cgroup path the memory hierarchy's mount shows at its top (mountinfo's
+ * "root" field): "/" on a host, but the container's own cgroup inside a
+ * container without a cgroup namespace (runc on v1, Docker's --cgroupns=host),
+ * where /proc/PID/cgroup still prints the whole path (/a/b/libpod-<id>) while
+ * the mount shows only that group and below.  Filled by sandbox_probe;
+ * sandbox_cgroup_of strips it, so that paths are relative to the mount as
+ * everything here expects. */
+static char cg_mount_root[4096];
+
+int sandbox_parse_mount_root(const char *mountinfo, const char *mount, enum cg_version v,
+			     char *out, size_t outlen)
+{
+	const char *line = mountinfo;
+	size_t mlen = strlen(mount);
+	bool found = false;
+
+	/* "36 25 0:32 /root /mount/point opts... - fstype source superopts";
+	 * the last mount on a point is the one that shows. */
+	while (*line != '\0') {
+		const char *eol = strchr(line, '\n');
+		size_t len = eol != NULL ? (size_t)(eol - line) : strlen(line);
+		const char *sep = NULL, *f[5], *fe[5], *p = line, *end = line + len, *fs;
+		size_t i, n;
+
+		for (const char *q = line; q + 3 <= end; q++)
+			if (memcmp(q, " - ", 3) == 0) {
+				sep = q;
+				break;
+			}
+		for (i = 0; sep != NULL && i < 5 && p < sep; i++) {
+			f[i] = p;
+			while (p < sep && *p != ' ')
+				p++;
+			fe[i] = p;
+			if (p < sep)
+				p++;
+		}
+		if (sep != NULL && i == 5 && (size_t)(fe[4] - f[4]) == mlen &&
+		    memcmp(f[4], mount, mlen) == 0) {
+			fs = sep + 3;
+			n = strcspn(fs, " \n");
+			if (v == CG_VERSION_V2 ? n == 7 && strncmp(fs, "cgroup2", 7) == 0
+					       : n == 6 && strncmp(fs, "cgroup", 6) == 0) {
+				n = (size_t)(fe[3] - f[3]);
+				if (n == 0 || f[3][0] != '/')
+					return -EINVAL;
+				if (n >= outlen)
+					return -ENAMETOOLONG;
+				memcpy(out, f[3], n);
+				out[n] = '\0';
+				found = true;
+			}
+		}
+		if (eol == NULL)
+			break;
+		line = eol + 1;
+	}
+	return found ? 0 : -ENOENT;
+}
+
+void sandbox_strip_mount_root(const char *root, char *path)
+{
+	size_t rlen = strlen(root);
+
+	if (rlen == 0 || strcmp(root, "/") == 0 || strncmp(path, root, rlen) != 0)
+		return;
+	if (path[rlen] == '\0')
+		strcpy(path, "/");
+	else if (path[rlen] == '/')
+		memmove(path, path + rlen, strlen(path + rlen) + 1);
+}
+
+static void probe_mount_root(const char *mount, enum cg_version v)
+{
+	cleanup_free char *buf = NULL;
+	struct lab_error e;
+
+	cg_mount_root[0] = '\0';
+	if (lab_read_file("/proc/self/mountinfo", &buf, NULL, &e) < 0 ||
+	    sandbox_parse_mount_root(buf, mount, v, cg_mount_root, sizeof(cg_mount_root)) < 0)
+		cg_mount_root[0] = '\0';
+}
+
 int sandbox_cgroup_of(pid_t pid, enum cg_version v, char *out, size_t outlen,
 		      struct lab_error *err)
 {
@@ -180,6 +263,7 @@ int sandbox_cgroup_of(pid_t pid, enum cg_version v, char *out, size_t outlen,
 				     v == CG_VERSION_V2 ? "cgroup v2 \"0::\"" : "memory controller");
 	if (ret < 0)
 		return lab_error_set(err, -ret, "%s: cannot parse it (%s)", path, strerror(-ret));
+	sandbox_strip_mount_root(cg_mount_root, out);
 	return 0;
 }
 
@@ -546,6 +630,18 @@ int sandbox_probe(struct cg_host *out, struct lab_error *err)
 		return lab_error_set(err, ENODEV, "libcgroup cannot tell the version of the "
 				     "memory hierarchy at %s", out->mount);
 
+	probe_mount_root(out->mount, out->memory);
+	if (strncmp(cg_mount_root, "/..", 3) == 0 && (cg_mount_root[3] == '\0' || cg_mount_root[3] == '/')) {
+		/* kernel/cgroup/cgroup.c: cgroup_show_path prints a mount root
+		 * above our cgroup namespace's root as "/..": the mount shows
+		 * cgroups that /proc/self/cgroup cannot name, and "/" there would
+		 * be the top of the whole hierarchy, far above our own cgroup. */
+		out->memory = CG_VERSION_NONE;
+		return lab_error_set(err, EXDEV, "pagelab runs in a cgroup namespace, but the "
+				     "hierarchy at %s was mounted outside it (mount root %s): mount "
+				     "the cgroup filesystem again inside the namespace", out->mount,
+				     cg_mount_root);
+	}
 	ret = sandbox_cgroup_of(0, out->memory, out->self, sizeof(out->self), err);
 	if (ret < 0) {
 		out->memory = CG_VERSION_NONE;
@@ -821,6 +917,7 @@ struct sandbox {
 	char rel[4096];                 /* relative to mount */
 	char path[PATH_MAX + 4096];     /* absolute directory */
 	int dirfd;                      /* O_PATH|O_DIRECTORY of path */
+	bool self;                      /* pagelab's own cgroup (sandbox_adopt_self): never removed */
 };
 
 static unsigned next_sandbox_n;
@@ -854,6 +951,25 @@ static int attach_pid(const char *rel, pid_t pid, struct lab_error *err)
 	return 0;
 }
 
+/* Move the harness itself on v2 by writing cgroup.procs.  Not through
+ * libcgroup: 2.0.2's cgroup_attach_task_pid first checks that the PARENT's
+ * cgroup.subtree_control lists memory (api.c: cgroupv2_controller_enabled)
+ * and answers ECGROUPNOTMOUNTED otherwise; but the lab group's subtree_control
+ * can only list memory once the harness has left own for ctl (the
+ * no-internal-process rule), so the first move would always fail (measured
+ * in the Debian 6.12 and 6.1 guests: "move pid 184 into cgroup
+ * /pagelab-184/ctl: no cgroup hierarchy is mounted (libcgroup error 50001)"). */
+static int v2_move_self(const char *mount, const char *rel, struct lab_error *err)
+{
+	char path[PATH_MAX + 4096 + 32], abs[PATH_MAX + 4096], val[32];
+
+	if (path_join(abs, sizeof(abs), mount, rel) < 0)
+		return lab_error_set(err, ENAMETOOLONG, "cgroup path too long");
+	snprintf(path, sizeof(path), "%s/cgroup.procs", abs);
+	snprintf(val, sizeof(val), "%d", (int)getpid());
+	return lab_write_file(path, val, err);
+}
+
 static int subtree_control(const char *mount, const char *rel, const char *op,
 			   struct lab_error *err)
 {
@@ -880,10 +996,17 @@ static int subtree_has_memory(const char *mount, const char *rel, struct lab_err
  * hold processes, Documentation/admin-guide/cgroup-v2.rst "No Internal
  * Process Constraint", so own must be plain again before the harness returns
  * to it), the harness back home, then ctl and the lab group removed. */
+static int file_in(const char *dir, const char *name);
+
 static int v2_lab_teardown(struct lab_error *err)
 {
 	const char *mount = v2lab.mount;
-	bool own_is_root = strcmp(v2lab.own, "/") == 0;
+	/* "/" is the hierarchy's real root only outside a cgroup namespace: in a
+	 * container's (cgroupns private, Docker's default on v2) "/" is the
+	 * container's own cgroup, a non-root one, which the no-internal-process
+	 * rule binds.  The real root has no memory.max (mm/memcontrol.c:
+	 * CFTYPE_NOT_ON_ROOT); measured in a 6.12 guest under unshare --cgroup. */
+	bool own_is_root = strcmp(v2lab.own, "/") == 0 && !file_in(mount, "memory.max");
 	struct lab_error e;
 	int ret;
 
@@ -906,7 +1029,7 @@ static int v2_lab_teardown(struct lab_error *err)
 					     e.msg, v2lab.ctl, v2lab.ctl, v2lab.lab);
 		v2lab.own_enabled = false;
 	}
-	ret = attach_pid(v2lab.orig, getpid(), &e);
+	ret = v2_move_self(mount, v2lab.orig, &e);
 	if (ret < 0) {
 		if (e.code == EBUSY || e.code == EOPNOTSUPP)
 			return lab_error_set(err, e.code, "cannot move pagelab back to %s: cgroup v2's "
@@ -938,7 +1061,7 @@ static int v2_lab_teardown(struct lab_error *err)
  * memory is switched on for own's children (own is now empty unless other
  * processes share it) and for the lab's children, and sandboxes are created
  * beside ctl.  Moving the harness into the lab group itself instead makes
- * enabling memory there fail with EBUSY (measured, DESIGN.md). */
+ * enabling memory there fail with EBUSY (measured). */
 static int v2_lab_setup(const struct cg_host *host, struct lab_error *err)
 {
 	char abs[PATH_MAX + 4096];
@@ -978,7 +1101,7 @@ static int v2_lab_setup(const struct cg_host *host, struct lab_error *err)
 		ret = lab_error_errno(err, errno, "create %s", abs);
 		goto undo;
 	}
-	ret = attach_pid(v2lab.ctl, getpid(), err);
+	ret = v2_move_self(host->mount, v2lab.ctl, err);
 	if (ret < 0)
 		goto undo;
 
@@ -1375,14 +1498,18 @@ int sandbox_reclaim(struct sandbox *sb, unsigned long long bytes, struct lab_err
 	return lab_error_set(err, e.code, "%s", e.msg);
 }
 
+static int self_kill_children(struct sandbox *sb, struct lab_error *err);
+
 int sandbox_kill(struct sandbox *sb, struct lab_error *err)
 {
-	int ret = kill_dir(sb->path, sb->version, err);
+	int ret = sb->self ? self_kill_children(sb, err) : kill_dir(sb->path, sb->version, err);
 
 	if (ret < 0)
 		return lab_error_prefix(err, "kill sandbox");
 	return 0;
 }
+
+static int self_destroy(struct sandbox *sb, struct lab_error *err);
 
 int sandbox_destroy(struct sandbox *sb, struct lab_error *err)
 {
@@ -1390,6 +1517,8 @@ int sandbox_destroy(struct sandbox *sb, struct lab_error *err)
 
 	if (sb == NULL)
 		return 0;
+	if (sb->self)
+		return self_destroy(sb, err);
 	ret = kill_dir(sb->path, sb->version, err);
 	if (sb->dirfd >= 0)
 		close(sb->dirfd);
@@ -1416,4 +1545,212 @@ int sandbox_destroy(struct sandbox *sb, struct lab_error *err)
 	}
 	free(sb);
 	return ret < 0 ? ret : ret2;
+}
+
+/* ---- pagelab's own cgroup as the sandbox (`pagelab run --sandbox self`) ------
+ *
+ * The MADV_FREE article's rig: `docker run --memory 1g --memory-swap 1g`, the
+ * container's own memory cgroup is the sandbox.  Nothing is created or
+ * written: the limits are read and compared with the scenario's, the
+ * workloads start in pagelab's own cgroup (clone3 into it on v2, where
+ * fork's child is already there; v1 re-attaches a pid that is already in
+ * place), and the counters are read from it.  Everything else in that cgroup
+ * (pagelab itself, the container's shell) is charged there too: the caller
+ * records the usage found before the first workload as the baseline. */
+
+static int self_open(const struct cg_host *host, struct sandbox **out, struct lab_error *err)
+{
+	struct sandbox *sb;
+
+	*out = NULL;
+	if (host->memory != CG_VERSION_V1 && host->memory != CG_VERSION_V2)
+		return lab_error_set(err, ENODEV, "--sandbox self: no memory controller to read "
+				     "the container's limit from");
+	sb = calloc(1, sizeof(*sb));
+	if (sb == NULL)
+		return lab_error_errno(err, ENOMEM, "sandbox");
+	sb->version = host->memory;
+	sb->self = true;
+	snprintf(sb->mount, sizeof(sb->mount), "%s", host->mount);
+	snprintf(sb->rel, sizeof(sb->rel), "%s", host->self);
+	if (strcmp(host->self, "/") == 0) {
+		snprintf(sb->path, sizeof(sb->path), "%s", host->mount);
+	} else if (path_join(sb->path, sizeof(sb->path), host->mount, host->self) < 0) {
+		free(sb);
+		return lab_error_set(err, ENAMETOOLONG, "own cgroup path too long");
+	}
+	sb->dirfd = open(sb->path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (sb->dirfd < 0) {
+		int e = errno;
+
+		free(sb);
+		return lab_error_errno(err, e, "open own cgroup %s", host->self);
+	}
+	*out = sb;
+	return 0;
+}
+
+static void size_text(unsigned long long v, char *buf, size_t len)
+{
+	if (v == UINT64_MAX)
+		snprintf(buf, len, "unlimited");
+	else
+		snprintf(buf, len, "%llu bytes (%llu MiB)", v, v >> 20);
+}
+
+/* The limits found must be the scenario's: memory.max = memory_max (whole
+ * pages, mm/page_counter.c: page_counter_memparse) and no more swap than
+ * swap_max (v1: memsw = limit + swap; v2: memory.swap.max).  -ERANGE names
+ * the limit that differs and the engine flags that would make it right. */
+static int self_verify(struct sandbox *sb, const struct sandbox_spec *spec, struct lab_error *err)
+{
+	unsigned long long page = (unsigned long long)sysconf(_SC_PAGESIZE);
+	unsigned long long want = spec->memory_max / page * page, got, swap;
+	const char *lim = sandbox_file_name(sb->version, "memory.max");
+	const char *swf = sandbox_file_name(sb->version, "memory.swap.max");
+	char a[64], b[64];
+	int ret;
+
+	ret = read_u64_at(sb, "memory.max", &got, err);
+	if (ret < 0)
+		return lab_error_prefix(err, "--sandbox self");
+	if (got != want) {
+		size_text(got, a, sizeof(a));
+		size_text(want, b, sizeof(b));
+		return lab_error_set(err, ERANGE, "--sandbox self: the memory limit of pagelab's own cgroup is "
+				     "%s (%s of %s), the scenario asks for %s: start the "
+				     "container with --memory %llum --memory-swap %llum, or run "
+				     "with --set memory_max=... to match", a, lim, sb->path, b,
+				     want >> 20, (want + spec->swap_max) >> 20);
+	}
+	if (!file_in(sb->path, swf)) {
+		if (swap_active())
+			return lab_error_set(err, ERANGE, "--sandbox self: swap is on but %s/%s is "
+					     "missing (swap accounting off), so the container's swap "
+					     "is not limited; swapoff -a or enable swap accounting",
+					     sb->path, swf);
+		return 0;               /* no swap area: nothing can be swapped */
+	}
+	ret = read_u64_at(sb, "memory.swap.max", &got, err);
+	if (ret < 0)
+		return lab_error_prefix(err, "--sandbox self");
+	if (sb->version == CG_VERSION_V1)
+		swap = got == UINT64_MAX ? UINT64_MAX : got - (got >= want ? want : got);
+	else
+		swap = got;
+	if (swap != spec->swap_max) {
+		size_text(swap, a, sizeof(a));
+		size_text(got, b, sizeof(b));
+		return lab_error_set(err, ERANGE, "--sandbox self: the container may swap %s (%s of "
+				     "%s: %s), the scenario allows %llu bytes: start the "
+				     "container with --memory-swap equal to --memory (%llum)", a,
+				     swf, sb->path, b, spec->swap_max,
+				     (want + spec->swap_max) >> 20);
+	}
+	return 0;
+}
+
+int sandbox_self_check(const struct cg_host *host, const struct sandbox_spec *spec,
+		       struct lab_error *err)
+{
+	struct sandbox *sb;
+	int ret = self_open(host, &sb, err);
+
+	if (ret < 0)
+		return ret;
+	ret = self_verify(sb, spec, err);
+	close(sb->dirfd);
+	free(sb);
+	return ret;
+}
+
+int sandbox_adopt_self(const struct cg_host *host, const struct sandbox_spec *spec,
+		       struct sandbox **out, unsigned long long *baseline_bytes,
+		       struct lab_error *err)
+{
+	struct sandbox *sb;
+	int ret;
+
+	*out = NULL;
+	ret = self_open(host, &sb, err);
+	if (ret < 0)
+		return ret;
+	ret = self_verify(sb, spec, err);
+	if (ret == 0 && baseline_bytes != NULL)
+		ret = read_u64_at(sb, "memory.current", baseline_bytes, err);
+	if (ret < 0) {
+		close(sb->dirfd);
+		free(sb);
+		return ret;
+	}
+	*out = sb;
+	return 0;
+}
+
+bool sandbox_is_self(const struct sandbox *sb)
+{
+	return sb->self;
+}
+
+/* The parent pid of pid from /proc/PID/stat ("pid (comm) S ppid ..."),
+ * or -1 when it is gone. */
+static pid_t parent_of(pid_t pid)
+{
+	cleanup_free char *buf = NULL;
+	struct lab_error e;
+	char path[64], *p, *end;
+	unsigned long v;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if (lab_read_file(path, &buf, NULL, &e) < 0)
+		return -1;
+	p = strrchr(buf, ')');          /* comm may hold spaces and ')' */
+	if (p == NULL || p[1] != ' ' || p[2] == '\0' || p[3] != ' ')
+		return -1;
+	errno = 0;
+	v = strtoul(p + 4, &end, 10);
+	if (errno != 0 || end == p + 4 || *end != ' ' || v > INT_MAX)
+		return -1;
+	return (pid_t)v;
+}
+
+/* Kill what pagelab started in its own cgroup: its children there (the
+ * workloads), never itself nor the container's other processes. */
+static int self_kill_children(struct sandbox *sb, struct lab_error *err)
+{
+	long long deadline = now_ms() + SANDBOX_KILL_WAIT_MS;
+	pid_t pids[1024];
+
+	for (;;) {
+		int n = read_procs(sb->path, pids, sizeof(pids) / sizeof(pids[0]), err), left = 0;
+
+		if (n < 0)
+			return n;
+		for (int i = 0; i < n && (size_t)i < sizeof(pids) / sizeof(pids[0]); i++) {
+			if (pids[i] == getpid() || parent_of(pids[i]) != getpid())
+				continue;
+			left++;
+			if (kill(pids[i], SIGKILL) < 0 && errno != ESRCH)
+				return lab_error_errno(err, errno, "kill %d in %s", (int)pids[i],
+						       sb->path);
+		}
+		if (left == 0)
+			return 0;
+		if (now_ms() >= deadline)
+			return lab_error_set(err, EBUSY, "%d workload(s) of pagelab still in %s %d ms "
+					     "after SIGKILL", left, sb->path, SANDBOX_KILL_WAIT_MS);
+		sleep_ms(10);
+	}
+}
+
+static int self_destroy(struct sandbox *sb, struct lab_error *err)
+{
+	int ret = self_kill_children(sb, err);
+
+	if (sb->dirfd >= 0)
+		close(sb->dirfd);
+	free(sb);
+	if (ret < 0)
+		return lab_error_prefix(err, "release own cgroup as sandbox");
+	return 0;
 }

@@ -40,7 +40,10 @@ struct cg_host {
  * mount discovery).  -ENODEV when no memory controller is mounted (or, on v2,
  * none is delegated to our own cgroup).  mode and hybrid are filled even when
  * it fails; memory is CG_VERSION_NONE then.  On v2, when the harness already
- * sits in its lab leaf (<own>/pagelab-<pid>/ctl), self is still <own>. */
+ * sits in its lab leaf (<own>/pagelab-<pid>/ctl), self is still <own>.
+ * self is relative to the mount's root (a container's v1 mount shows only the
+ * container's group); -EXDEV when pagelab is in a cgroup namespace whose
+ * cgroup filesystem was mounted outside it (mountinfo root "/.."). */
 int sandbox_probe(struct cg_host *out, struct lab_error *err);
 
 /* The name of a sandbox file on cgroup version v, given its canonical v2
@@ -54,7 +57,21 @@ const char *sandbox_file_name(enum cg_version v, const char *v2name);
  * out.  0, -ENOENT (no such line), -EINVAL (malformed), -ENAMETOOLONG. */
 int sandbox_parse_proc_cgroup(const char *buf, enum cg_version v, char *out, size_t outlen);
 
-/* The memory cgroup of pid (0 = self), relative to the hierarchy's mount. */
+/* Pure parser of /proc/PID/mountinfo: the "root" field (the cgroup path the
+ * mount shows at its top) of the cgroup (v1) or cgroup2 (v2) mount at mount
+ * into out: "/" on a host, the container's own cgroup inside a container
+ * without a cgroup namespace.  The last such mount wins.  0, -ENOENT,
+ * -EINVAL, -ENAMETOOLONG. */
+int sandbox_parse_mount_root(const char *mountinfo, const char *mount, enum cg_version v,
+			     char *out, size_t outlen);
+
+/* Make a /proc/PID/cgroup path relative to a mount whose root is root:
+ * ("/a/b", "/a/b/c") -> "/c", ("/a/b", "/a/b") -> "/"; a path outside root,
+ * or root "/", leaves path as it is. */
+void sandbox_strip_mount_root(const char *root, char *path);
+
+/* The memory cgroup of pid (0 = self), relative to the hierarchy's mount
+ * (the mount's root, found by sandbox_probe, is stripped). */
 int sandbox_cgroup_of(pid_t pid, enum cg_version v, char *out, size_t outlen,
 		      struct lab_error *err);
 
@@ -72,6 +89,25 @@ struct sandbox;
 
 int sandbox_create(const struct cg_host *host, const struct sandbox_spec *spec,
 		   struct sandbox **out, struct lab_error *err);
+
+/* `pagelab run --sandbox self`: pagelab's own memory cgroup (in a container
+ * started with --memory M --memory-swap M, the container's) is the sandbox.
+ * Nothing is created or written.  sandbox_self_check only reads and compares
+ * the limits: memory.max (v1 memory.limit_in_bytes) must be spec->memory_max
+ * and the swap allowed (v2 memory.swap.max, v1 memsw - limit) spec->swap_max;
+ * the swap file may be absent only while no swap is active.  -ERANGE when a
+ * limit differs (the message names it and the engine flags that fix it),
+ * -ENODEV without a memory controller: both mean "this host cannot run it".
+ * sandbox_adopt_self checks the same and returns the sandbox, with the usage
+ * it found (pagelab and whatever else shares the cgroup) in *baseline_bytes.
+ * Such a sandbox's kill and destroy stop only pagelab's own children in it,
+ * never pagelab or the container's other processes, and remove nothing. */
+int sandbox_self_check(const struct cg_host *host, const struct sandbox_spec *spec,
+		       struct lab_error *err);
+int sandbox_adopt_self(const struct cg_host *host, const struct sandbox_spec *spec,
+		       struct sandbox **out, unsigned long long *baseline_bytes,
+		       struct lab_error *err);
+bool sandbox_is_self(const struct sandbox *sb);
 
 const char *sandbox_path(const struct sandbox *sb);     /* absolute directory */
 enum cg_version sandbox_version(const struct sandbox *sb);

@@ -12,10 +12,17 @@ RESULTS="${PAGELAB_RESULTS:-${BATS_RUN_TMPDIR:-/tmp}/results}"
 mkdir -p "$RESULTS"
 
 # The memory cgroup this shell stands in: pagelab's sandboxes go below it.
+# In a container without a cgroup namespace the mount shows only the
+# container's own group (mountinfo's root field), while /proc/self/cgroup
+# prints the whole path: strip that root.
 own_memcg() {
-  local p
+  local p root
   p=$(sed -n 's/^[0-9]*:[^:]*\bmemory\b[^:]*:\(.*\)$/\1/p' /proc/self/cgroup)
-  if [ -n "$p" ] && [ -d "/sys/fs/cgroup/memory$p" ]; then echo "/sys/fs/cgroup/memory$p"; return; fi
+  root=$(awk '$5 == "/sys/fs/cgroup/memory" && $0 ~ / - cgroup / { r = $4 } END { print r }' /proc/self/mountinfo)
+  if [ -n "$p" ] && [ -n "$root" ] && [ "$root" != / ]; then
+    case $p in "$root") p= ;; "$root"/*) p=${p#"$root"} ;; esac
+  fi
+  if [ -n "$p$root" ] && [ -d "/sys/fs/cgroup/memory$p" ]; then echo "/sys/fs/cgroup/memory$p"; return; fi
   p=$(sed -n 's/^0::\(.*\)$/\1/p' /proc/self/cgroup)
   echo "/sys/fs/cgroup${p%/}"
 }
@@ -41,10 +48,13 @@ require_memcg() {
 }
 
 # run_scenario NAME FILE-STEM [pagelab run options...]: runs into $RESULTS/STEM.json
+# PAGELAB_SANDBOX=self|child picks the sandbox mode (containers/run sets it
+# for a suite run inside a container started with --memory M --memory-swap M).
 run_scenario() {
   local name=$1 stem=$2
   shift 2
-  run "$PAGELAB" run "$name" --no-report --out "$RESULTS/$stem.json" "$@"
+  run "$PAGELAB" run "$name" --no-report --out "$RESULTS/$stem.json" \
+    ${PAGELAB_SANDBOX:+--sandbox "$PAGELAB_SANDBOX"} "$@"
 }
 
 # jq on a result: rq STEM FILTER

@@ -1,0 +1,1472 @@
+/* vm.c — `pagelab vm`: a scenario inside QEMU guests (docs/vm.md).
+ *
+ * The order is the safety order of `pagelab run`: everything that can be
+ * checked is checked before anything is built or booted.
+ *
+ *   1. options: the guest shape (vm options, before "run") and the run options
+ *      (after "run"), which are forwarded to the guest's `pagelab run`;
+ *   2. the scenario: parsed, overridden (--set) and instantiated for every
+ *      variant exactly as `pagelab run` does, against the guest's memory
+ *      (bad input: exit 2, nothing booted); the guest shape defaults come
+ *      from its [vm] section (mem, cpus, thp, swap, kernel);
+ *   3. what the host needs to boot a guest: qemu-system-x86_64, the kernels
+ *      (scripts/vm-kernel resolves and downloads Debian's packages, cached),
+ *      the static build (cmake, build-static/);
+ *   4. one target after the other (the host first with --host, then each
+ *      kernel in the order given; never two at once, so that neither perturbs
+ *      the other's timings): the guest is booted by scripts/vm-run, which runs
+ *      `pagelab run NAME --out /out/files/result.json --no-report ...` as the
+ *      guest's command and brings /out back over the guest's second serial
+ *      port; the result document, its JSON Lines stream and the guest's
+ *      console log land in --out-dir side by side, named with the kernel;
+ *   5. the summary: report_main() over every result, as `pagelab run` does
+ *      for one, then the result paths.
+ *
+ * Why call scripts/vm-run instead of porting it: the boot protocol (initramfs
+ * layout and cache, the result channel on ttyS1, isa-debug-exit codes, the
+ * verdict on panic and timeout, zram swap) is one tested implementation
+ * shared with scripts/capture-v2-fixtures; a C copy would be a second one to
+ * keep in step.  What C adds here is what the scripts cannot know: the
+ * scenario, its validation, naming, the result document and the report.
+ */
+#include "vm.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "error.h"
+#include "fileio.h"
+#include "report.h"
+#include "scenario.h"
+#include "size.h"
+
+#ifndef PAGELAB_SOURCE_DIR
+#define PAGELAB_SOURCE_DIR "."
+#endif
+
+extern char **environ;
+
+enum { VM_RAN = 0, VM_HARNESS = 1, VM_USAGE = 2, VM_CANNOT = 3, VM_INTERRUPTED = 130 };
+
+#define VM_MAX_KERNELS 8
+#define VM_MAX_SETS 64
+#define VM_MAX_ARGS 200
+#define VM_DEFAULT_KERNEL "6.12"
+#define VM_DEFAULT_MEM (4800ULL << 20)  /* the MADV_FREE article's Docker Desktop VM */
+#define VM_DEFAULT_CPUS 2
+#define VM_DEFAULT_TIMEOUT_S 1800
+#define VM_MIN_MEM (256ULL << 20)       /* the initramfs and the guest's kernel need ~150 MiB */
+#define VM_GUEST_RESULT "/out/files/result.json"
+
+/* ---- options ---------------------------------------------------------------- */
+
+struct vm_opts {
+	const char *kernels[VM_MAX_KERNELS];
+	size_t nr_kernels;
+	bool host;
+	unsigned long long mem;         /* bytes; 0 = scenario's [vm] mem, else the default */
+	unsigned cpus;                  /* 0 = [vm] cpus, else 2 */
+	const char *thp;                /* NULL = [vm] thp, else the kernel's default */
+	unsigned long long swap;        /* bytes */
+	bool swap_set;
+	char cmdline[1024];
+	unsigned timeout_s;
+	const char *out_dir;
+	const char *flavour;
+	const char *build;              /* a static build to use as it is */
+	const char *modules;            /* lib/modules/<release> for --swap with a kernel PATH */
+};
+
+/* The run options, checked like `pagelab run` checks them, then forwarded. */
+struct run_fwd {
+	const char *name;
+	unsigned repeat;
+	bool no_report;
+	size_t nr_sets;
+	const char *sets[VM_MAX_SETS];
+	int argc;                       /* the forwarded options, in a canonical form */
+	char *argv[VM_MAX_ARGS];
+	char buf[4][32];                /* numbers for argv */
+};
+
+static int vm_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static int vm_usage(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "pagelab: vm: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, " (see pagelab --help)\n");
+	return VM_USAGE;
+}
+
+static bool is_series(const char *k)
+{
+	return strcmp(k, "6.1") == 0 || strcmp(k, "6.12") == 0;
+}
+
+static int parse_vm_opts(int argc, char **argv, struct vm_opts *o, int *next)
+{
+	static const struct option longopts[] = {
+		{ "kernel", required_argument, NULL, 'k' },
+		{ "host", no_argument, NULL, 'H' },
+		{ "mem", required_argument, NULL, 'm' },
+		{ "cpus", required_argument, NULL, 'c' },
+		{ "thp", required_argument, NULL, 'T' },
+		{ "swap", required_argument, NULL, 'S' },
+		{ "cmdline", required_argument, NULL, 'C' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ "out-dir", required_argument, NULL, 'o' },
+		{ "flavour", required_argument, NULL, 'f' },
+		{ "flavor", required_argument, NULL, 'f' },
+		{ "build", required_argument, NULL, 'b' },
+		{ "modules", required_argument, NULL, 'M' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->timeout_s = VM_DEFAULT_TIMEOUT_S;
+	o->flavour = "generic";
+	optind = 0;     /* 0, not 1: glibc re-reads the "+" (stop at "run") of this optstring */
+	opterr = 0;
+	/* "+": stop at "run"; what follows is the run's own command line. */
+	while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
+		unsigned long long v;
+		struct lab_error err;
+		size_t len;
+
+		switch (c) {
+		case 'k':
+			if (o->nr_kernels == VM_MAX_KERNELS)
+				return vm_usage("at most %d --kernel", VM_MAX_KERNELS);
+			if (!is_series(optarg) && access(optarg, R_OK) < 0)
+				return vm_usage("--kernel '%s': neither 6.1, 6.12 nor a readable vmlinuz file",
+						optarg);
+			o->kernels[o->nr_kernels++] = optarg;
+			break;
+		case 'H':
+			o->host = true;
+			break;
+		case 'm':
+			if (lab_parse_size(optarg, &v, &err) < 0)
+				return vm_usage("--mem: %s", err.msg);
+			if (v < VM_MIN_MEM)
+				return vm_usage("--mem %s: a guest needs at least 256M", optarg);
+			o->mem = v;
+			break;
+		case 'c':
+			if (lab_parse_uint(optarg, &v, &err) < 0 || v < 1 || v > 64)
+				return vm_usage("--cpus: expected 1..64, got '%s'", optarg);
+			o->cpus = (unsigned)v;
+			break;
+		case 'T':
+			if (strcmp(optarg, "always") && strcmp(optarg, "madvise") && strcmp(optarg, "never"))
+				return vm_usage("--thp: expected always, madvise or never, got '%s'", optarg);
+			o->thp = optarg;
+			break;
+		case 'S':
+			if (lab_parse_size(optarg, &v, &err) < 0)
+				return vm_usage("--swap: %s", err.msg);
+			o->swap = v;
+			o->swap_set = true;
+			break;
+		case 'C':
+			len = strlen(o->cmdline);
+			if (strchr(optarg, '\n') != NULL ||
+			    (size_t)snprintf(o->cmdline + len, sizeof(o->cmdline) - len, "%s%s",
+					     len ? " " : "", optarg) >= sizeof(o->cmdline) - len)
+				return vm_usage("--cmdline: too long, or a newline in it");
+			break;
+		case 't':
+			if (lab_parse_uint(optarg, &v, &err) < 0 || v < 10 || v > 86400)
+				return vm_usage("--timeout: expected 10..86400 s, got '%s'", optarg);
+			o->timeout_s = (unsigned)v;
+			break;
+		case 'o':
+			o->out_dir = optarg;
+			break;
+		case 'f':
+			if (strcmp(optarg, "generic") && strcmp(optarg, "cloud"))
+				return vm_usage("--flavour: expected generic or cloud, got '%s'", optarg);
+			o->flavour = optarg;
+			break;
+		case 'b':
+			o->build = optarg;
+			break;
+		case 'M':
+			o->modules = optarg;
+			break;
+		case 'h':
+			return -1;
+		default:
+			return vm_usage("unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind >= argc || strcmp(argv[optind], "run") != 0)
+		return vm_usage("%s", optind >= argc ? "expected: pagelab vm [options] run NAME [run options]"
+						  : "expected 'run' after the vm options");
+	*next = optind + 1;
+	return 0;
+}
+
+/* The run options of harness/cli.md, checked as cmd_run checks them.  --out
+ * has no meaning with several targets: --out-dir names the directory. */
+static int parse_run_part(int argc, char **argv, struct run_fwd *f)
+{
+	static const struct option longopts[] = {
+		{ "out", required_argument, NULL, 'o' },
+		{ "repeat", required_argument, NULL, 'r' },
+		{ "set", required_argument, NULL, 's' },
+		{ "interval", required_argument, NULL, 'i' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ "allow-destructive", no_argument, NULL, 'D' },
+		{ "no-report", no_argument, NULL, 'N' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ NULL, 0, NULL, 0 },
+	};
+	bool destructive = false, verbose = false;
+	unsigned interval = 0, timeout = 0;
+	int c;
+
+	memset(f, 0, sizeof(*f));
+	optind = 0;     /* a full re-initialisation: options may follow NAME again (permuted) */
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "o:r:s:i:t:v", longopts, NULL)) != -1) {
+		unsigned long long v;
+		struct lab_error err;
+
+		switch (c) {
+		case 'o':
+			return vm_usage("run --out: one result per kernel; name the directory with "
+					"pagelab vm --out-dir DIR");
+		case 'r':
+			if (lab_parse_uint(optarg, &v, &err) < 0 || v < 1 || v > 100)
+				return vm_usage("--repeat: expected 1..100, got '%s'", optarg);
+			f->repeat = (unsigned)v;
+			break;
+		case 's':
+			if (f->nr_sets == VM_MAX_SETS)
+				return vm_usage("too many --set (%s)", optarg);
+			f->sets[f->nr_sets++] = optarg;
+			break;
+		case 'i':
+			if (lab_parse_uint(optarg, &v, &err) < 0 || v < 10 || v > 10000)
+				return vm_usage("--interval: expected 10..10000 ms, got '%s'", optarg);
+			interval = (unsigned)v;
+			break;
+		case 't':
+			if (lab_parse_uint(optarg, &v, &err) < 0 || v < 1 || v > 86400)
+				return vm_usage("run --timeout: expected 1..86400 s, got '%s'", optarg);
+			timeout = (unsigned)v;
+			break;
+		case 'D':
+			destructive = true;
+			break;
+		case 'N':
+			f->no_report = true;
+			break;
+		case 'v':
+			verbose = true;
+			break;
+		default:
+			return vm_usage("run: unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind != argc - 1)
+		return vm_usage("%s", optind >= argc ? "run: which scenario? (pagelab list)"
+						 : "run: one scenario at a time");
+	f->name = argv[optind];
+
+	/* The forwarded form: every guest (and the host) gets the same. */
+	if (f->repeat) {
+		snprintf(f->buf[0], sizeof(f->buf[0]), "%u", f->repeat);
+		f->argv[f->argc++] = "--repeat";
+		f->argv[f->argc++] = f->buf[0];
+	}
+	for (size_t i = 0; i < f->nr_sets; i++) {
+		f->argv[f->argc++] = "--set";
+		f->argv[f->argc++] = (char *)f->sets[i];
+	}
+	if (interval) {
+		snprintf(f->buf[1], sizeof(f->buf[1]), "%u", interval);
+		f->argv[f->argc++] = "--interval";
+		f->argv[f->argc++] = f->buf[1];
+	}
+	if (timeout) {
+		snprintf(f->buf[2], sizeof(f->buf[2]), "%u", timeout);
+		f->argv[f->argc++] = "--timeout";
+		f->argv[f->argc++] = f->buf[2];
+	}
+	if (destructive)
+		f->argv[f->argc++] = "--allow-destructive";
+	if (verbose)
+		f->argv[f->argc++] = "-v";
+	return 0;
+}
+
+/* ---- the scenario ------------------------------------------------------------ */
+
+/* Where NAME|FILE is, as main.c's load_scenario finds it: $PAGELAB_SCENARIOS,
+ * ./scenarios, <dir of pagelab>/scenarios, then the source tree. */
+static int scenario_location(const char *arg, char *dir, size_t dlen, char *path, size_t plen,
+			     bool *is_file)
+{
+	const char *env = getenv("PAGELAB_SCENARIOS");
+	size_t n = strlen(arg);
+	struct stat st;
+	char exe[PATH_MAX];
+	ssize_t len;
+
+	*is_file = (strchr(arg, '/') != NULL &&
+		    ((n > 4 && !strcmp(arg + n - 4, ".scn")) || arg[0] == '/' || arg[0] == '.')) ||
+		   access(arg, F_OK) == 0;
+	if (*is_file) {
+		dir[0] = '\0';
+		if (realpath(arg, path) == NULL) {
+			fprintf(stderr, "pagelab: vm: scenario file %s: %s\n", arg, strerror(errno));
+			return VM_USAGE;
+		}
+		(void)plen;
+		return 0;
+	}
+	if (env && *env) {
+		snprintf(dir, dlen, "%s", env);
+	} else if (stat("scenarios", &st) == 0 && S_ISDIR(st.st_mode)) {
+		snprintf(dir, dlen, "scenarios");
+	} else {
+		len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+		dir[0] = '\0';
+		if (len > 0) {
+			exe[len] = '\0';
+			if (strrchr(exe, '/'))
+				*strrchr(exe, '/') = '\0';
+			if ((size_t)snprintf(dir, dlen, "%s/scenarios", exe) >= dlen ||
+			    stat(dir, &st) != 0)
+				dir[0] = '\0';
+		}
+		if (dir[0] == '\0')
+			snprintf(dir, dlen, "%s/scenarios", PAGELAB_SOURCE_DIR);
+	}
+	if ((size_t)snprintf(path, plen, "%s/%s.scn", dir, arg) >= plen)
+		return vm_usage("scenario name too long: %s", arg);
+	if (access(path, F_OK) < 0) {
+		fprintf(stderr, "pagelab: unknown scenario '%s' (no %s; `pagelab list` shows the known ones)\n",
+			arg, path);
+		return VM_USAGE;
+	}
+	{
+		char abs[PATH_MAX];
+
+		if (realpath(dir, abs) != NULL)
+			snprintf(dir, dlen, "%s", abs);
+	}
+	return 0;
+}
+
+/* A [vm] value with ${param} substituted from the variant's parameters (the
+ * parser has already checked that every reference resolves). */
+static int vm_item(const struct scenario *s, const struct run_spec *r, const char *key, char *out,
+		   size_t len)
+{
+	const char *v = NULL;
+	size_t o = 0;
+
+	for (size_t i = 0; i < s->vm.n; i++)
+		if (strcmp(s->vm.items[i].key, key) == 0)
+			v = s->vm.items[i].value;
+	if (v == NULL)
+		return 0;
+	while (*v != '\0' && o + 1 < len) {
+		const char *end;
+
+		if (v[0] == '$' && v[1] == '{' && (end = strchr(v, '}')) != NULL) {
+			size_t nlen = (size_t)(end - v - 2);
+
+			for (size_t p = 0; p < r->nr_params; p++)
+				if (strlen(r->param_names[p]) == nlen && !strncmp(r->param_names[p], v + 2, nlen)) {
+					int n = snprintf(out + o, len - o, "%s", r->param_values[p]);
+
+					if (n > 0)
+						o += (size_t)n;
+				}
+			v = end + 1;
+			continue;
+		}
+		out[o++] = *v++;
+	}
+	out[o < len ? o : len - 1] = '\0';
+	return 1;
+}
+
+/* ---- child processes ---------------------------------------------------------- */
+
+static volatile sig_atomic_t vm_signal;
+static volatile pid_t vm_child;
+
+static void vm_on_signal(int sig)
+{
+	vm_signal = sig;
+	/* vm-run traps SIGTERM: it stops qemu and exits 125. */
+	if (vm_child > 0)
+		kill(vm_child, SIGTERM);
+}
+
+/* Start argv[0] with stdout on out_fd (-1: ours), stderr too when both, and
+ * stdin on /dev/null. */
+static int spawn_fds(char *const argv[], int out_fd, bool both, pid_t *pid, struct lab_error *err)
+{
+	posix_spawn_file_actions_t fa;
+	int ret;
+
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	if (out_fd >= 0)
+		posix_spawn_file_actions_adddup2(&fa, out_fd, 1);
+	if (out_fd >= 0 && both)
+		posix_spawn_file_actions_adddup2(&fa, out_fd, 2);
+	ret = posix_spawn(pid, argv[0], &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	if (ret != 0)
+		return lab_error_set(err, ret, "cannot start %s: %s", argv[0], strerror(ret));
+	vm_child = *pid;
+	return 0;
+}
+
+static int spawn(char *const argv[], int out_fd, pid_t *pid, struct lab_error *err)
+{
+	return spawn_fds(argv, out_fd, false, pid, err);
+}
+
+/* Wait for pid; its exit status, 128 + signal, or -errno. */
+static int wait_child(pid_t pid, struct lab_error *err)
+{
+	int st;
+
+	for (;;) {
+		pid_t r = waitpid(pid, &st, 0);
+
+		if (r == pid)
+			break;
+		if (r < 0 && errno != EINTR) {
+			vm_child = 0;
+			return lab_error_errno(err, errno, "waitpid %d", (int)pid);
+		}
+	}
+	vm_child = 0;
+	if (WIFEXITED(st))
+		return WEXITSTATUS(st);
+	return 128 + WTERMSIG(st);
+}
+
+/* Run argv with stdout captured into *out (NUL-terminated). */
+static int run_capture(char *const argv[], char **out, struct lab_error *err)
+{
+	int p[2], ret, status;
+	pid_t pid;
+
+	*out = NULL;
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return lab_error_errno(err, errno, "pipe");
+	ret = spawn(argv, p[1], &pid, err);
+	close(p[1]);
+	if (ret < 0) {
+		close(p[0]);
+		return ret;
+	}
+	ret = lab_read_fd(p[0], out, NULL, err);
+	close(p[0]);
+	status = wait_child(pid, err);
+	if (ret < 0)
+		return ret;
+	return status;
+}
+
+/* Run argv with stdout (and stderr when both) into a file (O_TRUNC), or
+ * /dev/null when path is NULL. */
+static int run_to_file(char *const argv[], const char *path, bool both, struct lab_error *err)
+{
+	int fd = open(path ? path : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	int ret;
+	pid_t pid;
+
+	if (fd < 0)
+		return lab_error_errno(err, errno, "open %s", path ? path : "/dev/null");
+	ret = spawn_fds(argv, fd, both, &pid, err);
+	close(fd);
+	if (ret < 0)
+		return ret;
+	return wait_child(pid, err);
+}
+
+static bool in_path(const char *prog, char *out, size_t len)
+{
+	const char *path = getenv("PATH");
+	char *copy, *save = NULL;
+	bool found = false;
+
+	if (path == NULL || *path == '\0')
+		path = "/usr/local/bin:/usr/bin:/bin";
+	copy = strdup(path);
+	if (copy == NULL)
+		return false;
+	for (char *d = strtok_r(copy, ":", &save); d && !found; d = strtok_r(NULL, ":", &save))
+		if ((size_t)snprintf(out, len, "%s/%s", d, prog) < len && access(out, X_OK) == 0)
+			found = true;
+	free(copy);
+	return found;
+}
+
+/* ---- files --------------------------------------------------------------------- */
+
+/* snprintf for paths: -ENAMETOOLONG instead of a silently cut path. */
+static int pathf(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static int pathf(char *buf, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, len, fmt, ap);
+	va_end(ap);
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+/* "key: value" lines (vm-run's vm-status, vm-guest-init's guest-info). */
+static json_t *keyvalue_file(const char *path)
+{
+	cleanup_free char *buf = NULL;
+	struct lab_error e;
+	json_t *o = json_object();
+	char *save = NULL;
+
+	if (lab_read_file(path, &buf, NULL, &e) < 0)
+		return o;
+	for (char *line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *sep = strstr(line, ": ");
+
+		if (sep == NULL || sep == line)
+			continue;
+		*sep = '\0';
+		/* A key repeated (e.g. "status" after "error") keeps its last value. */
+		json_object_set_new(o, line, json_string(sep + 2));
+	}
+	return o;
+}
+
+static const char *kvs(const json_t *o, const char *key)
+{
+	const char *v = json_string_value(json_object_get(o, key));
+
+	return v ? v : "";
+}
+
+static json_t *kv_number(const json_t *o, const char *key)
+{
+	const char *v = json_string_value(json_object_get(o, key));
+	char *end;
+	double d;
+
+	if (v == NULL || *v == '\0')
+		return json_null();
+	errno = 0;
+	d = strtod(v, &end);
+	if (errno != 0 || *end != '\0')
+		return json_null();
+	return json_real(d);
+}
+
+static int copy_file(const char *src, const char *dst, struct lab_error *err)
+{
+	cleanup_free char *buf = NULL;
+	size_t len = 0, off = 0;
+	int fd, ret;
+
+	ret = lab_read_file(src, &buf, &len, err);
+	if (ret < 0)
+		return ret;
+	fd = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return lab_error_errno(err, errno, "create %s", dst);
+	while (off < len) {
+		ssize_t n = write(fd, buf + off, len - off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			ret = lab_error_errno(err, errno, "write %s", dst);
+			close(fd);
+			return ret;
+		}
+		off += (size_t)n;
+	}
+	if (close(fd) < 0)
+		return lab_error_errno(err, errno, "close %s", dst);
+	return 0;
+}
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+static int mkdirs(const char *dir, struct lab_error *err)
+{
+	char tmp[PATH_MAX];
+
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s", dir) >= sizeof(tmp))
+		return lab_error_set(err, ENAMETOOLONG, "path too long: %s", dir);
+	for (char *p = tmp + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(tmp, 0755) < 0 && errno != EEXIST)
+			return lab_error_errno(err, errno, "mkdir %s", tmp);
+		*p = '/';
+	}
+	if (mkdir(tmp, 0755) < 0 && errno != EEXIST)
+		return lab_error_errno(err, errno, "mkdir %s", tmp);
+	return 0;
+}
+
+/* ---- targets ------------------------------------------------------------------- */
+
+struct target {
+	const char *kernel;             /* "6.1", "6.12", a vmlinuz path; NULL = this host */
+	char label[160];                /* "host-6.18.44-…", "guest-6.12.117+deb12-amd64" */
+	json_t *kinfo;                  /* scripts/vm-kernel --info, as key: value */
+	char stem[PATH_MAX];            /* OUT-DIR/SCENARIO-STAMP-LABEL */
+	char result[PATH_MAX + 8];
+	int status;                     /* the target's exit status (cli.md), -1 = not run */
+	bool ok;                        /* a result document came back */
+};
+
+/* Every path a vm run needs, found once. */
+struct vm_env {
+	char src[PATH_MAX];             /* the source tree: scripts/, CMakeLists.txt */
+	char vm_run[PATH_MAX + 32];
+	char vm_kernel[PATH_MAX + 32];
+	char build[PATH_MAX];
+	char qemu[PATH_MAX];
+	char out_dir[PATH_MAX];
+	char stamp[32];
+	char base[128];                 /* scenario name with dashes */
+};
+
+static void label_clean(char *s)
+{
+	for (; *s; s++)
+		if (*s == '/' || *s == ' ' || *s == ':')
+			*s = '-';
+}
+
+/* Resolve a kernel series through scripts/vm-kernel (downloads once, then
+ * reads the cache; with_modules: its lib/modules/ too, for zram swap); a path
+ * is taken as it is.  vm-run then gets the vmlinuz path, so apt's lists are
+ * read once per guest, not twice (~1.5 s each here). */
+static int resolve_kernel(const struct vm_env *env, const struct vm_opts *o, bool with_modules,
+			  struct target *t)
+{
+	struct lab_error err;
+
+	if (!is_series(t->kernel)) {
+		const char *b = strrchr(t->kernel, '/') ? strrchr(t->kernel, '/') + 1 : t->kernel;
+
+		if (!strncmp(b, "vmlinuz-", 8) && b[8] != '\0')
+			b += 8;
+		snprintf(t->label, sizeof(t->label), "guest-%s", b);
+		label_clean(t->label);
+		t->kinfo = json_object();
+		json_object_set_new(t->kinfo, "vmlinuz", json_string(t->kernel));
+		return 0;
+	}
+	{
+		char *argv[] = { (char *)env->vm_kernel, (char *)t->kernel, "--flavour", (char *)o->flavour,
+				 "--info", with_modules ? "--with-modules" : NULL, NULL };
+		cleanup_free char *out = NULL;
+		char *save = NULL;
+		int st;
+
+		fprintf(stderr, "pagelab: vm: kernel %s: scripts/vm-kernel %s --flavour %s\n", t->kernel,
+			t->kernel, o->flavour);
+		st = run_capture(argv, &out, &err);
+		if (st < 0) {
+			fprintf(stderr, "pagelab: vm: %s\n", err.msg);
+			return VM_HARNESS;
+		}
+		if (st != 0) {
+			fprintf(stderr, "pagelab: vm: cannot get Debian's %s kernel (%s): scripts/vm-kernel "
+				"exited %d, see its message above (it needs apt's lists and Debian's "
+				"mirror the first time; or pass --kernel PATH)\n", t->kernel, o->flavour, st);
+			return VM_CANNOT;
+		}
+		t->kinfo = json_object();
+		for (char *line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+			char *sep = strstr(line, ": ");
+
+			if (sep != NULL) {
+				*sep = '\0';
+				json_object_set_new(t->kinfo, line, json_string(sep + 2));
+			}
+		}
+		if (*kvs(t->kinfo, "vmlinuz") == '\0' || *kvs(t->kinfo, "release") == '\0') {
+			fprintf(stderr, "pagelab: vm: scripts/vm-kernel %s --info printed no vmlinuz/release\n",
+				t->kernel);
+			return VM_HARNESS;
+		}
+		snprintf(t->label, sizeof(t->label), "guest-%s", kvs(t->kinfo, "release"));
+		label_clean(t->label);
+		if (with_modules) {
+			/* vm-kernel's layout: PKGDIR/boot/vmlinuz-REL, PKGDIR/lib/modules/REL. */
+			char dir[PATH_MAX], mod[PATH_MAX + 64];
+
+			snprintf(dir, sizeof(dir), "%s", kvs(t->kinfo, "vmlinuz"));
+			if (strrchr(dir, '/'))
+				*strrchr(dir, '/') = '\0';
+			if (strrchr(dir, '/'))
+				*strrchr(dir, '/') = '\0';
+			if (pathf(mod, sizeof(mod), "%s/lib/modules/%s", dir, kvs(t->kinfo, "release")) < 0 ||
+			    access(mod, R_OK) < 0) {
+				fprintf(stderr, "pagelab: vm: kernel %s: no modules directory %s (scripts/vm-kernel "
+					"%s --with-modules)\n", t->kernel, mod, t->kernel);
+				return VM_CANNOT;
+			}
+			json_object_set_new(t->kinfo, "modules", json_string(mod));
+		}
+	}
+	return 0;
+}
+
+/* The last n lines of a log, on stderr. */
+static void log_tail(const char *path, int n)
+{
+	cleanup_free char *buf = NULL;
+	struct lab_error e;
+	size_t len = 0;
+	const char *p;
+
+	if (lab_read_file(path, &buf, &len, &e) < 0 || len == 0)
+		return;
+	p = buf + len - 1;
+	while (p > buf && n >= 0)
+		if (*--p == '\n')
+			n--;
+	fputs(p == buf ? p : p + 1, stderr);
+}
+
+/* build-static/: configured once, brought up to date by cmake every time (a
+ * no-op when nothing changed). */
+static int static_build(struct vm_env *env, const struct vm_opts *o)
+{
+	static const char *const need[] = { "pagelab", "workloads/region", "workloads/hold",
+					    "workloads/lazyscan" };
+	struct lab_error err;
+	char log[PATH_MAX + 32], cache[PATH_MAX + 32], lock[PATH_MAX + 32], cmake[PATH_MAX];
+	cleanup_close int lockfd = -1;
+	int st;
+
+	if (o->build != NULL) {
+		if (realpath(o->build, env->build) == NULL) {
+			fprintf(stderr, "pagelab: vm: --build %s: %s\n", o->build, strerror(errno));
+			return VM_USAGE;
+		}
+	} else {
+		if (pathf(env->build, sizeof(env->build), "%s/build-static", env->src) < 0) {
+			fprintf(stderr, "pagelab: vm: source path too long: %s\n", env->src);
+			return VM_HARNESS;
+		}
+		if (!in_path("cmake", cmake, sizeof(cmake))) {
+			fprintf(stderr, "pagelab: vm: cmake not found: it builds the guest's static binaries "
+				"(apt-get install cmake, or pass --build DIR)\n");
+			return VM_CANNOT;
+		}
+		snprintf(log, sizeof(log), "%s/vm-build.log", env->build);
+		snprintf(cache, sizeof(cache), "%s/CMakeCache.txt", env->build);
+		if (mkdirs(env->build, &err) < 0) {
+			fprintf(stderr, "pagelab: vm: %s\n", err.msg);
+			return VM_HARNESS;
+		}
+		/* Two `pagelab vm` from one tree at once must not run make in the
+		 * same build directory together (a half-linked binary would go into
+		 * a guest): the second waits here for the first's build. */
+		snprintf(lock, sizeof(lock), "%s/.vm-build.lock", env->build);
+		lockfd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+		if (lockfd < 0 || flock(lockfd, LOCK_EX) < 0) {
+			fprintf(stderr, "pagelab: vm: lock %s: %s\n", lock, strerror(errno));
+			return VM_HARNESS;
+		}
+		if (access(cache, F_OK) < 0) {
+			char *argv[] = { cmake, "-S", env->src, "-B", env->build, "-DPAGELAB_STATIC=ON", NULL };
+
+			fprintf(stderr, "pagelab: vm: configuring the static build in %s\n", env->build);
+			st = run_to_file(argv, log, true, &err);
+			if (st != 0) {
+				log_tail(log, 15);
+				fprintf(stderr, "pagelab: vm: configuring %s failed (%s; see %s)\n", env->build,
+					st < 0 ? err.msg : "cmake", log);
+				return VM_HARNESS;
+			}
+		}
+		{
+			char *argv[] = { cmake, "--build", env->build, "-j2", NULL };
+
+			fprintf(stderr, "pagelab: vm: cmake --build %s (the guest's static binaries)\n", env->build);
+			/* Linker warnings about getpwnam in a static glibc binary are
+			 * expected (libcgroup links it; the guest never calls it). */
+			st = run_to_file(argv, log, true, &err);
+			if (st != 0) {
+				log_tail(log, 15);
+				fprintf(stderr, "pagelab: vm: building the static binaries failed (%s; see %s)\n",
+					st < 0 ? err.msg : "cmake --build", log);
+				return VM_HARNESS;
+			}
+			unlink(log);
+		}
+	}
+	for (size_t i = 0; i < sizeof(need) / sizeof(need[0]); i++) {
+		char p[PATH_MAX * 2];
+
+		snprintf(p, sizeof(p), "%s/%s", env->build, need[i]);
+		if (access(p, X_OK) < 0) {
+			fprintf(stderr, "pagelab: vm: %s is missing (the static build: cmake -S . -B build-static "
+				"-DPAGELAB_STATIC=ON && cmake --build build-static)\n", p);
+			return VM_HARNESS;
+		}
+	}
+	return 0;
+}
+
+/* `pagelab run` on this host, as a child: the same binary. */
+static int run_host(const struct vm_env *env, const struct run_fwd *f, const char *scn_arg,
+		    struct target *t)
+{
+	char exe[PATH_MAX], out[PATH_MAX + 8];
+	char *argv[VM_MAX_ARGS + 8];
+	struct lab_error err;
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	int a = 0, st;
+
+	(void)env;
+	if (n < 0) {
+		fprintf(stderr, "pagelab: vm: readlink /proc/self/exe: %s\n", strerror(errno));
+		return t->status = VM_HARNESS;
+	}
+	exe[n] = '\0';
+	snprintf(out, sizeof(out), "%s.json", t->stem);
+	argv[a++] = exe;
+	argv[a++] = "run";
+	argv[a++] = (char *)scn_arg;
+	argv[a++] = "--out";
+	argv[a++] = out;
+	argv[a++] = "--no-report";
+	for (int i = 0; i < f->argc; i++)
+		argv[a++] = f->argv[i];
+	argv[a] = NULL;
+	fprintf(stderr, "pagelab: vm: %s: pagelab run on this host\n", t->label);
+	st = run_to_file(argv, NULL, false, &err);
+	if (st < 0) {
+		fprintf(stderr, "pagelab: vm: %s\n", err.msg);
+		return t->status = VM_HARNESS;
+	}
+	t->status = st;
+	snprintf(t->result, sizeof(t->result), "%s", out);
+	t->ok = access(out, R_OK) == 0 && st != VM_USAGE && st != VM_CANNOT;
+	if (st == VM_CANNOT)
+		fprintf(stderr, "pagelab: vm: --host: this host cannot run the scenario (above); the report "
+			"shows the guests only\n");
+	return st;
+}
+
+/* The guest's status from vm-run's vm-status, as one line (console log named). */
+static int guest_failure(const struct target *t, const json_t *vs, int vm_status, const char *console)
+{
+	const char *status = kvs(vs, "status");
+	char error[LAB_ERROR_MSG_MAX];
+	char *cut;
+
+	/* vm-run names its own copy of the console log; ours is the one kept. */
+	snprintf(error, sizeof(error), "%s", kvs(vs, "error"));
+	cut = strstr(error, " (console: ");
+	if (cut != NULL)
+		*cut = '\0';
+	if (vm_signal) {
+		fprintf(stderr, "pagelab: vm: %s: interrupted by %s: the guest was stopped (console: %s)\n",
+			t->label, strsignal(vm_signal), console);
+		return VM_INTERRUPTED;
+	}
+	if (!strcmp(status, "no-qemu")) {
+		fprintf(stderr, "pagelab: vm: %s: no qemu: %s\n", t->label, error);
+		return VM_CANNOT;
+	}
+	if (!strcmp(status, "no-kernel")) {
+		fprintf(stderr, "pagelab: vm: %s: kernel impossible to get: %s\n", t->label, error);
+		return VM_CANNOT;
+	}
+	if (!strcmp(status, "panic"))
+		fprintf(stderr, "pagelab: vm: %s: guest panic: %s (console: %s)\n", t->label, error, console);
+	else if (!strcmp(status, "timeout") || vm_status == 124)
+		fprintf(stderr, "pagelab: vm: %s: guest timeout: %s (console: %s)\n", t->label, error, console);
+	else if (!strcmp(status, "no-output"))
+		fprintf(stderr, "pagelab: vm: %s: result missing: %s (console: %s)\n", t->label, error, console);
+	else if (*status != '\0' && strcmp(status, "ok") != 0)
+		fprintf(stderr, "pagelab: vm: %s: the guest failed (%s): %s (console: %s)\n", t->label, status,
+			error, console);
+	else
+		fprintf(stderr, "pagelab: vm: %s: scripts/vm-run exited %d without a verdict (console: %s)\n",
+			t->label, vm_status, console);
+	return VM_HARNESS;
+}
+
+struct guest_shape {
+	unsigned long long mem;
+	unsigned cpus;
+	char thp[16];                   /* "" = the kernel's default */
+	unsigned long long swap;
+	char cmdline[1024];
+};
+
+static int run_guest(const struct vm_env *env, const struct vm_opts *o, const struct guest_shape *g,
+		     const struct run_fwd *f, const char *scn_dir, const char *scn_file,
+		     const char *scn_arg, struct target *t)
+{
+	char rundir[PATH_MAX + 64], console[PATH_MAX + 16], mem[32], cpus[16], tmo[16], swap[32];
+	char scnfile_arg[PATH_MAX + 64], scndir_arg[PATH_MAX + 32], guest_scn[PATH_MAX];
+	char vs_path[PATH_MAX + 80], gi_path[PATH_MAX + 80], res[PATH_MAX + 80], stream[PATH_MAX + 80];
+	char *argv[VM_MAX_ARGS + 64];
+	const char *b;
+	struct lab_error err;
+	json_t *vs = NULL, *gi = NULL, *doc = NULL;
+	json_error_t je;
+	int a = 0, st, ret = VM_RAN;
+
+	/* vm-run's own directory; removed once the result is safe beside the others. */
+	if (pathf(rundir, sizeof(rundir), "%s/.cache/vm/runs/%s", env->src,
+		  (b = strrchr(t->stem, '/')) ? b + 1 : t->stem) < 0) {
+		fprintf(stderr, "pagelab: vm: path too long under %s/.cache\n", env->src);
+		return t->status = VM_HARNESS;
+	}
+	snprintf(console, sizeof(console), "%s.console.log", t->stem);
+	snprintf(mem, sizeof(mem), "%lluM", g->mem >> 20);
+	snprintf(cpus, sizeof(cpus), "%u", g->cpus);
+	snprintf(tmo, sizeof(tmo), "%u", o->timeout_s);
+
+	argv[a++] = (char *)env->vm_run;
+	argv[a++] = "--kernel";
+	argv[a++] = (char *)kvs(t->kinfo, "vmlinuz");
+	argv[a++] = "--mem";
+	argv[a++] = mem;
+	argv[a++] = "--cpus";
+	argv[a++] = cpus;
+	if (g->thp[0]) {
+		argv[a++] = "--thp";
+		argv[a++] = (char *)g->thp;
+	}
+	if (g->swap) {
+		snprintf(swap, sizeof(swap), "%lluK", g->swap >> 10);
+		argv[a++] = "--swap";
+		argv[a++] = swap;
+		if (o->modules || *kvs(t->kinfo, "modules")) {
+			argv[a++] = "--modules";
+			argv[a++] = (char *)(o->modules ? o->modules : kvs(t->kinfo, "modules"));
+		}
+	}
+	if (g->cmdline[0]) {
+		argv[a++] = "--append";
+		argv[a++] = (char *)g->cmdline;
+	}
+	argv[a++] = "--timeout";
+	argv[a++] = tmo;
+	argv[a++] = "--out";
+	argv[a++] = rundir;
+	argv[a++] = "--build";
+	argv[a++] = (char *)env->build;
+	if (scn_file != NULL) {
+		b = strrchr(scn_file, '/') ? strrchr(scn_file, '/') + 1 : scn_file;
+		if (pathf(guest_scn, sizeof(guest_scn), "/scenario-file/%s", b) < 0 ||
+		    pathf(scnfile_arg, sizeof(scnfile_arg), "%s:%s", scn_file, guest_scn) < 0) {
+			fprintf(stderr, "pagelab: vm: scenario path too long: %s\n", scn_file);
+			return t->status = VM_USAGE;
+		}
+		argv[a++] = "--file";
+		argv[a++] = scnfile_arg;
+	} else {
+		if (pathf(guest_scn, sizeof(guest_scn), "%s", scn_arg) < 0 ||
+		    pathf(scndir_arg, sizeof(scndir_arg), "%s:/scenarios", scn_dir) < 0) {
+			fprintf(stderr, "pagelab: vm: scenario path too long: %s\n", scn_dir);
+			return t->status = VM_USAGE;
+		}
+		argv[a++] = "--file";
+		argv[a++] = scndir_arg;
+	}
+	argv[a++] = "--";
+	/* The guest's init exports PAGELAB_GUEST=1 already; it is said again here
+	 * because it is what lets a destructive scenario run (host.c). */
+	argv[a++] = "env";
+	argv[a++] = "PAGELAB_GUEST=1";
+	argv[a++] = "PAGELAB_SCENARIOS=/scenarios";
+	argv[a++] = "PAGELAB_WORKLOADS=/bin";
+	argv[a++] = "pagelab";
+	argv[a++] = "run";
+	argv[a++] = guest_scn;
+	argv[a++] = "--out";
+	argv[a++] = VM_GUEST_RESULT;
+	argv[a++] = "--no-report";
+	for (int i = 0; i < f->argc; i++)
+		argv[a++] = f->argv[i];
+	argv[a] = NULL;
+
+	fprintf(stderr, "pagelab: vm: %s: booting (%s, %u cpus%s%s%s%s), timeout %u s\n", t->label, mem,
+		g->cpus, g->thp[0] ? ", thp " : "", g->thp, g->swap ? ", swap " : "", g->swap ? swap : "",
+		o->timeout_s);
+	st = run_to_file(argv, NULL, false, &err);
+	if (st < 0) {
+		fprintf(stderr, "pagelab: vm: %s: %s\n", t->label, err.msg);
+		return t->status = VM_HARNESS;
+	}
+	if (pathf(vs_path, sizeof(vs_path), "%s/vm-status", rundir) < 0 ||
+	    pathf(gi_path, sizeof(gi_path), "%s/guest-info", rundir) < 0 ||
+	    pathf(res, sizeof(res), "%s/files/result.json", rundir) < 0 ||
+	    pathf(stream, sizeof(stream), "%s/files/result.jsonl", rundir) < 0) {
+		fprintf(stderr, "pagelab: vm: path too long: %s\n", rundir);
+		return t->status = VM_HARNESS;
+	}
+	vs = keyvalue_file(vs_path);
+	gi = keyvalue_file(gi_path);
+	{
+		char src[PATH_MAX + 80];
+
+		if (pathf(src, sizeof(src), "%s/console.log", rundir) == 0 && access(src, R_OK) == 0) {
+			if (copy_file(src, console, &err) < 0)
+				fprintf(stderr, "pagelab: vm: warning: keeping the console log: %s\n", err.msg);
+		} else {
+			pathf(console, sizeof(console), "(no console log: the guest never booted; see %s)",
+			      rundir);
+		}
+	}
+	if (strcmp(kvs(vs, "status"), "ok") != 0) {
+		ret = guest_failure(t, vs, st, console);
+		goto out;
+	}
+	/* The guest ran its command: st is the guest pagelab's own status. */
+	if (access(res, F_OK) < 0) {
+		if (st == VM_USAGE || st == VM_CANNOT) {
+			ret = st;      /* the guest said why on stderr, streamed above */
+			fprintf(stderr, "pagelab: vm: %s: the guest's pagelab exited %d (%s; console: %s)\n",
+				t->label, st, st == VM_USAGE ? "bad input" : "the guest cannot run it", console);
+		} else if (access(stream, F_OK) == 0) {
+			ret = VM_HARNESS;
+			fprintf(stderr, "pagelab: vm: %s: result truncated: the guest's pagelab exited %d and left "
+				"only its stream %s.jsonl, no result document (console: %s)\n", t->label, st,
+				t->stem, console);
+			{
+				char jl[PATH_MAX + 16];
+
+				snprintf(jl, sizeof(jl), "%s.jsonl", t->stem);
+				if (copy_file(stream, jl, &err) < 0)
+					fprintf(stderr, "pagelab: vm: warning: %s\n", err.msg);
+			}
+		} else {
+			ret = VM_HARNESS;
+			fprintf(stderr, "pagelab: vm: %s: result missing: the guest's pagelab exited %d and wrote no "
+				"%s (console: %s)\n", t->label, st, VM_GUEST_RESULT, console);
+		}
+		goto out;
+	}
+	doc = json_load_file(res, 0, &je);
+	if (doc == NULL || !json_is_object(doc) ||
+	    strcmp(kvs(doc, "schema"), "pagelab.result/1") != 0) {
+		ret = VM_HARNESS;
+		fprintf(stderr, "pagelab: vm: %s: result truncated or garbled: %s: %s (console: %s)\n", t->label,
+			res, doc == NULL ? je.text : "not a pagelab.result/1 document", console);
+		goto out;
+	}
+	{
+		/* What the guest was: recorded in the result document itself, so a
+		 * column of the report can be traced to its machine and kernel. */
+		json_t *v = json_object();
+		const char *thp_set = kvs(gi, "thp_enabled");
+
+		json_object_set_new(v, "kernel_asked", json_string(t->kernel));
+		json_object_set_new(v, "flavour", json_string(is_series(t->kernel) ? o->flavour : "path"));
+		json_object_set_new(v, "package", json_string(kvs(t->kinfo, "package")));
+		json_object_set_new(v, "package_version", json_string(kvs(t->kinfo, "version")));
+		json_object_set_new(v, "metapackage", json_string(kvs(t->kinfo, "metapackage")));
+		json_object_set_new(v, "vmlinuz", json_string(kvs(t->kinfo, "vmlinuz")));
+		json_object_set_new(v, "release", json_string(kvs(gi, "uname_r")));
+		json_object_set_new(v, "qemu", json_string(env->qemu));
+		json_object_set_new(v, "accel", json_string("tcg"));
+		json_object_set_new(v, "mem_bytes", json_integer((json_int_t)((g->mem >> 20) << 20)));
+		json_object_set_new(v, "cpus", json_integer(g->cpus));
+		json_object_set_new(v, "thp_asked", g->thp[0] ? json_string(g->thp) : json_null());
+		json_object_set_new(v, "thp_enabled", json_string(thp_set));
+		json_object_set_new(v, "swap_bytes", json_integer((json_int_t)((g->swap >> 10) << 10)));
+		json_object_set_new(v, "swap_device", json_string(kvs(gi, "swap_device")));
+		json_object_set_new(v, "cmdline", json_string(kvs(gi, "cmdline")));
+		json_object_set_new(v, "boot_wall_s", kv_number(vs, "boot_wall_s"));
+		json_object_set_new(v, "command_s", kv_number(vs, "command_s"));
+		json_object_set_new(v, "wall_s", kv_number(vs, "wall_s"));
+		json_object_set_new(v, "exit_code", json_integer(st));
+		json_object_set_new(v, "console_log", json_string(console));
+		json_object_set(v, "guest_info", gi);
+		json_object_set_new(doc, "vm", v);
+	}
+	snprintf(t->result, sizeof(t->result), "%s.json", t->stem);
+	{
+		char *text = json_dumps(doc, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
+		char jl[PATH_MAX + 16];
+
+		if (text == NULL || lab_write_atomic(t->result, text, strlen(text), &err) < 0) {
+			free(text);
+			ret = VM_HARNESS;
+			fprintf(stderr, "pagelab: vm: %s: writing %s: %s\n", t->label, t->result,
+				text ? err.msg : "out of memory");
+			goto out;
+		}
+		free(text);
+		snprintf(jl, sizeof(jl), "%s.jsonl", t->stem);
+		if (access(stream, R_OK) == 0 && copy_file(stream, jl, &err) < 0)
+			fprintf(stderr, "pagelab: vm: warning: %s\n", err.msg);
+	}
+	t->ok = true;
+	ret = st;
+	fprintf(stderr, "pagelab: vm: %s: %s (%s), boot %s s, scenario %s s, %s s in all; console %s\n",
+		t->label, kvs(doc, "status"), kvs(gi, "uname_r"), kvs(vs, "boot_wall_s"),
+		kvs(vs, "command_s"), kvs(vs, "wall_s"), console);
+out:
+	if (ret == VM_RAN && t->ok)
+		nftw(rundir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	else if (ret != VM_RAN)
+		fprintf(stderr, "pagelab: vm: %s: the guest's files are kept in %s\n", t->label, rundir);
+	json_decref(vs);
+	json_decref(gi);
+	json_decref(doc);
+	return t->status = ret;
+}
+
+/* ---- vm_main -------------------------------------------------------------------- */
+
+static int find_env(struct vm_env *env, const struct vm_opts *o, const char *scn_name)
+{
+	struct lab_error err;
+	const char *dir = o->out_dir;
+
+	if (realpath(PAGELAB_SOURCE_DIR, env->src) == NULL) {
+		fprintf(stderr, "pagelab: vm: the source tree %s is gone (%s): VM mode runs its scripts/vm-run\n",
+			PAGELAB_SOURCE_DIR, strerror(errno));
+		return VM_HARNESS;
+	}
+	snprintf(env->vm_run, sizeof(env->vm_run), "%s/scripts/vm-run", env->src);
+	snprintf(env->vm_kernel, sizeof(env->vm_kernel), "%s/scripts/vm-kernel", env->src);
+	if (access(env->vm_run, X_OK) < 0 || access(env->vm_kernel, X_OK) < 0) {
+		fprintf(stderr, "pagelab: vm: %s or vm-kernel is missing: VM mode needs pagelab's source tree\n",
+			env->vm_run);
+		return VM_HARNESS;
+	}
+	if (!in_path("qemu-system-x86_64", env->qemu, sizeof(env->qemu))) {
+		fprintf(stderr, "pagelab: vm: no qemu: qemu-system-x86_64 is not in PATH "
+			"(apt-get install qemu-system-x86)\n");
+		return VM_CANNOT;
+	}
+	if (dir == NULL || *dir == '\0') {
+		dir = getenv("PAGELAB_RESULTS");
+		if (dir == NULL || *dir == '\0')
+			dir = "results";
+	}
+	if (mkdirs(dir, &err) < 0) {
+		fprintf(stderr, "pagelab: vm: --out-dir: %s\n", err.msg);
+		return VM_HARNESS;
+	}
+	if (realpath(dir, env->out_dir) == NULL) {
+		fprintf(stderr, "pagelab: vm: --out-dir %s: %s\n", dir, strerror(errno));
+		return VM_HARNESS;
+	}
+	{
+		time_t now = time(NULL);
+		struct tm tm;
+
+		gmtime_r(&now, &tm);
+		strftime(env->stamp, sizeof(env->stamp), "%Y%m%dT%H%M%SZ", &tm);
+	}
+	snprintf(env->base, sizeof(env->base), "%s", scn_name);
+	for (char *p = env->base; *p; p++)
+		if (*p == '/')
+			*p = '-';
+	return 0;
+}
+
+int vm_main(int argc, char **argv)
+{
+	struct vm_opts o;
+	struct run_fwd f;
+	struct scenario s;
+	struct run_spec *specs = NULL;
+	struct guest_shape g;
+	struct vm_env env;
+	struct target targets[VM_MAX_KERNELS + 1];
+	struct lab_error err;
+	char scn_dir[PATH_MAX], scn_path[PATH_MAX + 64], val[256];
+	cleanup_free char *text = NULL;
+	size_t nv = 0, nt = 0;
+	int next = 0, ret, status = VM_RAN;
+	bool is_file, parsed = false;
+
+	memset(targets, 0, sizeof(targets));
+	memset(&s, 0, sizeof(s));
+	ret = parse_vm_opts(argc, argv, &o, &next);
+	if (ret < 0) {
+		printf("usage: pagelab vm [--kernel 6.1|6.12|PATH]... [--host] [--mem SIZE] [--cpus N]\n"
+		       "                  [--thp always|madvise|never] [--swap SIZE] [--cmdline TEXT]\n"
+		       "                  [--timeout S] [--out-dir DIR] [--flavour generic|cloud]\n"
+		       "                  [--build DIR] [--modules DIR] run NAME|FILE [run options]\n"
+		       "(docs/vm.md)\n");
+		return VM_RAN;
+	}
+	if (ret != 0)
+		return ret;
+	ret = parse_run_part(argc - next + 1, argv + next - 1, &f);
+	if (ret != 0)
+		return ret;
+	if (o.modules != NULL && !o.swap_set)
+		return vm_usage("--modules is for --swap with a kernel PATH");
+
+	/* 1. The scenario, validated as `pagelab run` validates it. */
+	ret = scenario_location(f.name, scn_dir, sizeof(scn_dir), scn_path, sizeof(scn_path), &is_file);
+	if (ret != 0)
+		return ret;
+	if (lab_read_file(scn_path, &text, NULL, &err) < 0) {
+		fprintf(stderr, "pagelab: cannot read scenario %s\n", err.msg);
+		return VM_USAGE;
+	}
+	if (scenario_parse(scn_path, text, &s, &err) < 0) {
+		fprintf(stderr, "pagelab: %s\n", err.msg);
+		scenario_free(&s);
+		return VM_USAGE;
+	}
+	parsed = true;
+	for (size_t i = 0; i < f.nr_sets; i++)
+		if (scenario_override(&s, f.sets[i], &err) < 0) {
+			fprintf(stderr, "pagelab: %s\n", err.msg);
+			status = VM_USAGE;
+			goto done;
+		}
+	nv = scenario_nr_variants(&s);
+	if (nv > 26) {
+		fprintf(stderr, "pagelab: %s: %zu variants; at most 26 (A-Z)\n", scn_path, nv);
+		status = VM_USAGE;
+		goto done;
+	}
+	specs = calloc(nv, sizeof(*specs));
+	if (specs == NULL) {
+		status = VM_HARNESS;
+		goto done;
+	}
+	/* The guest shape: options, else the scenario's [vm], else the defaults.
+	 * Variant A's parameters resolve ${…} in [vm] (the shape is one per
+	 * guest, not per variant). */
+	memset(&g, 0, sizeof(g));
+	if (scenario_instantiate(&s, 0, 0, &specs[0], &err) < 0) {
+		fprintf(stderr, "pagelab: %s\n", err.msg);
+		nv = 1;
+		status = VM_USAGE;
+		goto done;
+	}
+	g.mem = o.mem ? o.mem : VM_DEFAULT_MEM;
+	if (!o.mem && vm_item(&s, &specs[0], "mem", val, sizeof(val)) &&
+	    lab_parse_size(val, &g.mem, &err) < 0) {
+		fprintf(stderr, "pagelab: %s: [vm] mem: %s\n", scn_path, err.msg);
+		status = VM_USAGE;
+		goto done;
+	}
+	if (g.mem < VM_MIN_MEM) {
+		fprintf(stderr, "pagelab: %s: [vm] mem: a guest needs at least 256M\n", scn_path);
+		status = VM_USAGE;
+		goto done;
+	}
+	g.cpus = o.cpus ? o.cpus : VM_DEFAULT_CPUS;
+	if (!o.cpus && vm_item(&s, &specs[0], "cpus", val, sizeof(val))) {
+		unsigned long long c;
+
+		if (lab_parse_uint(val, &c, &err) < 0 || c < 1 || c > 64) {
+			fprintf(stderr, "pagelab: %s: [vm] cpus: expected 1..64, got '%s'\n", scn_path, val);
+			status = VM_USAGE;
+			goto done;
+		}
+		g.cpus = (unsigned)c;
+	}
+	if (o.thp)
+		snprintf(g.thp, sizeof(g.thp), "%s", o.thp);
+	else if (vm_item(&s, &specs[0], "thp", val, sizeof(val)))
+		pathf(g.thp, sizeof(g.thp), "%s", val);     /* typed by the parser: a THP mode */
+	g.swap = o.swap;
+	if (!o.swap_set && vm_item(&s, &specs[0], "swap", val, sizeof(val)) &&
+	    lab_parse_size(val, &g.swap, &err) < 0) {
+		fprintf(stderr, "pagelab: %s: [vm] swap: %s\n", scn_path, err.msg);
+		status = VM_USAGE;
+		goto done;
+	}
+	if (g.swap && g.swap < (1ULL << 20)) {
+		fprintf(stderr, "pagelab: vm: swap of %llu bytes: at least 1M\n", g.swap);
+		status = VM_USAGE;
+		goto done;
+	}
+	snprintf(g.cmdline, sizeof(g.cmdline), "%s", o.cmdline);
+	if (o.nr_kernels == 0) {
+		static char dflt[16];
+
+		if (!vm_item(&s, &specs[0], "kernel", dflt, sizeof(dflt)))
+			snprintf(dflt, sizeof(dflt), "%s", VM_DEFAULT_KERNEL);
+		o.kernels[o.nr_kernels++] = dflt;
+	}
+	/* Every variant, against the guest's memory (the guest checks its own
+	 * MemTotal again, which is a little less than -m). */
+	run_spec_free(&specs[0]);
+	for (size_t v = 0; v < nv; v++)
+		if (scenario_instantiate(&s, v, g.mem, &specs[v], &err) < 0) {
+			fprintf(stderr, "pagelab: %s (the guest has %llu MiB: --mem)\n", err.msg, g.mem >> 20);
+			nv = v + 1;
+			status = VM_USAGE;
+			goto done;
+		}
+
+	/* 2. What this host needs to boot a guest. */
+	status = find_env(&env, &o, s.name);
+	if (status != 0)
+		goto done;
+	if (o.host) {
+		struct target *t = &targets[nt++];
+		struct utsname u;
+
+		uname(&u);
+		t->kernel = NULL;
+		snprintf(t->label, sizeof(t->label), "host-%s", u.release);
+		label_clean(t->label);
+		t->status = -1;
+	}
+	for (size_t k = 0; k < o.nr_kernels; k++) {
+		struct target *t = &targets[nt++];
+
+		t->kernel = o.kernels[k];
+		t->status = -1;
+		if (!is_series(t->kernel) && g.swap && o.modules == NULL) {
+			fprintf(stderr, "pagelab: vm: --swap with --kernel %s needs --modules DIR "
+				"(its lib/modules/<release>, with zram)\n", t->kernel);
+			status = VM_USAGE;
+			goto done;
+		}
+		status = resolve_kernel(&env, &o, g.swap != 0, t);
+		if (status != 0)
+			goto done;
+	}
+	for (size_t i = 0; i < nt; i++) {
+		if (pathf(targets[i].stem, sizeof(targets[i].stem), "%s/%s-%s-%s", env.out_dir, env.base,
+			  env.stamp, targets[i].label) < 0) {
+			fprintf(stderr, "pagelab: vm: result path too long in %s\n", env.out_dir);
+			status = VM_USAGE;
+			goto done;
+		}
+		for (size_t j = 0; j < i; j++)
+			if (!strcmp(targets[i].stem, targets[j].stem)) {
+				fprintf(stderr, "pagelab: vm: two targets would write %s.json (the same kernel "
+					"twice?)\n", targets[i].stem);
+				status = VM_USAGE;
+				goto done;
+			}
+	}
+	status = static_build(&env, &o);
+	if (status != 0)
+		goto done;
+
+	/* 3. One target after the other. */
+	{
+		struct sigaction sa;
+
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = vm_on_signal;   /* no SA_RESTART: waitpid returns EINTR */
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGINT, &sa, NULL);
+		sigaction(SIGTERM, &sa, NULL);
+		sigaction(SIGHUP, &sa, NULL);
+	}
+	for (size_t i = 0; i < nt && !vm_signal; i++) {
+		if (targets[i].kernel == NULL)
+			run_host(&env, &f, is_file ? scn_path : f.name, &targets[i]);
+		else
+			run_guest(&env, &o, &g, &f, scn_dir, is_file ? scn_path : NULL, f.name, &targets[i]);
+	}
+
+	/* 4. The exit status (cli.md): interrupted, else a failure, else bad
+	 * input or "cannot" from a guest; the host's own "cannot" is not one. */
+	{
+		bool any_fail = false, any_usage = false, any_cannot = false, any_int = vm_signal != 0;
+
+		for (size_t i = 0; i < nt; i++) {
+			int st = targets[i].status;
+
+			if (targets[i].kernel == NULL && st == VM_CANNOT)
+				continue;
+			if (st == VM_INTERRUPTED)
+				any_int = true;
+			else if (st == VM_USAGE)
+				any_usage = true;
+			else if (st == VM_CANNOT)
+				any_cannot = true;
+			else if (st != VM_RAN && st != -1)
+				any_fail = true;
+		}
+		status = any_int ? VM_INTERRUPTED : any_fail ? VM_HARNESS : any_usage ? VM_USAGE
+			: any_cannot ? VM_CANNOT : VM_RAN;
+	}
+	/* 5. The summary: one report over every result that came back. */
+	{
+		char *rargv[VM_MAX_KERNELS + 3];
+		int rc = 1;
+
+		rargv[0] = "report";
+		for (size_t i = 0; i < nt; i++)
+			if (targets[i].ok)
+				rargv[rc++] = targets[i].result;
+		rargv[rc] = NULL;
+		if (rc > 1 && !f.no_report && !vm_signal) {
+			fflush(stderr);
+			report_main(rc, rargv);
+			fflush(stdout);
+		}
+		for (int i = 1; i < rc; i++)
+			printf("%s\n", rargv[i]);
+	}
+done:
+	for (size_t i = 0; i < nt; i++)
+		json_decref(targets[i].kinfo);
+	for (size_t v = 0; v < nv && specs; v++)
+		run_spec_free(&specs[v]);
+	free(specs);
+	if (parsed)
+		scenario_free(&s);
+	return status;
+}
