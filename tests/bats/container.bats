@@ -1,0 +1,133 @@
+#!/usr/bin/env bats
+# pagelab in a privileged container (issue 5, containers/README.md).
+#
+# 1. `--sandbox self` on this host, in a memory cgroup made for it below ours
+#    with the article's limits (1 GiB, memsw = limit: no swap): the three paths
+#    come out as with a child sandbox, the result says mode "self" with its
+#    baseline, and a wrong limit is refused with exit 3 before anything runs.
+# 2. scripts/container-ci: the image built with podman from a debootstrapped
+#    Debian 12 base, madv-free.bats items 1, 5 and 9 run INSIDE the container in
+#    both modes, a wrong container limit refused, and nothing left on the host:
+#    no cgroup directory podman made, no podman state outside .cache/.
+#    Measured here: 111 s with debootstrap, 57 s with the base cached in
+#    .cache/container-ci/base (see containers/README.md).
+
+load helpers
+
+setup() {
+  require_memcg
+  before_cg=$(pagelab_cgroups)
+}
+
+teardown() {
+  if [ -n "${selfcg:-}" ] && [ -d "$selfcg" ]; then rmdir "$selfcg" || echo "cannot remove $selfcg"; fi
+  [ "$(pagelab_cgroups)" = "$before_cg" ] || { echo "cgroups left: $(pagelab_cgroups)"; return 1; }
+}
+
+# A v1 memory cgroup below ours with the article's limits; pagelab started in
+# it as the only process (the subshell moves itself in, then execs pagelab).
+in_self_cgroup() {
+  selfcg="$(own_memcg)/self-test-$$"
+  mkdir "$selfcg"
+  echo "$1" >"$selfcg/memory.limit_in_bytes"
+  [ ! -e "$selfcg/memory.memsw.limit_in_bytes" ] || echo "$2" >"$selfcg/memory.memsw.limit_in_bytes"
+  shift 2
+  run bash -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$selfcg" "$@"
+}
+
+@test "--sandbox self on this host: the three paths in a 1 GiB cgroup of pagelab's own" {
+  [ -d /sys/fs/cgroup/memory ] || skip "the host-side self test uses a v1 memory cgroup; this host's memory controller is on v2"
+  stem=self-three-paths
+  in_self_cgroup 1073741824 1073741824 "$PAGELAB" run madv-free/three-paths --repeat 1 --no-report \
+    --out "$RESULTS/$stem.json" --sandbox self
+  assert_success
+  jq -e '[.runs[].sandbox | select(.mode == "self" and .baseline_bytes > 0)] | length == 3' "$RESULTS/$stem.json"
+  [ "$(rq $stem '.runs[0].sandbox.path')" = "$selfcg" ]
+  for r in 0 1 2; do
+    case $(rq $stem ".runs[$r].variant.advice") in
+      none) [ "$(rq $stem ".runs[$r].exit.outcome")" = oom_killed ]
+            [ "$(rq $stem ".runs[$r].exit.oom_kill_count")" -ge 1 ] ;;
+      free) [ "$(rq $stem ".runs[$r].exit.outcome")" = completed ]
+            # the OOM kill of the first run is not counted again in this one
+            [ "$(rq $stem ".runs[$r].exit.oom_kill_count")" -eq 0 ] ;;
+      dontneed) [ "$(rq $stem ".runs[$r].exit.outcome")" = completed ] ;;
+    esac
+  done
+  # pagelab itself stayed where it was, and no child cgroup was made
+  [ -z "$(find "$selfcg" -mindepth 1 -type d)" ]
+}
+
+@test "--sandbox self refuses a limit that is not the scenario's: exit 3, one clear line" {
+  [ -d /sys/fs/cgroup/memory ] || skip "the host-side self test uses a v1 memory cgroup; this host's memory controller is on v2"
+  in_self_cgroup 805306368 805306368 "$PAGELAB" run madv-free/three-paths --repeat 1 --no-report \
+    --out "$RESULTS/self-refused.json" --sandbox self
+  assert_failure 3
+  assert_output --partial "memory limit of pagelab's own cgroup is 805306368 bytes (768 MiB)"
+  assert_output --partial "--memory 1024m --memory-swap 1024m"
+  [ ! -e "$RESULTS/self-refused.json" ]
+  # swap allowed (memsw above the limit) is refused too
+  [ -e "$selfcg/memory.memsw.limit_in_bytes" ] || return 0     # no swap accounting: nothing to refuse
+  rmdir "$selfcg"
+  in_self_cgroup 1073741824 2147483648 "$PAGELAB" run madv-free/three-paths --repeat 1 --no-report \
+    --out "$RESULTS/self-refused.json" --sandbox self
+  assert_failure 3
+  assert_output --partial "may swap 1073741824 bytes"
+}
+
+@test "--sandbox takes child or self only" {
+  run "$PAGELAB" run madv-free/three-paths --sandbox bogus
+  assert_failure 2
+  assert_output --partial "--sandbox: expected child or self"
+}
+
+@test "scripts/container-ci: the invariants inside a privileged podman container, both modes, nothing left" {
+  for c in podman runc debootstrap; do
+    command -v $c >/dev/null || skip "$c is not installed (scripts/setup installs podman, runc and debootstrap; did apt-get fail?)"
+  done
+  own=$(sed -n 's/^[0-9]*:[^:]*\bmemory\b[^:]*:\(.*\)$/\1/p' /proc/self/cgroup)
+  log="$BATS_TEST_TMPDIR/container-ci.log"
+  # podman's default places: none of them may appear (storage and run state
+  # stay in .cache/container-ci, runc's state too).
+  defaults="/var/lib/containers /run/containers /run/libpod /run/runc"
+  before=$(for p in $defaults; do [ ! -e "$p" ] || echo "$p"; done)
+  run --separate-stderr "$TOP/scripts/container-ci"
+  printf '%s\n' "$output" "$stderr" >"$log"
+  [ "$status" -eq 0 ] || { cat "$log"; false; }
+  grep -q 'container-ci: mode child: 3 passed, 0 failed' <<<"$stderr"
+  grep -q 'container-ci: mode self: 3 passed, 0 failed' <<<"$stderr"
+  grep -q 'refused (exit 3)' <<<"$stderr"
+  # Both tables printed: the OOM kill without madvise, the survivors with it.
+  [ "$(grep -c 'no call at all · Under pressure | Outcome | OOM-kill (137)' <<<"$output")" -eq 2 ]
+  [ "$(grep -c 'MADV_DONTNEED · Data | Pages read back as zero | 131,071 pages zeroed' <<<"$output")" -eq 2 ]
+  # Nothing left behind: no cgroup directory podman made in any hierarchy,
+  # no podman state outside .cache/, only the cached base root filesystem.
+  [ -z "$(find /sys/fs/cgroup -path "*$own/container-ci*" 2>/dev/null)" ]
+  grep -q 'cgroups: removed [0-9]* directories podman made$' <<<"$stderr"
+  [ -s "${PAGELAB_CI_DIR:-$TOP/.cache/container-ci}/base/debian-bookworm-minbase.tar" ]
+  [ ! -e "${PAGELAB_CI_DIR:-$TOP/.cache/container-ci}/storage" ]
+  after=$(for p in $defaults; do [ ! -e "$p" ] || echo "$p"; done)
+  [ "$after" = "$before" ] || { echo "podman wrote outside .cache: $after"; false; }
+}
+
+@test "cgroup v2 as a container shows it (6.12 guest, unshare --cgroup): self, child, and a mount from outside refused" {
+  # Docker Desktop and modern servers are cgroup v2 with a private cgroup
+  # namespace: the container's cgroup is "/" inside, a non-root one.  No v2
+  # engine runs here, so a pure v2 QEMU guest (scripts/vm-run) stands in.
+  command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86 is not installed (scripts/setup installs it)"
+  static="${PAGELAB_STATIC_BUILD:-$TOP/build-static}"
+  if [ ! -x "$static/pagelab" ]; then
+    cmake -S "$TOP" -B "$static" -DPAGELAB_STATIC=ON >/dev/null
+    cmake --build "$static" -j"$(nproc)" >/dev/null 2>&1
+  fi
+  out="$BATS_TEST_TMPDIR/guest"
+  # util-linux's unshare (busybox's has no --cgroup), under a name no busybox applet has
+  cp "$(command -v unshare)" "$BATS_TEST_TMPDIR/ul-unshare"
+  run "$TOP/scripts/vm-run" --kernel 6.12 --build "$static" --timeout 600 --out "$out" \
+    --bin "$BATS_TEST_TMPDIR/ul-unshare" \
+    --file "$TOP/scenarios/madv-free/three-paths.scn:/scn/three-paths.scn" \
+    --file "$TOP/tests/bats/guest/container-v2.sh:/container-v2.sh" -- /bin/sh /container-v2.sh
+  [ "$status" -eq 0 ] || { echo "$output"; cat "$out/stdout" "$out/stderr" 2>/dev/null; false; }
+  cat "$out/stdout"
+  ! grep -q '^FAIL' "$out/stdout"
+  [ "$(grep -c '^PASS' "$out/stdout")" -eq 9 ]
+}
