@@ -7,7 +7,7 @@
  * steps in order, reporting after each one the region's own counters (its
  * VMA in /proc/self/smaps), the process's (smaps_rollup, VmRSS) and the
  * region's residency by mincore(2).  The steps are those of the article
- * (seeds/madv_free-lazyfree.txt): fill, MADV_FREE or MADV_DONTNEED, the
+ * (M. Erbay's MADV_FREE article): fill, MADV_FREE or MADV_DONTNEED, the
  * LazyFree series, the one-page readback, the one-page write, pressure from a
  * second region, and the final scan.  workloads/README.md lists them.
  *
