@@ -114,6 +114,25 @@ int lab_write_file(const char *path, const char *str, struct lab_error *err)
 	return 0;
 }
 
+int lab_mkdir_p(const char *dir, unsigned mode, struct lab_error *err)
+{
+	char buf[PATH_MAX];
+
+	if ((size_t)snprintf(buf, sizeof(buf), "%s", dir) >= sizeof(buf))
+		return lab_error_set(err, ENAMETOOLONG, "path too long: %s", dir);
+	for (char *p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(buf, 0755) < 0 && errno != EEXIST)
+			return lab_error_errno(err, errno, "mkdir %s", buf);
+		*p = '/';
+	}
+	if (mkdir(buf, (mode_t)mode) < 0 && errno != EEXIST)
+		return lab_error_errno(err, errno, "mkdir %s", buf);
+	return 0;
+}
+
 int lab_write_atomic(const char *path, const char *data, size_t len, struct lab_error *err)
 {
 	char tmp[PATH_MAX], dir[PATH_MAX];

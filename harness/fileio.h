@@ -44,6 +44,10 @@ int lab_write_file(const char *path, const char *str, struct lab_error *err);
 /* Write data to path atomically: path.tmp.PID, fsync, rename, fsync dir. */
 int lab_write_atomic(const char *path, const char *data, size_t len, struct lab_error *err);
 
+/* mkdir -p: every missing directory of dir, the last one with mode (the
+ * others 0755).  Existing directories are fine. */
+int lab_mkdir_p(const char *dir, unsigned mode, struct lab_error *err);
+
 /* Read all of fd into a new buffer (for pipes). */
 int lab_read_fd(int fd, char **out, size_t *len_out, struct lab_error *err);
 

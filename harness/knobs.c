@@ -58,26 +58,6 @@ static int fsync_dir(const char *dir)
 	return ret;
 }
 
-static int mkdir_p(const char *dir, struct lab_error *err)
-{
-	char buf[PATH_MAX];
-	size_t len;
-
-	if ((len = (size_t)snprintf(buf, sizeof(buf), "%s", dir)) >= sizeof(buf))
-		return lab_error_set(err, ENAMETOOLONG, "path too long: %s", dir);
-	for (char *p = buf + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(buf, 0755) < 0 && errno != EEXIST)
-			return lab_error_errno(err, errno, "mkdir %s", buf);
-		*p = '/';
-	}
-	if (mkdir(buf, 0700) < 0 && errno != EEXIST)
-		return lab_error_errno(err, errno, "mkdir %s", buf);
-	return 0;
-}
-
 /* Values go into the journal %-escaped, so a line is always "word word word". */
 static void escape(const char *in, char *out, size_t len)
 {
@@ -214,7 +194,7 @@ int knob_journal_open(const char *path, struct knob_journal **out, bool *stale, 
 	}
 	snprintf(tmp, sizeof(tmp), "%s", path);
 	snprintf(j->dir, sizeof(j->dir), "%s", dirname(tmp));
-	ret = mkdir_p(j->dir, err);
+	ret = lab_mkdir_p(j->dir, 0700, err);
 	if (ret < 0) {
 		free(j);
 		return lab_error_prefix(err, "knob journal");

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "audit.h"
+#include "catalog.h"
 #include "fileio.h"
 #include "host.h"
 #include "knobs.h"
@@ -91,55 +92,16 @@ static int usage_error(const char *fmt, ...)
 /* ------------------------------------------------------------------------ */
 /* finding scenarios                                                          */
 
-static int scenarios_dir(char *buf, size_t len)
-{
-	const char *env = getenv("PAGELAB_SCENARIOS");
-	struct stat st;
-	char exe[PATH_MAX];
-	ssize_t n;
-
-	if (env && *env)
-		return snprintf(buf, len, "%s", env) < (int)len ? 0 : -1;
-	if (stat("scenarios", &st) == 0 && S_ISDIR(st.st_mode))
-		return snprintf(buf, len, "scenarios") < (int)len ? 0 : -1;
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n > 0) {
-		exe[n] = '\0';
-		if (strrchr(exe, '/'))
-			*strrchr(exe, '/') = '\0';
-		if ((size_t)snprintf(buf, len, "%s/scenarios", exe) < len && stat(buf, &st) == 0)
-			return 0;
-	}
-	return snprintf(buf, len, "%s/scenarios", PAGELAB_SOURCE_DIR) < (int)len ? 0 : -1;
-}
-
-static bool looks_like_file(const char *arg)
-{
-	size_t n = strlen(arg);
-
-	return strchr(arg, '/') != NULL && ((n > 4 && !strcmp(arg + n - 4, ".scn")) || arg[0] == '/' ||
-					     arg[0] == '.');
-}
-
 /* Resolve NAME|FILE and read it.  Returns 0, or EXIT_USAGE after printing. */
 static int load_scenario(const char *arg, struct scenario *s, char *path, size_t plen)
 {
 	struct lab_error err;
-	char dir[PATH_MAX];
 	cleanup_free char *text = NULL;
 	int ret;
 
-	if (looks_like_file(arg) || access(arg, F_OK) == 0) {
-		if ((size_t)snprintf(path, plen, "%s", arg) >= plen)
-			return usage_error("path too long: %s", arg);
-	} else {
-		if (scenarios_dir(dir, sizeof(dir)) < 0 || (size_t)snprintf(path, plen, "%s/%s.scn", dir, arg) >= plen)
-			return usage_error("scenario name too long: %s", arg);
-		if (access(path, F_OK) < 0) {
-			fprintf(stderr, "pagelab: unknown scenario '%s' (no %s; `pagelab list` shows the known ones)\n",
-				arg, path);
-			return EXIT_USAGE;
-		}
+	if (catalog_find(arg, path, plen, &err) < 0) {
+		fprintf(stderr, "pagelab: %s\n", err.msg);
+		return EXIT_USAGE;
 	}
 	ret = lab_read_file(path, &text, NULL, &err);
 	if (ret < 0) {
@@ -175,8 +137,9 @@ static int cmd_list(void)
 	char dir[PATH_MAX];
 	DIR *top;
 	struct dirent *g;
+	struct lab_error derr;
 
-	if (scenarios_dir(dir, sizeof(dir)) < 0 || (top = opendir(dir)) == NULL) {
+	if (catalog_dir(dir, sizeof(dir), &derr) < 0 || (top = opendir(dir)) == NULL) {
 		fprintf(stderr, "pagelab: no scenarios directory (%s)\n", dir);
 		return EXIT_HARNESS;
 	}

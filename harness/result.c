@@ -29,25 +29,6 @@ void result_utc_stamp(char *buf, size_t len, int compact)
 	strftime(buf, len, compact ? "%Y%m%dT%H%M%SZ" : "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
-static int mkdir_p(const char *dir, struct lab_error *err)
-{
-	char tmp[PATH_MAX];
-
-	if ((size_t)snprintf(tmp, sizeof(tmp), "%s", dir) >= sizeof(tmp))
-		return lab_error_set(err, ENAMETOOLONG, "path too long: %s", dir);
-	for (char *p = tmp + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(tmp, 0755) < 0 && errno != EEXIST)
-			return lab_error_errno(err, errno, "mkdir %s", tmp);
-		*p = '/';
-	}
-	if (mkdir(tmp, 0755) < 0 && errno != EEXIST)
-		return lab_error_errno(err, errno, "mkdir %s", tmp);
-	return 0;
-}
-
 int result_open(const char *out_path, const char *scenario_name, struct result **out,
 		struct lab_error *err)
 {
@@ -83,7 +64,7 @@ int result_open(const char *out_path, const char *scenario_name, struct result *
 			return lab_error_set(err, ENAMETOOLONG, "result path too long");
 		}
 	}
-	ret = mkdir_p(dir, err);
+	ret = lab_mkdir_p(dir, 0755, err);
 	if (ret < 0) {
 		free(r);
 		return ret;

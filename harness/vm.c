@@ -53,6 +53,7 @@
 #include <jansson.h>
 
 #include "error.h"
+#include "catalog.h"
 #include "fileio.h"
 #include "report.h"
 #include "scenario.h"
@@ -334,54 +335,24 @@ static int parse_run_part(int argc, char **argv, struct run_fwd *f)
 static int scenario_location(const char *arg, char *dir, size_t dlen, char *path, size_t plen,
 			     bool *is_file)
 {
-	const char *env = getenv("PAGELAB_SCENARIOS");
-	size_t n = strlen(arg);
-	struct stat st;
-	char exe[PATH_MAX];
-	ssize_t len;
+	struct lab_error err;
+	char found[PATH_MAX];
 
-	*is_file = (strchr(arg, '/') != NULL &&
-		    ((n > 4 && !strcmp(arg + n - 4, ".scn")) || arg[0] == '/' || arg[0] == '.')) ||
-		   access(arg, F_OK) == 0;
-	if (*is_file) {
-		dir[0] = '\0';
-		if (realpath(arg, path) == NULL) {
-			fprintf(stderr, "pagelab: vm: scenario file %s: %s\n", arg, strerror(errno));
-			return VM_USAGE;
-		}
-		(void)plen;
-		return 0;
-	}
-	if (env && *env) {
-		snprintf(dir, dlen, "%s", env);
-	} else if (stat("scenarios", &st) == 0 && S_ISDIR(st.st_mode)) {
-		snprintf(dir, dlen, "scenarios");
-	} else {
-		len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-		dir[0] = '\0';
-		if (len > 0) {
-			exe[len] = '\0';
-			if (strrchr(exe, '/'))
-				*strrchr(exe, '/') = '\0';
-			if ((size_t)snprintf(dir, dlen, "%s/scenarios", exe) >= dlen ||
-			    stat(dir, &st) != 0)
-				dir[0] = '\0';
-		}
-		if (dir[0] == '\0')
-			snprintf(dir, dlen, "%s/scenarios", PAGELAB_SOURCE_DIR);
-	}
-	if ((size_t)snprintf(path, plen, "%s/%s.scn", dir, arg) >= plen)
-		return vm_usage("scenario name too long: %s", arg);
-	if (access(path, F_OK) < 0) {
-		fprintf(stderr, "pagelab: unknown scenario '%s' (no %s; `pagelab list` shows the known ones)\n",
-			arg, path);
+	*is_file = catalog_is_file(arg);
+	dir[0] = '\0';
+	if (catalog_find(arg, found, sizeof(found), &err) < 0) {
+		fprintf(stderr, "pagelab: %s\n", err.msg);
 		return VM_USAGE;
 	}
-	{
+	/* Absolute paths: the guest's command and the static build need them. */
+	if (realpath(found, path) == NULL || strlen(path) >= plen) {
+		fprintf(stderr, "pagelab: vm: scenario file %s: %s\n", found, strerror(errno));
+		return VM_USAGE;
+	}
+	if (!*is_file && catalog_dir(found, sizeof(found), &err) == 0) {
 		char abs[PATH_MAX];
 
-		if (realpath(dir, abs) != NULL)
-			snprintf(dir, dlen, "%s", abs);
+		snprintf(dir, dlen, "%s", realpath(found, abs) != NULL ? abs : found);
 	}
 	return 0;
 }
@@ -636,25 +607,6 @@ static int rm_entry(const char *path, const struct stat *st, int flag, struct FT
 	return remove(path);
 }
 
-static int mkdirs(const char *dir, struct lab_error *err)
-{
-	char tmp[PATH_MAX];
-
-	if ((size_t)snprintf(tmp, sizeof(tmp), "%s", dir) >= sizeof(tmp))
-		return lab_error_set(err, ENAMETOOLONG, "path too long: %s", dir);
-	for (char *p = tmp + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(tmp, 0755) < 0 && errno != EEXIST)
-			return lab_error_errno(err, errno, "mkdir %s", tmp);
-		*p = '/';
-	}
-	if (mkdir(tmp, 0755) < 0 && errno != EEXIST)
-		return lab_error_errno(err, errno, "mkdir %s", tmp);
-	return 0;
-}
-
 /* ---- targets ------------------------------------------------------------------- */
 
 struct target {
@@ -808,7 +760,7 @@ static int static_build(struct vm_env *env, const struct vm_opts *o)
 		}
 		snprintf(log, sizeof(log), "%s/vm-build.log", env->build);
 		snprintf(cache, sizeof(cache), "%s/CMakeCache.txt", env->build);
-		if (mkdirs(env->build, &err) < 0) {
+		if (lab_mkdir_p(env->build, 0755, &err) < 0) {
 			fprintf(stderr, "pagelab: vm: %s\n", err.msg);
 			return VM_HARNESS;
 		}
@@ -1198,7 +1150,7 @@ static int find_env(struct vm_env *env, const struct vm_opts *o, const char *scn
 		if (dir == NULL || *dir == '\0')
 			dir = "results";
 	}
-	if (mkdirs(dir, &err) < 0) {
+	if (lab_mkdir_p(dir, 0755, &err) < 0) {
 		fprintf(stderr, "pagelab: vm: --out-dir: %s\n", err.msg);
 		return VM_HARNESS;
 	}
