@@ -28,8 +28,12 @@ check_result_ok() {
   jq -e '.schema == "pagelab.result/1" and .status == "ok"' "$1"
 }
 
-# Item 1 (probe): 64 MiB of MADV_FREE shows up as LazyFree; once the per-CPU
-# batches are drained, exactly the region.
+# Item 1 (probe): 64 MiB of MADV_FREE shows up as LazyFree, short by the
+# folios still in a per-CPU lazyfree batch.  A drain afterwards settles it, but
+# not always to the whole region: measured on 6.18, 65,536 kB in most runs and
+# 65,496 kB in one of two.  Likely cause (not proven): folio_mark_lazyfree
+# (mm/swap.c) only moves folios already on an LRU, and some were still in the
+# other CPU's lru_add batch when MADV_FREE ran, so they were never marked.
 check_probe() {
   local f=$1 lz roll
   check_result_ok "$f"
@@ -40,8 +44,11 @@ check_probe() {
   [ "$lz" -gt $((65536 - 124)) ]
   [ "$roll" -eq "$lz" ]
   [ "$(rstep "$f" 0 fill | jq .counters.region.lazyfree_kb)" -eq 0 ]
-  rstep "$f" 0 series 2 | jq -e '[.counters.series_kb[] | select(. != 65536)] | length == 0'
-  rstep "$f" 0 drain | jq -e '.counters.region.lazyfree_kb == 65536'
+  # After the drain: settled (every reading the same), never less than
+  # before, never more than the region, at most one batch short.
+  rstep "$f" 0 series 2 | jq -e --argjson lz "$lz" \
+    '.counters.series_kb | (min == max) and min >= $lz and max <= 65536 and min > 65536 - 124'
+  rstep "$f" 0 drain | jq -e --argjson lz "$lz" '.counters.region.lazyfree_kb >= $lz'
 }
 
 # Item 2 (counters): MADV_FREE moves Rss, VmRSS, memory.current and mincore by

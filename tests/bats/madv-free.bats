@@ -45,8 +45,7 @@ median() { sort -n | awk '{a[NR]=$1} END {if (NR % 2) print a[(NR+1)/2]; else pr
   # to the lazyfree LRU through a per-CPU folio batch of 31
   # (mm/swap.c: folio_mark_lazyfree, include/linux/pagevec.h: PAGEVEC_SIZE):
   # until that batch drains, up to 31 pages (124 kB) read as not yet lazy.
-  # Measured on 6.18: 65472 kB = 65536 - (16384 mod 31) * 4.  Once every
-  # CPU's batch is drained, every reading is exactly the region.
+  # Measured on 6.18: 65472 kB = 65536 - (16384 mod 31) * 4.
   check_probe "$RESULTS/$stem.json"
 }
 
@@ -90,9 +89,10 @@ median() { sort -n | awk '{a[NR]=$1} END {if (NR % 2) print a[(NR+1)/2]; else pr
 }
 
 @test "item 6 THP write: a 4 KiB write takes 4 kB off LazyFree with THP off, a whole folio with THP on" {
-  # Both series follow a `drain` (workloads/region.c): the lazyfree batches
-  # are flushed, so the readings are the settled values the article's
-  # medians were (524,288 before the write).
+  # The scenario drains every CPU's LRU batches before MADV_FREE (so every
+  # filled folio is on an LRU and gets marked) and before each series (so the
+  # lazyfree batches have moved): the readings are the settled values the
+  # article's medians were (524,288 before the write).
   stem=thp-write
   run_scenario madv-free/thp-write $stem --repeat 1
   assert_success

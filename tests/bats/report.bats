@@ -28,8 +28,8 @@ setup() {
   assert_output --partial "131,071 pages zeroed"
   # This host's DONTNEED run: every page but the written one is zero.
   assert_output --regexp 'Pages read back as zero \| 131,071 pages zeroed \| 131,071 pages zeroed'
-  # The drained probe reads exactly the region.
-  assert_output --regexp 'After a drain of the per-CPU batches \| LazyFree, median of the series \| 65,536 kB'
+  # The drained probe's row is there, within one lazyfree batch of the region.
+  assert_output --regexp 'After a drain of the per-CPU batches \| LazyFree, median of the series \| 65,(4[2-9][0-9]|5[0-3][0-9]) kB'
 }
 
 @test "the OOM-killed path is reported as such, with the count of runs" {
