@@ -150,18 +150,20 @@ check_memcg_counters() {
     m=$(rstep "$f" $r write)
     lf=$(jq ".${src}.pglazyfree // 0" <<<"$m")
     if [ "$adv" = free ]; then
-      # Right after the call up to 30 pages may still sit in a per-CPU batch;
-      # reclaim drains them, so after pressure every page has been counted.
+      # Right after the call up to 30 pages may still sit in a per-CPU batch
+      # (31 on 6.12/6.18, 15 on 6.1).  Reclaim drains the batch of the CPU it
+      # runs on, which is not always the one holding it: a 6.1 guest run kept
+      # 131,070 after pressure (131,072 mod 15 = 2 pages), so the bound stays.
       [ "$lf" -ge $((131072 - 30)) ]
       p=$(rstep "$f" $r pressure)
-      [ "$(jq ".${src}.pglazyfree // 0" <<<"$p")" -ge 131072 ]
+      [ "$(jq ".${src}.pglazyfree // 0" <<<"$p")" -ge $((131072 - 30)) ]
       freed=$(jq ".${src}.pglazyfreed // 0" <<<"$p")
       stayed=$(jq .counters.resident_pages <<<"$p")
       [ "$freed" -ge $(( 131072 - stayed )) ]
       if [ "$cg" = v2 ]; then
-        # The sandbox's own counters: exactly the region, and every page
-        # the region lost was a lazily freed one.
-        [ "$(jq ".${src}.pglazyfree" <<<"$p")" -eq 131072 ]
+        # The sandbox's own counters: never more than the region, and every
+        # page the region lost was a lazily freed one.
+        [ "$(jq ".${src}.pglazyfree" <<<"$p")" -le 131072 ]
         [ "$freed" -eq $(( 131072 - stayed )) ]
       fi
     else

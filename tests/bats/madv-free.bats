@@ -167,8 +167,8 @@ median() { sort -n | awk '{a[NR]=$1} END {if (NR % 2) print a[(NR+1)/2]; else pr
   assert_success
   # PGLAZYFREE is counted when a per-CPU batch reaches the lazyfree LRU
   # (mm/swap.c: lru_lazyfree): right after the call up to 30 pages are still
-  # batched; reclaim drains them, so after pressure every page of the region
-  # has been counted.  v1 memory.stat has no pglazyfree: the machine-wide
+  # batched; reclaim drains the batch of the CPU it runs on, usually but not
+  # always the one holding them.  v1 memory.stat has no pglazyfree: the machine-wide
   # /proc/vmstat deltas (>=) are read instead.
   check_memcg_counters "$RESULTS/$stem.json"
 }
