@@ -57,6 +57,15 @@ run_scenario() {
     ${PAGELAB_SANDBOX:+--sandbox "$PAGELAB_SANDBOX"} "$@"
 }
 
+# wait_for STEM STEP: until the stream shows that step (10 s at most)
+wait_for() {
+  for _ in $(seq 100); do
+    grep -q "\"step\":\"$2\"" "$RESULTS/$1.jsonl" 2>/dev/null && return 0
+    sleep 0.1
+  done
+  return 1
+}
+
 # jq on a result: rq STEM FILTER
 rq() {
   jq -r "$2" "$RESULTS/$1.json"

@@ -16,15 +16,6 @@ teardown() {
   [ "$(pagelab_cgroups)" = "$before_cg" ] || { echo "cgroups left: $(pagelab_cgroups)"; return 1; }
 }
 
-# wait_for STEM STEP: until the stream shows that step (10 s at most)
-wait_for() {
-  for _ in $(seq 100); do
-    grep -q "\"step\":\"$2\"" "$RESULTS/$1.jsonl" 2>/dev/null && return 0
-    sleep 0.1
-  done
-  return 1
-}
-
 @test "a forbidden syscall (mount) kills the workload with SIGSYS" {
   stem=seccomp
   run_scenario "$TOP/tests/scenarios/seccomp.scn" $stem

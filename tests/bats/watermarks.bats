@@ -62,15 +62,6 @@ wait_stopped() {
   echo "pid $1 never stopped"; return 1
 }
 
-# wait_for STEM STEP: until the stream shows that step (10 s at most)
-wait_for() {
-  for _ in $(seq 100); do
-    grep -q "\"step\":\"$2\"" "$RESULTS/$1.jsonl" 2>/dev/null && return 0
-    sleep 0.1
-  done
-  return 1
-}
-
 # ---------------------------------------------------------------------------
 # The audit's arithmetic
 
