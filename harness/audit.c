@@ -43,6 +43,7 @@
 #include <unistd.h>
 
 #include "fileio.h"
+#include "kmsg.h"
 #include "knobdef.h"
 #include "knobs.h"
 #include "size.h"
@@ -204,8 +205,8 @@ static void host_mm_free(struct host_mm *h)
  * /dev/kmsg readers each have their own position). */
 static void kmsg_scan(struct kmsg_facts *k)
 {
-	char rec[8192];
-	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	struct kmsg_log log = { 0 };
+	int fd = kmsg_open(false);
 
 	memset(k, 0, sizeof(*k));
 	k->last_user_value = -1;
@@ -213,17 +214,11 @@ static void kmsg_scan(struct kmsg_facts *k)
 	if (fd < 0)
 		return;
 	k->readable = true;
-	for (;;) {
-		ssize_t n = read(fd, rec, sizeof(rec) - 1);
-		const char *msg, *p;
+	kmsg_drain(fd, &log, kmsg_interesting, (size_t)-1);
+	close(fd);
+	for (size_t i = 0; i < log.n; i++) {
+		const char *msg = log.recs[i].text, *p;
 
-		if (n < 0 && errno == EPIPE)
-			continue;       /* a record was overwritten while we read: skip it */
-		if (n <= 0)
-			break;
-		rec[n] = '\0';
-		msg = strchr(rec, ';');
-		msg = msg ? msg + 1 : rec;
 		if (strstr(msg, "page allocation failure"))
 			k->alloc_failures++;
 		if (strstr(msg, "Out of memory: Killed process"))
@@ -241,7 +236,7 @@ static void kmsg_scan(struct kmsg_facts *k)
 			}
 		}
 	}
-	close(fd);
+	kmsg_log_free(&log);
 }
 
 /* Files that set min_free_kbytes at boot (systemd-sysctl / procps order). */

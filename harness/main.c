@@ -23,6 +23,7 @@
 #include "catalog.h"
 #include "fileio.h"
 #include "host.h"
+#include "kmsg.h"
 #include "knobs.h"
 #include "launch.h"
 #include "report.h"
@@ -51,8 +52,9 @@ static const char usage_text[] =
 	"  vm [vm options] run NAME|FILE [run options]\n"
 	"                            the scenario in QEMU guests (Debian 6.1/6.12, cgroup v2):\n"
 	"                            --kernel 6.1|6.12|PATH (repeatable), --host, --mem SIZE,\n"
-	"                            --cpus N, --thp MODE, --swap SIZE, --cmdline TEXT,\n"
-	"                            --timeout S, --out-dir DIR (docs/vm.md)\n"
+	"                            --cpus N, --thp MODE, --swap SIZE, --disk SIZE (ext2 on\n"
+	"                            the guest's /var/tmp), --cmdline TEXT, --timeout S,\n"
+	"                            --out-dir DIR (docs/vm.md)\n"
 	"  version                   harness version and commit\n"
 	"\n"
 	"run options:\n"
@@ -688,7 +690,7 @@ static int cmd_run(int argc, char **argv, bool show_only)
 			struct sandbox *sb = NULL;
 			json_t *run = run_json(&specs[v], rep);
 			char vt[256], lim[32];
-			int signo = 0;
+			int signo = 0, kfd = -1;
 
 			json_array_append(json_object_get(result_doc(res), "runs"), run);
 			variant_text(&specs[v], vt, sizeof(vt));
@@ -717,6 +719,9 @@ static int cmd_run(int argc, char **argv, bool show_only)
 			fprintf(stderr, "pagelab: run %d: %s.%u%s%s: sandbox %s (%s, swap %llu)\n", run_index + 1,
 				specs[v].label, rep, vt[0] ? " " : "", vt, sandbox_path(sb),
 				lab_format_size(ss.memory_max, lim, sizeof(lim)), ss.swap_max);
+			/* The kernel log from here on: the knobs' own lines (min_free_kbytes),
+			 * OOM reports, allocation failures (runs[].kmsg). */
+			kfd = kmsg_open(true);
 			/* This run's knobs, through the journal, right before its workloads. */
 			if (specs[v].nr_knobs > 0 && knobs_apply(journal, &specs[v], run, &err) < 0) {
 				struct lab_error e2;
@@ -724,6 +729,8 @@ static int cmd_run(int argc, char **argv, bool show_only)
 				fprintf(stderr, "pagelab: %s\n", err.msg);
 				knobs_restore_run(journal, run, &e2);
 				sandbox_destroy(sb, &e2);
+				if (kfd >= 0)
+					close(kfd);
 				doc_status = "error";
 				snprintf(doc_error, sizeof(doc_error), "%s", err.msg);
 				status = EXIT_HARNESS;
@@ -732,6 +739,16 @@ static int cmd_run(int argc, char **argv, bool show_only)
 			}
 			result_stream(res, "run-start", run_index, run);
 			ret = sampler_run(&specs[v], sb, &so, res, run_index, run, &signo, &err);
+			{
+				struct kmsg_log klog = { 0 };
+
+				kmsg_drain(kfd, &klog, kmsg_interesting, KMSG_KEEP_MAX);
+				json_object_set_new(run, "kmsg", kmsg_log_json(&klog));
+				kmsg_log_free(&klog);
+				if (kfd >= 0)
+					close(kfd);
+				kfd = -1;
+			}
 			{
 				struct lab_error e2;
 

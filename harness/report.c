@@ -36,7 +36,6 @@
 #define RESULT_SCHEMA "pagelab.result/1"
 #define REFERENCE_SCHEMA "pagelab.reference/1"
 #define REPORT_SCHEMA "pagelab.report/1"
-#define DEFAULT_REFERENCE "results/reference/madv-free.json"
 #define MISSING "—"
 #define TEXT_MAX 256
 #define NOTES_MAX 8
@@ -158,6 +157,7 @@ struct table_spec {
 	const char *row_head;
 	const char *compare;
 	int (*build)(struct tctx *c, struct lab_error *err);
+	const char *article;            /* results/reference/<article>.json; NULL = madv-free */
 };
 
 /* ------------------------------------------------------------- helpers */
@@ -869,7 +869,8 @@ struct variant {
 
 static bool variant_of(const json_t *run, const char *key, char *buf, size_t len)
 {
-	const json_t *v = json_object_get(json_object_get(run, "variant"), key);
+	const json_t *v = strcmp(key, "label") == 0 ? json_object_get(run, "label")
+						    : json_object_get(json_object_get(run, "variant"), key);
 
 	if (v == NULL)
 		v = json_object_get(json_object_get(run, "params"), key);
@@ -1421,39 +1422,555 @@ static int build_host_scan(struct tctx *c, struct lab_error *err)
 	return add_figs(c, figs, N(figs), NULL, err);
 }
 
+/* ------------------------------------- the watermark and min_free_kbytes articles
+ *
+ * M. Erbay, "The 66 MiB Nobody Wrote Down" (results/reference/watermarks.json) and
+ * AndreyEx's min_free_kbytes article (results/reference/min-free.json).  These
+ * figures are machine-wide: /proc/vmstat deltas over a window, the zones' lines and
+ * free pages from the samples, and the kernel log's OOM reports (runs[].kmsg).
+ */
+
+/* Sum of "a+b+c" keys of a vmstat_delta object; a key absent did not change. */
+static bool vm_sum(const json_t *obj, const char *keys, double *out)
+{
+	const json_t *d = json_object_get(obj, "vmstat_delta");
+	char buf[160], *save = NULL, *k;
+	double sum = 0, v;
+
+	if (!json_is_object(d) || (size_t)snprintf(buf, sizeof(buf), "%s", keys) >= sizeof(buf))
+		return false;
+	for (k = strtok_r(buf, "+", &save); k != NULL; k = strtok_r(NULL, "+", &save))
+		if (json_num(json_object_get(d, k), &v))
+			sum += v;
+	*out = sum;
+	return true;
+}
+
+/* f->path's /proc/vmstat keys, from the step f->sel (the window's start; NULL:
+ * the run's start) to the run's last sample (after the workloads ended). */
+static bool get_vm_window(const struct runref *r, const struct fig *f, double *out)
+{
+	const json_t *samples = json_object_get(r->run, "samples");
+	const json_t *end = json_array_get(samples, json_array_size(samples) - 1);
+	const json_t *start = f->sel != NULL ? select_step(r, f->sel) : NULL;
+	double a, b = 0;
+
+	if (end == NULL || !vm_sum(end, f->path, &a) || (f->sel != NULL && (start == NULL || !vm_sum(start, f->path, &b))))
+		return false;
+	*out = scaled(f, a - b);
+	return true;
+}
+
+/* A zone's field in one sample: path "Normal.free" (node 0). */
+static bool zone_field(const json_t *sample, const char *path, double *out)
+{
+	const json_t *zones = json_object_get(sample, "zones");
+	const char *dot = strchr(path, '.');
+	size_t i;
+
+	if (dot == NULL)
+		return false;
+	for (i = 0; i < json_array_size(zones); i++) {
+		const json_t *z = json_array_get(zones, i);
+		const char *name = str_or(json_object_get(z, "zone"), "");
+
+		if (strlen(name) == (size_t)(dot - path) && strncmp(name, path, (size_t)(dot - path)) == 0 &&
+		    json_integer_value(json_object_get(z, "node")) == 0)
+			return json_num(json_object_get(z, dot + 1), out);
+	}
+	return false;
+}
+
+/* The samples from the step f->sel on (NULL: all). */
+static double window_t0(const struct runref *r, const struct fig *f, bool *ok)
+{
+	const json_t *s = f->sel != NULL ? select_step(r, f->sel) : NULL;
+	double t = 0;
+
+	*ok = f->sel == NULL || (s != NULL && json_num(json_object_get(s, "t_ms"), &t));
+	return t;
+}
+
+/* The lowest value of a zone field over the window (the article's "lowest
+ * Normal free": the lowest sampled, the real trough may be deeper). */
+static bool get_zone_lowest(const struct runref *r, const struct fig *f, double *out)
+{
+	const json_t *samples = json_object_get(r->run, "samples");
+	bool ok, any = false;
+	double t0 = window_t0(r, f, &ok), t, v;
+	size_t i;
+
+	for (i = 0; ok && i < json_array_size(samples); i++) {
+		const json_t *s = json_array_get(samples, i);
+
+		if (!json_num(json_object_get(s, "t_ms"), &t) || t < t0 || !zone_field(s, f->path, &v))
+			continue;
+		if (!any || v < *out)
+			*out = v;
+		any = true;
+	}
+	return any;
+}
+
+/* The first sample of the window: a zone field (path "Normal.low") or, for a
+ * path without a zone ("meminfo.MemAvailable"), any number in the sample. */
+static bool get_sample_first(const struct runref *r, const struct fig *f, double *out)
+{
+	const json_t *samples = json_object_get(r->run, "samples");
+	bool ok;
+	double t0 = window_t0(r, f, &ok), t, v;
+	size_t i;
+
+	for (i = 0; ok && i < json_array_size(samples); i++) {
+		const json_t *s = json_array_get(samples, i);
+
+		if (!json_num(json_object_get(s, "t_ms"), &t) || t < t0)
+			continue;
+		if (strncmp(f->path, "meminfo.", 8) == 0 ? !path_num(s, f->path, &v) : !zone_field(s, f->path, &v))
+			return false;
+		*out = scaled(f, v);
+		return true;
+	}
+	return false;
+}
+
+/* The load's pace as achieved: MiB allocated over the time from its first
+ * step to the step at its target (under TCG a step takes longer than the
+ * article's 50 ms pause). */
+static bool get_pace_achieved(const struct runref *r, const struct fig *f, double *out)
+{
+	const json_t *steps = json_object_get(r->run, "steps");
+	const json_t *first = NULL, *target = NULL;
+	double t1, t2, b1, b2;
+	size_t i;
+
+	(void)f;
+	for (i = 0; i < json_array_size(steps); i++) {
+		const json_t *s = json_array_get(steps, i);
+
+		if (!step_is(s, "load", NULL))
+			continue;
+		if (first == NULL && step_is(s, "load", "alloc"))
+			first = s;
+		if (step_is(s, "load", "target"))
+			target = s;
+	}
+	if (first == NULL || target == NULL || !json_num(json_object_get(first, "t_ms"), &t1) ||
+	    !json_num(json_object_get(target, "t_ms"), &t2) ||
+	    !path_num(first, "counters.allocated_bytes", &b1) || !path_num(target, "counters.allocated_bytes", &b2) ||
+	    t2 <= t1)
+		return false;
+	*out = floor_of((b2 - b1) / 1048576.0 / ((t2 - t1) / 1000.0));
+	return true;
+}
+
+static const json_t *oom_kill_at(const struct runref *r, size_t k)
+{
+	return json_array_get(json_object_get(json_object_get(r->run, "kmsg"), "oom_kills"), k);
+}
+
+static bool get_oom_kills(const struct runref *r, const struct fig *f, double *out)
+{
+	const json_t *k = json_object_get(r->run, "kmsg");
+
+	(void)f;
+	if (!json_is_array(json_object_get(k, "oom_kills")))
+		return false;
+	*out = (double)json_array_size(json_object_get(k, "oom_kills"));
+	return true;
+}
+
+/* Milliseconds between the first and the second OOM kill (kernel log times). */
+static bool get_kill_gap_ms(const struct runref *r, const struct fig *f, double *out)
+{
+	double a, b;
+
+	(void)f;
+	if (!json_num(json_object_get(oom_kill_at(r, 0), "t_s"), &a) ||
+	    !json_num(json_object_get(oom_kill_at(r, 1), "t_s"), &b))
+		return false;
+	*out = floor_of((b - a) * 1000.0 + 0.5);
+	return true;
+}
+
+/* The first kill's report, the zone line "Normal.free_kb"; "Normal.under_kb"
+ * is min - free (positive: free was under min). */
+static bool get_kill_zone(const struct runref *r, const struct fig *f, double *out)
+{
+	const json_t *zones = json_object_get(oom_kill_at(r, 0), "zones");
+	const char *dot = strchr(f->path, '.');
+	size_t i;
+
+	for (i = 0; dot != NULL && i < json_array_size(zones); i++) {
+		const json_t *z = json_array_get(zones, i);
+		const char *name = str_or(json_object_get(z, "zone"), "");
+		double fr, mn;
+
+		if (strlen(name) != (size_t)(dot - f->path) || strncmp(name, f->path, (size_t)(dot - f->path)) != 0)
+			continue;
+		if (strcmp(dot + 1, "under_kb") == 0) {
+			if (!json_num(json_object_get(z, "free_kb"), &fr) || !json_num(json_object_get(z, "min_kb"), &mn))
+				return false;
+			*out = mn - fr;
+			return true;
+		}
+		return json_num(json_object_get(z, dot + 1), out);
+	}
+	return false;
+}
+
+/* Records of the run's kernel log holding f->path. */
+static bool get_kmsg_count(const struct runref *r, const struct fig *f, double *out)
+{
+	const json_t *k = json_object_get(r->run, "kmsg");
+	const json_t *recs = json_object_get(k, "records");
+	size_t i, n = 0;
+
+	if (!json_is_true(json_object_get(k, "readable")))
+		return false;
+	for (i = 0; i < json_array_size(recs); i++)
+		n += strstr(str_or(json_object_get(json_array_get(recs, i), "text"), ""), f->path) != NULL;
+	*out = (double)n;
+	return true;
+}
+
+/* "stepper (adj 1000, shmem 3,763,072 kB); then hold (adj 0) +91 ms". */
+static void text_victims(const struct runref *const *runs, size_t n, const struct fig *f, char *buf, size_t len)
+{
+	(void)f;
+	snprintf(buf, len, "%s", MISSING);
+	for (size_t i = 0; i < n; i++) {
+		const json_t *kills = json_object_get(json_object_get(runs[i]->run, "kmsg"), "oom_kills");
+		double t0 = 0, t = 0, shm;
+
+		if (!json_is_array(kills))
+			continue;
+		if (json_array_size(kills) == 0) {
+			snprintf(buf, len, "no OOM kill");
+			return;
+		}
+		buf[0] = '\0';
+		for (size_t k = 0; k < json_array_size(kills) && k < 4; k++) {
+			const json_t *e = json_array_get(kills, k);
+			char num[32];
+
+			json_num(json_object_get(e, "t_s"), &t);
+			if (k == 0)
+				t0 = t;
+			bufcat(buf, len, "%s%s (adj %lld", k ? "; then " : "", str_or(json_object_get(e, "comm"), "?"),
+			       (long long)json_integer_value(json_object_get(e, "oom_score_adj")));
+			if (json_num(json_object_get(e, "shmem_rss_kb"), &shm) && shm > 0) {
+				fmt_num(shm, true, num, sizeof(num));
+				bufcat(buf, len, ", shmem-rss %s kB", num);
+			}
+			bufcat(buf, len, ")");
+			if (k > 0)
+				bufcat(buf, len, " +%.0f ms", (t - t0) * 1000.0);
+		}
+		if (n > 1)
+			bufcat(buf, len, " [first of %zu runs]", n);
+		return;
+	}
+}
+
+/* Every workload's fate: "w1 completed, w2 completed, w3 oom_killed". */
+static void label_fates(const struct runref *r, const struct fig *f, char *buf, size_t len)
+{
+	const json_t *ws = json_object_get(json_object_get(r->run, "exit"), "workloads");
+	size_t i;
+
+	(void)f;
+	buf[0] = '\0';
+	for (i = 0; i < json_array_size(ws); i++) {
+		const json_t *w = json_array_get(ws, i);
+		bool oom = json_is_true(json_object_get(w, "oom_killed"));
+		const json_t *code = json_object_get(w, "code");
+
+		bufcat(buf, len, "%s%s %s", i ? ", " : "", str_or(json_object_get(w, "name"), "?"),
+		       oom ? "OOM-killed" : json_is_integer(code) && json_integer_value(code) == 0 ? "ok"
+			 : json_is_integer(code) ? "failed" : "killed");
+	}
+	if (buf[0] == '\0')
+		snprintf(buf, len, "%s", MISSING);
+}
+
+static const struct vchoice kswapd_runs[] = {
+	{"A", "A · scale 10, 64 MiB/50 ms"}, {"B", "B · scale 500, 64 MiB/50 ms"},
+	{"C", "C · scale 10, 128 MiB/0 ms"}, {"D", "D · scale 500, 128 MiB/0 ms"},
+};
+
+/* 15. kswapd runs A-D: the window is the load, from the cache's read to the end. */
+static int kswapd_run_variant(struct tctx *c, const struct variant *v, struct lab_error *err)
+{
+	static const struct fig figs[] = {
+		{.what = "kswapd scan (pgscan_kswapd)", .get = get_vm_window, .sel = "read", .path = "pgscan_kswapd",
+		 .unit = "pages", .ref = "kswapd_scan"},
+		{.what = "direct scan (pgscan_direct)", .get = get_vm_window, .sel = "read", .path = "pgscan_direct",
+		 .unit = "pages", .ref = "direct_scan"},
+		{.what = "allocstall (all zones)", .get = get_vm_window, .sel = "read",
+		 .path = "allocstall_dma+allocstall_dma32+allocstall_normal+allocstall_movable+allocstall_device",
+		 .ref = "allocstall"},
+		{.what = "kswapd_low_wmark_hit_quickly", .get = get_vm_window, .sel = "read",
+		 .path = "kswapd_low_wmark_hit_quickly", .ref = "low_wmark_hit_quickly"},
+		{.what = "kswapd_high_wmark_hit_quickly", .get = get_vm_window, .sel = "read",
+		 .path = "kswapd_high_wmark_hit_quickly", .ref = "high_wmark_hit_quickly"},
+		{.what = "swap-out (pswpout)", .get = get_vm_window, .sel = "read", .path = "pswpout", .unit = "pages",
+		 .ref = "swap_out"},
+		{.what = "lowest Normal free (sampled)", .get = get_zone_lowest, .sel = "read", .path = "Normal.free",
+		 .unit = "pages", .ref = "lowest_normal_free"},
+		{.what = "Normal low line", .get = get_sample_first, .sel = "read", .path = "Normal.low", .unit = "pages",
+		 .ref = "normal_low"},
+		{.what = "Normal min line", .get = get_sample_first, .sel = "read", .path = "Normal.min", .unit = "pages",
+		 .ref = "normal_min"},
+		{.what = "load pace achieved", .get = get_pace_achieved, .unit = "MiB/s", .ref = "pace_mib_s"},
+		{.what = "the load's outcome", .kind = K_COUNT, .label = label_outcome},
+	};
+
+	return add_figs(c, figs, N(figs), v, err);
+}
+
+static int build_kswapd_runs(struct tctx *c, struct lab_error *err)
+{
+	int rc = for_variants(c, "label", kswapd_runs, N(kswapd_runs), kswapd_run_variant, err);
+
+	table_note(c->t, "counters are /proc/vmstat deltas from the cache's read (the load's start) to the run's "
+		   "end; free and the lines are node 0's Normal zone, sampled every interval_ms (the trough may "
+		   "be deeper than sampled)");
+	return rc;
+}
+
+/* 16. run five */
+static int build_run_five(struct tctx *c, struct lab_error *err)
+{
+	static const struct fig figs[] = {
+		{.row = "After the knob", .what = "Normal min", .get = get_sample_first, .path = "Normal.min",
+		 .unit = "pages", .ref = "normal_min"},
+		{.row = "After the knob", .what = "Normal low", .get = get_sample_first, .path = "Normal.low",
+		 .unit = "pages", .ref = "normal_low"},
+		{.row = "After the knob", .what = "Normal high", .get = get_sample_first, .path = "Normal.high",
+		 .unit = "pages", .ref = "normal_high"},
+		{.row = "Before the load", .what = "MemFree", .get = get_sample_first, .sel = "hold",
+		 .path = "meminfo.MemFree", .unit = "kB", .ref = "memfree_kb"},
+		{.row = "Before the load", .what = "MemAvailable", .get = get_sample_first, .sel = "hold",
+		 .path = "meminfo.MemAvailable", .unit = "kB", .ref = "memavailable_kb"},
+		{.row = "The load", .what = "outcome", .kind = K_COUNT, .label = label_outcome, .ref = "outcome"},
+		{.row = "First OOM report", .what = "Normal free", .get = get_kill_zone, .path = "Normal.free_kb",
+		 .unit = "kB", .ref = "kill_normal_free_kb"},
+		{.row = "First OOM report", .what = "Normal min", .get = get_kill_zone, .path = "Normal.min_kb",
+		 .unit = "kB", .ref = "kill_normal_min_kb"},
+		{.row = "First OOM report", .what = "Normal free under min", .get = get_kill_zone,
+		 .path = "Normal.under_kb", .unit = "kB", .ref = "kill_under_min_kb"},
+		{.row = "OOM kills", .what = "kills in the kernel log", .get = get_oom_kills, .ref = "oom_kills"},
+		{.row = "OOM kills", .what = "victims, in order", .kind = K_TEXT, .text = text_victims, .ref = "victims"},
+		{.row = "OOM kills", .what = "first to second kill", .get = get_kill_gap_ms, .unit = "ms",
+		 .ref = "second_kill_ms"},
+	};
+
+	return add_figs(c, figs, N(figs), NULL, err);
+}
+
+/* 17. too little */
+static int build_too_little(struct tctx *c, struct lab_error *err)
+{
+	static const struct fig figs[] = {
+		{.row = "After the knob", .what = "Normal min", .get = get_sample_first, .path = "Normal.min",
+		 .unit = "pages", .ref = "normal_min"},
+		{.row = "After the knob", .what = "DMA32 min", .get = get_sample_first, .path = "DMA32.min",
+		 .unit = "pages", .ref = "dma32_min"},
+		{.row = "After the knob", .what = "DMA min", .get = get_sample_first, .path = "DMA.min", .unit = "pages",
+		 .ref = "dma_min"},
+		{.row = "Under the load", .what = "lowest Normal free", .get = get_zone_lowest, .path = "Normal.free",
+		 .unit = "pages"},
+		{.row = "Under the load", .what = "allocstall", .get = get_vm_window,
+		 .path = "allocstall_dma+allocstall_dma32+allocstall_normal+allocstall_movable+allocstall_device"},
+		{.row = "Under the load", .what = "\"page allocation failure\" lines", .get = get_kmsg_count,
+		 .path = "page allocation failure", .ref = "allocation_failures"},
+		{.row = "Under the load", .what = "outcome", .kind = K_COUNT, .label = label_outcome},
+	};
+
+	return add_figs(c, figs, N(figs), NULL, err);
+}
+
+/* 13. who sets it: min_free_kbytes after the knobs, per variant. */
+static int who_sets_variant(struct tctx *c, const struct variant *v, struct lab_error *err)
+{
+	static const struct fig figs[] = {
+		{.what = "min_free_kbytes after the knobs", .path = "knobs.min_free_kbytes_after", .unit = "kB",
+		 .ref = "min_free_kbytes"},
+		{.what = "\"not updated ... user defined value\" lines", .get = get_kmsg_count,
+		 .path = "is not updated to", .ref = "not_updated_lines"},
+		{.what = "\"raising min_free_kbytes\" lines", .get = get_kmsg_count, .path = "raising min_free_kbytes",
+		 .ref = "raising_lines"},
+	};
+
+	return add_figs(c, figs, N(figs), v, err);
+}
+
+static int build_who_sets(struct tctx *c, struct lab_error *err)
+{
+	static const struct vchoice thp[] = {{"madvise", "THP madvise"}, {"never", "THP never"}};
+
+	return for_variants(c, "thp", thp, N(thp), who_sets_variant, err);
+}
+
+static int build_deference(struct tctx *c, struct lab_error *err)
+{
+	static const struct vchoice user[] = {{"45056", "user 45056, THP never"}, {"128", "user 128, THP never"}};
+
+	return for_variants(c, "user", user, N(user), who_sets_variant, err);
+}
+
+/* 14. the lines at several scale factors */
+static int lines_variant(struct tctx *c, const struct variant *v, struct lab_error *err)
+{
+	static const struct fig figs[] = {
+		{.what = "Normal min", .get = get_sample_first, .path = "Normal.min", .unit = "pages"},
+		{.what = "Normal low", .get = get_sample_first, .path = "Normal.low", .unit = "pages"},
+		{.what = "Normal high", .get = get_sample_first, .path = "Normal.high", .unit = "pages"},
+		{.what = "Normal managed", .get = get_sample_first, .path = "Normal.managed", .unit = "pages"},
+		{.what = "MemAvailable", .get = get_sample_first, .path = "meminfo.MemAvailable", .unit = "kB"},
+	};
+
+	return add_figs(c, figs, N(figs), v, err);
+}
+
+static int build_lines(struct tctx *c, struct lab_error *err)
+{
+	static const struct vchoice wsf[] = {{"10", "scale 10"}, {"50", "scale 50"}, {"200", "scale 200"},
+					     {"500", "scale 500"}};
+	int rc = for_variants(c, "wsf", wsf, N(wsf), lines_variant, err);
+
+	table_note(c->t, "the article's VPS3 (96 GB) Normal zone: 16,374 / 40,320 / 64,266 at scale 10 (gap = "
+		   "managed/1000); VPS5 (12 GB): gap = min/4; `pagelab audit` predicts every line of this host");
+	return rc;
+}
+
+/* 19. MemAvailable vs MemFree under a raised reserve */
+static int memavailable_variant(struct tctx *c, const struct variant *v, struct lab_error *err)
+{
+	static const struct fig figs[] = {
+		{.what = "MemFree", .get = get_sample_first, .path = "meminfo.MemFree", .div = 1024, .floor = true,
+		 .unit = "MiB", .ref = "memfree_mib"},
+		{.what = "MemAvailable", .get = get_sample_first, .path = "meminfo.MemAvailable", .div = 1024,
+		 .floor = true, .unit = "MiB", .ref = "memavailable_mib"},
+		{.what = "Normal high", .get = get_sample_first, .path = "Normal.high", .unit = "pages"},
+		{.what = "DMA32 high", .get = get_sample_first, .path = "DMA32.high", .unit = "pages"},
+	};
+
+	return add_figs(c, figs, N(figs), v, err);
+}
+
+static const struct vchoice reserve_choices[] = {{"1500000", "min_free_kbytes 1500000"},
+						 {"67584", "min_free_kbytes 67584"}};
+
+static int build_memavailable(struct tctx *c, struct lab_error *err)
+{
+	return for_variants(c, "reserve", reserve_choices, N(reserve_choices), memavailable_variant, err);
+}
+
+/* 20. the page cache's capacity: two reads of a 2.3 GB file */
+static int cache_capacity_variant(struct tctx *c, const struct variant *v, struct lab_error *err)
+{
+	static const struct fig figs[] = {
+		{.what = "first read", .sel = "read#1", .path = "counters.work_ns", .div = 1e6, .unit = "ms"},
+		{.what = "second read (the reread)", .sel = "read#2", .path = "counters.work_ns", .div = 1e6,
+		 .unit = "ms", .ref = "reread_ms"},
+		{.what = "cached after the reread", .sel = "read#2", .path = "counters.cached_kb", .div = 1024,
+		 .floor = true, .unit = "MiB", .ref = "cached_mib"},
+		{.what = "file size", .sel = "read#2", .path = "counters.file_bytes", .div = 1048576, .floor = true,
+		 .unit = "MiB", .ref = "file_mib"},
+	};
+
+	return add_figs(c, figs, N(figs), v, err);
+}
+
+static int build_cache_capacity(struct tctx *c, struct lab_error *err)
+{
+	return for_variants(c, "reserve", reserve_choices, N(reserve_choices), cache_capacity_variant, err);
+}
+
+/* 21. three 1 GiB workers */
+static int workers_variant(struct tctx *c, const struct variant *v, struct lab_error *err)
+{
+	static const struct fig figs[] = {
+		{.what = "the workers", .kind = K_COUNT, .label = label_fates, .ref = "outcome"},
+		{.what = "OOM kills in the kernel log", .get = get_oom_kills},
+		{.what = "MemAvailable at the start", .get = get_sample_first, .path = "meminfo.MemAvailable",
+		 .div = 1024, .floor = true, .unit = "MiB", .ref = "memavailable_mib"},
+	};
+
+	return add_figs(c, figs, N(figs), v, err);
+}
+
+static int build_workers(struct tctx *c, struct lab_error *err)
+{
+	return for_variants(c, "reserve", reserve_choices, N(reserve_choices), workers_variant, err);
+}
+
 static const struct table_spec table_specs[] = {
 	{"probe", "Does smaps_rollup report LazyFree?", "Step",
-	 "LazyFree of a 64 MiB region right after MADV_FREE should equal the region.", build_probe},
+	 "LazyFree of a 64 MiB region right after MADV_FREE should equal the region.", build_probe, "madv-free"},
 	{"counters", "No counter came down after MADV_FREE", "Step",
 	 "Only LazyFree should move; Rss, VmRSS and memory.current stay, mincore stays full.",
-	 build_counters},
+	 build_counters, "madv-free"},
 	{"series", "LazyFree read 11 times", "Reading",
-	 "The first readings may lag a few kB; the median should be the whole region.", build_series},
+	 "The first readings may lag a few kB; the median should be the whole region.", build_series, "madv-free"},
 	{"readback", "The released data is still there", "Step",
-	 "Every byte of the first page still 0xA5 after MADV_FREE.", build_readback},
+	 "Every byte of the first page still 0xA5 after MADV_FREE.", build_readback, "madv-free"},
 	{"pressure", "700 MiB of pressure: who left, who stayed (THP off)", "Step",
 	 "How much of the region reclaim took (depends on the baseline) and that pattern + zero + written = region.",
-	 build_pressure},
+	 build_pressure, "madv-free"},
 	{"thp-write", "A 4 KiB write takes a whole folio off the lazy list", "THP",
 	 "The drop in LazyFree after one 4 KiB write: 4 kB with THP off, a whole huge page with THP on.",
-	 build_thp_write},
+	 build_thp_write, "madv-free"},
 	{"thp-reclaim", "With THP on only the non-huge part is reclaimed", "Step",
-	 "Rss after pressure against the starting AnonHugePages, run by run.", build_thp_reclaim},
+	 "Rss after pressure against the starting AnonHugePages, run by run.", build_thp_reclaim, "madv-free"},
 	{"pressure-800", "800 MiB of pressure: same pressure, different ending", "THP",
 	 "Whether the workload survives, per THP mode, and how much survivors had reclaimed.",
-	 build_pressure800},
+	 build_pressure800, "madv-free"},
 	{"three-paths", "No call, MADV_FREE, MADV_DONTNEED side by side", "Behaviour",
 	 "DONTNEED empties Rss and memory.current at once; FREE keeps both and survives; no call is killed.",
-	 build_three_paths},
+	 build_three_paths, "madv-free"},
 	{"memcg-counters", "pglazyfree / pglazyfreed", "Advice",
 	 "pglazyfree should equal the region's pages; pglazyfreed the pages reclaimed; both flat without madvise.",
-	 build_memcg_counters},
+	 build_memcg_counters, "madv-free"},
 	{"reclaim", "Draining the pool with memory.reclaim", "Step",
 	 "Whether memory.reclaim frees the lazily freed pages (the article makes a claim, not a measurement).",
-	 build_reclaim},
+	 build_reclaim, "madv-free"},
 	{"host-scan", "Who holds LazyFree on a real host", "Scan",
-	 "Processes with LazyFree > 0 besides the control (the article found 0 of 751).", build_host_scan},
+	 "Processes with LazyFree > 0 besides the control (the article found 0 of 751).", build_host_scan, "madv-free"},
+	{"who-sets", "Who sets min_free_kbytes: THP on and off", "THP",
+	 "khugepaged's 67584 with THP on; the sqrt formula's value with THP never, put back silently.",
+	 build_who_sets, "watermarks"},
+	{"deference", "A user-written min_free_kbytes, then THP never", "Variant",
+	 "The user value is a floor for the sqrt path only, with an \"is not updated\" line when it wins.",
+	 build_deference, "watermarks"},
+	{"lines", "The three lines at several scale factors", "Scale",
+	 "low - min = high - low = max(min/4, managed x scale / 10000); min does not move with the scale.",
+	 build_lines, "watermarks"},
+	{"kswapd-runs", "kswapd across four runs (A-D)", "Run",
+	 "Scale 500 raises the low line and removes direct reclaim; the fast pace at scale 10 stalls; "
+	 "swap-out grows with the scale.", build_kswapd_runs, "watermarks"},
+	{"run-five", "Run five: min_free_kbytes 2 GiB", "Stage",
+	 "An OOM kill with free memory just under min; MemAvailable far below MemFree; maybe a second victim.",
+	 build_run_five, "watermarks"},
+	{"too-little", "What too little does: min_free_kbytes 128 kB", "Stage",
+	 "The min lines fall to a few dozen pages; allocation failures possible under load.", build_too_little,
+	 "watermarks"},
+	{"memavailable", "MemAvailable falls, MemFree does not", "Reserve",
+	 "With 1500000 kB reserved MemAvailable drops by about the high lines; MemFree stays.",
+	 build_memavailable, "min-free"},
+	{"cache-capacity", "A 2.3 GB file and the page cache", "Reserve",
+	 "With 1.5 GB reserved the file no longer fits the cache and the reread is slow.", build_cache_capacity,
+	 "min-free"},
+	{"workers", "Three 1 GiB workers", "Reserve",
+	 "With 1500000 kB reserved a worker fails; with 67584 all three pass.", build_workers, "min-free"},
 };
+
+static const char *spec_article(const struct table_spec *t)
+{
+	return t->article != NULL ? t->article : "madv-free";
+}
 
 /* --------------------------------------------------------------- inputs */
 
@@ -1684,6 +2201,10 @@ static void md_header(const struct report *rep, FILE *o)
 	size_t i, k;
 
 	fprintf(o, "# pagelab report — “%s”\n\n", str_or(json_object_get(a, "title"), "?"));
+	if (json_is_string(json_object_get(m, "summary")))
+		fprintf(o, "Article: %s; %s. Reference data: %s.\n\n", str_or(json_object_get(a, "author"), "?"),
+			json_string_value(json_object_get(m, "summary")), rep->ref_path);
+	else
 	fprintf(o, "Article: %s; %s %s, cgroup %s, memory.max %s, %s, %s VM, THP [%s]. "
 		"Reference data: %s.\n\n",
 		str_or(json_object_get(a, "author"), "?"), str_or(json_object_get(m, "kernel"), "?"),
@@ -1984,8 +2505,10 @@ static void usage(FILE *o)
 	fprintf(o,
 		"usage: pagelab report [--format markdown|csv|json] [--reference FILE] RESULT.json...\n"
 		"\n"
-		"Print the MADV_FREE article's tables for the result documents given: this host's\n"
-		"figures beside the article's published ones.  Each result feeds the tables its\n"
+		"Print an article's tables for the result documents given: this host's figures\n"
+		"beside the article's published ones (the MADV_FREE article, the watermark\n"
+		"article or the min_free_kbytes article; one article per report).  Each\n"
+		"result feeds the tables its\n"
 		"scenario names (scenario.report); only tables with data are printed.  Runs are\n"
 		"grouped into one column per kernel and cgroup mode (host.kernel,\n"
 		"host.cgroup.memory), so results from a host run and from QEMU guests sit side\n"
@@ -1997,14 +2520,15 @@ static void usage(FILE *o)
 		"  --format markdown  the tables as markdown on stdout (default)\n"
 		"  --format csv       one line per (table, row, column) figure, with a header\n"
 		"  --format json      a \"%s\" document with the same content\n"
-		"  --reference FILE   the article's figures (default: %s,\n"
-		"                     relative to the current directory, else to\n"
+		"  --reference FILE   the article's figures (default: %s, ARTICLE\n"
+		"                     being madv-free, watermarks or min-free after the\n"
+		"                     tables fed; relative to the current directory, else to\n"
 		"                     %s)\n"
 		"  -h, --help         this text\n"
 		"\n"
 		"Exit status: 0 printed; 2 bad usage, or an input that cannot be read or is not\n"
 		"a %s document; 1 internal failure.\n",
-		REPORT_SCHEMA, DEFAULT_REFERENCE, PAGELAB_SOURCE_DIR, RESULT_SCHEMA);
+		REPORT_SCHEMA, "results/reference/ARTICLE.json", PAGELAB_SOURCE_DIR, RESULT_SCHEMA);
 }
 
 /* "--name VALUE" or "--name=VALUE".  Returns 1 matched, 0 not this option,
@@ -2027,22 +2551,42 @@ static int opt_value(int argc, char **argv, int *i, const char *name, const char
 	return 1;
 }
 
-static int reference_path(const char *arg, char *out, size_t len, struct lab_error *err)
+/* The article the results' tables come from: one per report.  NULL when no
+ * known table is fed (the madv-free reference then labels an empty report). */
+static int inputs_article(const struct report *rep, const char **article, struct lab_error *err)
 {
+	*article = NULL;
+	for (size_t i = 0; i < rep->nin; i++)
+		for (size_t k = 0; k < N(table_specs); k++) {
+			const char *a = spec_article(&table_specs[k]);
+
+			if (!doc_feeds(rep->in[i].doc, table_specs[k].id))
+				continue;
+			if (*article != NULL && strcmp(*article, a) != 0)
+				return lab_error_set(err, EINVAL, "the results come from two articles (%s and %s): "
+						     "report them separately", *article, a);
+			*article = a;
+		}
+	return 0;
+}
+
+static int reference_path(const char *arg, const char *article, char *out, size_t len, struct lab_error *err)
+{
+	char rel[256];
+
 	if (arg != NULL) {
 		snprintf(out, len, "%s", arg);
 		return 0;
 	}
-	if (access(DEFAULT_REFERENCE, R_OK) == 0) {
-		snprintf(out, len, "%s", DEFAULT_REFERENCE);
+	snprintf(rel, sizeof(rel), "results/reference/%s.json", article != NULL ? article : "madv-free");
+	if (access(rel, R_OK) == 0) {
+		snprintf(out, len, "%s", rel);
 		return 0;
 	}
-	if ((size_t)snprintf(out, len, "%s/%s", PAGELAB_SOURCE_DIR, DEFAULT_REFERENCE) < len &&
-	    access(out, R_OK) == 0)
+	if ((size_t)snprintf(out, len, "%s/%s", PAGELAB_SOURCE_DIR, rel) < len && access(out, R_OK) == 0)
 		return 0;
 	return lab_error_set(err, ENOENT, "no reference data: neither ./%s nor %s/%s is readable "
-			     "(pass --reference FILE)", DEFAULT_REFERENCE, PAGELAB_SOURCE_DIR,
-			     DEFAULT_REFERENCE);
+			     "(pass --reference FILE)", rel, PAGELAB_SOURCE_DIR, rel);
 }
 
 static int emit(struct report *rep, struct table *tables, size_t nt, enum report_format fmt,
@@ -2156,12 +2700,17 @@ int report_main(int argc, char **argv)
 		status = EXIT_INTERNAL;
 		goto fail;
 	}
-	if (reference_path(ref_arg, rep.ref_path, sizeof(rep.ref_path), &err) < 0 ||
-	    load_json(rep.ref_path, REFERENCE_SCHEMA, &rep.ref, &err) < 0)
-		goto fail;
 	for (rep.nin = 0; rep.nin < nfiles; rep.nin++) {
 		rep.in[rep.nin].path = files[rep.nin];
 		if (load_json(files[rep.nin], RESULT_SCHEMA, &rep.in[rep.nin].doc, &err) < 0)
+			goto fail;
+	}
+	{
+		const char *article;
+
+		if (inputs_article(&rep, &article, &err) < 0 ||
+		    reference_path(ref_arg, article, rep.ref_path, sizeof(rep.ref_path), &err) < 0 ||
+		    load_json(rep.ref_path, REFERENCE_SCHEMA, &rep.ref, &err) < 0)
 			goto fail;
 	}
 	status = EXIT_INTERNAL;

@@ -127,7 +127,7 @@ static const char *const scenario_keys[] = {
 	"name", "title", "source", "expect", "report", "requires", "destructive", "repeat", NULL,
 };
 static const char *const sandbox_keys[] = { "memory_max", "swap_max", "oom_group", NULL };
-static const char *const vm_keys[] = { "mem", "cpus", "thp", "swap", "kernel", NULL };
+static const char *const vm_keys[] = { "mem", "cpus", "thp", "swap", "disk", "kernel", NULL };
 
 /* A [knobs] key is a sysctl name: "vm.watermark_scale_factor", "vm.page-cluster", "thp". */
 static bool is_knob_key(const char *s)
@@ -897,7 +897,8 @@ static const struct prog_key region_keys[] = {
 	{ NULL, K_SIZE, NULL, false },
 };
 static const struct prog_key hold_keys[] = {
-	{ "size", K_POSITIVE_SIZE, NULL, true },
+	{ "size", K_POSITIVE_SIZE, NULL, false },       /* this or leave */
+	{ "leave", K_POSITIVE_SIZE, NULL, false },      /* hold MemFree - leave: shape the machine */
 	{ "fill", K_BYTE, NULL, false },
 	{ NULL, K_SIZE, NULL, false },
 };
@@ -995,6 +996,8 @@ static int workload_inst(struct inst *in, size_t idx, struct run_workload *w)
 	ret = workload_start(in, section_get(sec, "start"), idx, w);
 	if (ret < 0)
 		return ret;
+	if (pg->keys == hold_keys && (section_get(sec, "size") == NULL) == (section_get(sec, "leave") == NULL))
+		return inst_err(in, sec->pos, NULL, "%s needs size or leave (one of them)", what);
 	for (const struct prog_key *k = pg->keys; k->key; k++) {
 		const struct scn_item *it = section_get(sec, k->key);
 		unsigned long long v;
@@ -1237,7 +1240,8 @@ int scenario_instantiate(const struct scenario *s, size_t v, unsigned long long 
 	/* [vm]: typed here so a bad value fails before anything runs. */
 	for (size_t i = 0; i < s->vm.n; i++) {
 		const struct scn_item *vi = &s->vm.items[i];
-		enum kind k = !strcmp(vi->key, "mem") || !strcmp(vi->key, "swap") ? K_POSITIVE_SIZE
+		enum kind k = !strcmp(vi->key, "mem") || !strcmp(vi->key, "swap") || !strcmp(vi->key, "disk")
+				      ? K_POSITIVE_SIZE
 			: !strcmp(vi->key, "cpus") ? K_POSITIVE_UINT : K_ENUM;
 		const char *enums = !strcmp(vi->key, "thp") ? "always|madvise|never" : "6.1|6.12";
 

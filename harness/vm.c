@@ -8,7 +8,7 @@
  *   2. the scenario: parsed, overridden (--set) and instantiated for every
  *      variant exactly as `pagelab run` does, against the guest's memory
  *      (bad input: exit 2, nothing booted); the guest shape defaults come
- *      from its [vm] section (mem, cpus, thp, swap, kernel);
+ *      from its [vm] section (mem, cpus, thp, swap, disk, kernel);
  *   3. what the host needs to boot a guest: qemu-system-x86_64, the kernels
  *      (scripts/vm-kernel resolves and downloads Debian's packages, cached),
  *      the static build (cmake, build-static/);
@@ -88,6 +88,8 @@ struct vm_opts {
 	const char *thp;                /* NULL = [vm] thp, else the kernel's default */
 	unsigned long long swap;        /* bytes */
 	bool swap_set;
+	unsigned long long disk;        /* bytes: an ext2 disk on /var/tmp in the guest */
+	bool disk_set;
 	char cmdline[1024];
 	unsigned timeout_s;
 	const char *out_dir;
@@ -136,6 +138,7 @@ static int parse_vm_opts(int argc, char **argv, struct vm_opts *o, int *next)
 		{ "cpus", required_argument, NULL, 'c' },
 		{ "thp", required_argument, NULL, 'T' },
 		{ "swap", required_argument, NULL, 'S' },
+		{ "disk", required_argument, NULL, 'D' },
 		{ "cmdline", required_argument, NULL, 'C' },
 		{ "timeout", required_argument, NULL, 't' },
 		{ "out-dir", required_argument, NULL, 'o' },
@@ -193,6 +196,14 @@ static int parse_vm_opts(int argc, char **argv, struct vm_opts *o, int *next)
 				return vm_usage("--swap: %s", err.msg);
 			o->swap = v;
 			o->swap_set = true;
+			break;
+		case 'D':
+			if (lab_parse_size(optarg, &v, &err) < 0)
+				return vm_usage("--disk: %s", err.msg);
+			if (v != 0 && v < (64ULL << 20))
+				return vm_usage("--disk %s: at least 64M (or 0: no disk)", optarg);
+			o->disk = v;
+			o->disk_set = true;
 			break;
 		case 'C':
 			len = strlen(o->cmdline);
@@ -900,6 +911,7 @@ struct guest_shape {
 	unsigned cpus;
 	char thp[16];                   /* "" = the kernel's default */
 	unsigned long long swap;
+	unsigned long long disk;
 	char cmdline[1024];
 };
 
@@ -907,7 +919,7 @@ static int run_guest(const struct vm_env *env, const struct vm_opts *o, const st
 		     const struct run_fwd *f, const char *scn_dir, const char *scn_file,
 		     const char *scn_arg, struct target *t)
 {
-	char rundir[PATH_MAX + 64], console[PATH_MAX + 16], mem[32], cpus[16], tmo[16], swap[32];
+	char rundir[PATH_MAX + 64], console[PATH_MAX + 16], mem[32], cpus[16], tmo[16], swap[32], disk[32];
 	char scnfile_arg[PATH_MAX + 64], scndir_arg[PATH_MAX + 32], guest_scn[PATH_MAX];
 	char vs_path[PATH_MAX + 80], gi_path[PATH_MAX + 80], res[PATH_MAX + 80], stream[PATH_MAX + 80];
 	char *argv[VM_MAX_ARGS + 64];
@@ -943,10 +955,15 @@ static int run_guest(const struct vm_env *env, const struct vm_opts *o, const st
 		snprintf(swap, sizeof(swap), "%lluK", g->swap >> 10);
 		argv[a++] = "--swap";
 		argv[a++] = swap;
-		if (o->modules || *kvs(t->kinfo, "modules")) {
-			argv[a++] = "--modules";
-			argv[a++] = (char *)(o->modules ? o->modules : kvs(t->kinfo, "modules"));
-		}
+	}
+	if (g->disk) {
+		snprintf(disk, sizeof(disk), "%lluM", (g->disk + (1ULL << 20) - 1) >> 20);
+		argv[a++] = "--disk";
+		argv[a++] = disk;
+	}
+	if ((g->swap || g->disk) && (o->modules || *kvs(t->kinfo, "modules"))) {
+		argv[a++] = "--modules";
+		argv[a++] = (char *)(o->modules ? o->modules : kvs(t->kinfo, "modules"));
 	}
 	if (g->cmdline[0]) {
 		argv[a++] = "--append";
@@ -993,9 +1010,9 @@ static int run_guest(const struct vm_env *env, const struct vm_opts *o, const st
 		argv[a++] = f->argv[i];
 	argv[a] = NULL;
 
-	fprintf(stderr, "pagelab: vm: %s: booting (%s, %u cpus%s%s%s%s), timeout %u s\n", t->label, mem,
+	fprintf(stderr, "pagelab: vm: %s: booting (%s, %u cpus%s%s%s%s%s%s), timeout %u s\n", t->label, mem,
 		g->cpus, g->thp[0] ? ", thp " : "", g->thp, g->swap ? ", swap " : "", g->swap ? swap : "",
-		o->timeout_s);
+		g->disk ? ", disk " : "", g->disk ? disk : "", o->timeout_s);
 	st = run_to_file(argv, NULL, false, &err);
 	if (st < 0) {
 		fprintf(stderr, "pagelab: vm: %s: %s\n", t->label, err.msg);
@@ -1079,6 +1096,8 @@ static int run_guest(const struct vm_env *env, const struct vm_opts *o, const st
 		json_object_set_new(v, "thp_enabled", json_string(thp_set));
 		json_object_set_new(v, "swap_bytes", json_integer((json_int_t)((g->swap >> 10) << 10)));
 		json_object_set_new(v, "swap_device", json_string(kvs(gi, "swap_device")));
+		json_object_set_new(v, "disk_bytes", json_integer((json_int_t)((g->disk >> 20) << 20)));
+		json_object_set_new(v, "disk", json_string(kvs(gi, "disk")));
 		json_object_set_new(v, "cmdline", json_string(kvs(gi, "cmdline")));
 		json_object_set_new(v, "boot_wall_s", kv_number(vs, "boot_wall_s"));
 		json_object_set_new(v, "command_s", kv_number(vs, "command_s"));
@@ -1193,7 +1212,8 @@ int vm_main(int argc, char **argv)
 	ret = parse_vm_opts(argc, argv, &o, &next);
 	if (ret < 0) {
 		printf("usage: pagelab vm [--kernel 6.1|6.12|PATH]... [--host] [--mem SIZE] [--cpus N]\n"
-		       "                  [--thp always|madvise|never] [--swap SIZE] [--cmdline TEXT]\n"
+		       "                  [--thp always|madvise|never] [--swap SIZE] [--disk SIZE]\n"
+		       "                  [--cmdline TEXT]"
 		       "                  [--timeout S] [--out-dir DIR] [--flavour generic|cloud]\n"
 		       "                  [--build DIR] [--modules DIR] run NAME|FILE [run options]\n"
 		       "(docs/vm.md)\n");
@@ -1204,8 +1224,8 @@ int vm_main(int argc, char **argv)
 	ret = parse_run_part(argc - next + 1, argv + next - 1, &f);
 	if (ret != 0)
 		return ret;
-	if (o.modules != NULL && !o.swap_set)
-		return vm_usage("--modules is for --swap with a kernel PATH");
+	if (o.modules != NULL && !o.swap_set && !o.disk_set)
+		return vm_usage("--modules is for --swap or --disk with a kernel PATH");
 
 	/* 1. The scenario, validated as `pagelab run` validates it. */
 	ret = scenario_location(f.name, scn_dir, sizeof(scn_dir), scn_path, sizeof(scn_path), &is_file);
@@ -1287,6 +1307,13 @@ int vm_main(int argc, char **argv)
 		status = VM_USAGE;
 		goto done;
 	}
+	g.disk = o.disk;
+	if (!o.disk_set && vm_item(&s, &specs[0], "disk", val, sizeof(val)) &&
+	    lab_parse_size(val, &g.disk, &err) < 0) {
+		fprintf(stderr, "pagelab: %s: [vm] disk: %s\n", scn_path, err.msg);
+		status = VM_USAGE;
+		goto done;
+	}
 	snprintf(g.cmdline, sizeof(g.cmdline), "%s", o.cmdline);
 	if (o.nr_kernels == 0) {
 		static char dflt[16];
@@ -1325,13 +1352,14 @@ int vm_main(int argc, char **argv)
 
 		t->kernel = o.kernels[k];
 		t->status = -1;
-		if (!is_series(t->kernel) && g.swap && o.modules == NULL) {
-			fprintf(stderr, "pagelab: vm: --swap with --kernel %s needs --modules DIR "
-				"(its lib/modules/<release>, with zram)\n", t->kernel);
+		if (!is_series(t->kernel) && (g.swap || g.disk) && o.modules == NULL) {
+			fprintf(stderr, "pagelab: vm: %s with --kernel %s needs --modules DIR "
+				"(its lib/modules/<release>, with zram, virtio_blk, ext4)\n",
+				g.swap ? "--swap" : "--disk", t->kernel);
 			status = VM_USAGE;
 			goto done;
 		}
-		status = resolve_kernel(&env, &o, g.swap != 0, t);
+		status = resolve_kernel(&env, &o, g.swap != 0 || g.disk != 0, t);
 		if (status != 0)
 			goto done;
 	}

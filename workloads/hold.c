@@ -1,6 +1,6 @@
 /* hold — ballast: charge SIZE of anonymous memory to the sandbox and keep it.
  *
- *   hold --size SIZE [--fill BYTE] [--event-fd N] [--ack-fd N]
+ *   hold --size SIZE | --leave SIZE  [--fill BYTE] [--event-fd N] [--ack-fd N]
  *
  * The MADV_FREE article's container had about 156 MiB charged besides the
  * region (memory.current 684,368 kB with a 524,288 kB region), and reclaim
@@ -9,6 +9,12 @@
  * private anonymous memory, touches every page (or memsets every byte with
  * --fill), reports one step `hold`, and waits until SIGTERM or SIGINT, then
  * exits 0.
+ *
+ * --leave SIZE shapes the machine instead: it holds MemFree (read from
+ * /proc/meminfo at its start) minus SIZE, so that SIZE stays free whatever
+ * the machine's size — the watermark articles' lab VMs were not empty (their
+ * other tenants held memory), and a fresh guest is.  The step carries
+ * memfree_kb (before) and held_bytes.
  *
  * Exit status: 0 stopped by SIGTERM/SIGINT, 1 failed, 2 bad arguments.
  */
@@ -22,13 +28,15 @@
 
 #include "anon.h"
 #include "error.h"
+#include "fileio.h"
+#include "sources/kv.h"
 #include "events.h"
 #include "lockdown.h"
 #include "size.h"
 
 struct config {
-	unsigned long long size;
-	bool fill;
+	unsigned long long size, leave;
+	bool fill, by_leave;
 	unsigned int byte;
 };
 
@@ -56,6 +64,16 @@ static int parse_args(int argc, char **argv, struct config *cfg, struct events *
 			have_size = true;
 			continue;
 		}
+		ret = events_opt(argc, argv, &a, "--leave", &val, err);
+		if (ret < 0)
+			return ret;
+		if (ret > 0) {
+			ret = lab_parse_size(val, &cfg->leave, err);
+			if (ret < 0)
+				return lab_error_prefix(err, "--leave %s", val);
+			cfg->by_leave = true;
+			continue;
+		}
 		ret = events_opt(argc, argv, &a, "--fill", &val, err);
 		if (ret < 0)
 			return ret;
@@ -68,11 +86,28 @@ static int parse_args(int argc, char **argv, struct config *cfg, struct events *
 		}
 		return lab_error_set(err, EINVAL, "%s: unknown argument", argv[a]);
 	}
-	if (!have_size)
-		return lab_error_set(err, EINVAL, "--size is required");
+	if (have_size == cfg->by_leave)
+		return lab_error_set(err, EINVAL, "one of --size and --leave is required");
+	if (cfg->by_leave)
+		return 0;
 	if (cfg->size == 0 || cfg->size > (unsigned long long)SIZE_MAX / 2)
 		return lab_error_set(err, EINVAL, "--size %llu: out of range", cfg->size);
 	return 0;
+}
+
+static int read_memfree_kb(unsigned long long *kb, struct lab_error *err)
+{
+	cleanup_free char *buf = NULL;
+	struct kv_list l = { 0 };
+	int ret;
+
+	ret = lab_read_file("/proc/meminfo", &buf, NULL, err);
+	if (ret == 0)
+		ret = kv_parse_colon(buf, &l, err);
+	if (ret == 0 && !kv_get(&l, "MemFree", kb))
+		ret = lab_error_set(err, ENOENT, "/proc/meminfo has no MemFree");
+	kv_free(&l);
+	return ret;
 }
 
 static int hold(struct events *ev, const struct config *cfg, const sigset_t *stop,
@@ -118,15 +153,29 @@ int main(int argc, char **argv)
 	struct events ev;
 	struct ev_line l;
 	sigset_t stop;
+	unsigned long long memfree_kb = 0;
 
 	if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
-		printf("usage: hold --size SIZE [--fill BYTE] [--event-fd N] [--ack-fd N]\n");
+		printf("usage: hold --size SIZE | --leave SIZE [--fill BYTE] [--event-fd N] [--ack-fd N]\n");
 		return 0;
 	}
 	events_init(&ev, "hold");
 	if (parse_args(argc, argv, &cfg, &ev, &err) < 0) {
 		fprintf(stderr, "hold: %s\n", err.msg);
 		return 2;
+	}
+
+	if (cfg.by_leave) {
+		/* Read before the lockdown; MemFree now, not when the pages land. */
+		if (read_memfree_kb(&memfree_kb, &err) < 0) {
+			fprintf(stderr, "hold: --leave: %s\n", err.msg);
+			return 1;
+		}
+		if (memfree_kb <= cfg.leave >> 10) {
+			fprintf(stderr, "hold: --leave %llu: MemFree is only %llu kB\n", cfg.leave, memfree_kb);
+			return 1;
+		}
+		cfg.size = (memfree_kb << 10) - cfg.leave;
 	}
 
 	sigemptyset(&stop);
@@ -140,6 +189,10 @@ int main(int argc, char **argv)
 	events_start_begin(&ev, &l);
 	ev_u64(&l, "size_bytes", cfg.size);
 	ev_bool(&l, "fill", cfg.fill);
+	if (cfg.by_leave) {
+		ev_u64(&l, "leave_bytes", cfg.leave);
+		ev_u64(&l, "memfree_kb", memfree_kb);
+	}
 	if (events_emit(&ev, &l, &err) < 0) {
 		fprintf(stderr, "hold: start: %s\n", err.msg);
 		return 1;
