@@ -899,6 +899,7 @@ static const struct prog_key region_keys[] = {
 static const struct prog_key hold_keys[] = {
 	{ "size", K_POSITIVE_SIZE, NULL, false },       /* this or leave */
 	{ "leave", K_POSITIVE_SIZE, NULL, false },      /* hold MemFree - leave: shape the machine */
+	{ "oom_score_adj", K_UINT, NULL, false },       /* 0..1000: a bystander, not the victim */
 	{ "fill", K_BYTE, NULL, false },
 	{ NULL, K_SIZE, NULL, false },
 };

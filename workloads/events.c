@@ -361,3 +361,26 @@ void events_error(struct events *ev, const char *step, const char *msg)
 	}
 	(void)events_emit(ev, &l, NULL);
 }
+
+int events_opt_oom_adj(int argc, char **argv, int *i, long *adj, struct lab_error *err)
+{
+	const char *val;
+	char *end;
+	int ret = events_opt(argc, argv, i, "--oom-score-adj", &val, err);
+
+	if (ret <= 0)
+		return ret;
+	errno = 0;
+	*adj = strtol(val, &end, 10);
+	if (errno || *end || end == val || *adj < -1000 || *adj > 1000)
+		return lab_error_set(err, EINVAL, "--oom-score-adj %s: expected -1000..1000", val);
+	return 1;
+}
+
+int events_set_oom_adj(long adj, struct lab_error *err)
+{
+	char buf[16];
+
+	snprintf(buf, sizeof(buf), "%ld", adj);
+	return lab_write_file("/proc/self/oom_score_adj", buf, err);
+}

@@ -53,6 +53,15 @@ int events_opt(int argc, char **argv, int *i, const char *name, const char **val
 int events_parse_arg(struct events *ev, int argc, char **argv, int *i,
 		     struct lab_error *err);
 
+/* --oom-score-adj N (-1000..1000): 1 when argv[*i] was it (consumed, *adj
+ * set), 0 when not, -EINVAL on a bad value.  The harness starts every
+ * workload at 1000 (the victim of choice); a workload that stands for a
+ * bystander lowers it (root: CAP_SYS_RESOURCE). */
+int events_opt_oom_adj(int argc, char **argv, int *i, long *adj, struct lab_error *err);
+
+/* Write adj to /proc/self/oom_score_adj. */
+int events_set_oom_adj(long adj, struct lab_error *err);
+
 /* Line builders.  A NULL key appends a bare value (inside an array). */
 void ev_u64(struct ev_line *l, const char *key, unsigned long long v);
 void ev_bool(struct ev_line *l, const char *key, bool v);

@@ -1,6 +1,7 @@
 /* hold — ballast: charge SIZE of anonymous memory to the sandbox and keep it.
  *
- *   hold --size SIZE | --leave SIZE  [--fill BYTE] [--event-fd N] [--ack-fd N]
+ *   hold --size SIZE | --leave SIZE  [--fill BYTE] [--oom-score-adj N]
+ *        [--event-fd N] [--ack-fd N]
  *
  * The MADV_FREE article's container had about 156 MiB charged besides the
  * region (memory.current 684,368 kB with a 524,288 kB region), and reclaim
@@ -14,7 +15,9 @@
  * /proc/meminfo at its start) minus SIZE, so that SIZE stays free whatever
  * the machine's size — the watermark articles' lab VMs were not empty (their
  * other tenants held memory), and a fresh guest is.  The step carries
- * memfree_kb (before) and held_bytes.
+ * memfree_kb (before) and held_bytes.  --oom-score-adj N makes it a
+ * bystander rather than the OOM killer's first choice (the harness starts
+ * every workload at 1000).
  *
  * Exit status: 0 stopped by SIGTERM/SIGINT, 1 failed, 2 bad arguments.
  */
@@ -36,7 +39,8 @@
 
 struct config {
 	unsigned long long size, leave;
-	bool fill, by_leave;
+	long adj;
+	bool fill, by_leave, set_adj;
 	unsigned int byte;
 };
 
@@ -62,6 +66,13 @@ static int parse_args(int argc, char **argv, struct config *cfg, struct events *
 			if (ret < 0)
 				return lab_error_prefix(err, "--size %s", val);
 			have_size = true;
+			continue;
+		}
+		ret = events_opt_oom_adj(argc, argv, &a, &cfg->adj, err);
+		if (ret < 0)
+			return ret;
+		if (ret > 0) {
+			cfg->set_adj = true;
 			continue;
 		}
 		ret = events_opt(argc, argv, &a, "--leave", &val, err);
@@ -156,7 +167,8 @@ int main(int argc, char **argv)
 	unsigned long long memfree_kb = 0;
 
 	if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
-		printf("usage: hold --size SIZE | --leave SIZE [--fill BYTE] [--event-fd N] [--ack-fd N]\n");
+		printf("usage: hold --size SIZE | --leave SIZE [--fill BYTE] [--oom-score-adj N]\n"
+		       "            [--event-fd N] [--ack-fd N]\n");
 		return 0;
 	}
 	events_init(&ev, "hold");
@@ -165,6 +177,10 @@ int main(int argc, char **argv)
 		return 2;
 	}
 
+	if (cfg.set_adj && events_set_oom_adj(cfg.adj, &err) < 0) {
+		fprintf(stderr, "hold: %s\n", err.msg);
+		return 1;
+	}
 	if (cfg.by_leave) {
 		/* Read before the lockdown; MemFree now, not when the pages land. */
 		if (read_memfree_kb(&memfree_kb, &err) < 0) {

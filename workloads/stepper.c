@@ -96,15 +96,9 @@ static int parse_args(int argc, char **argv, struct config *cfg, struct events *
 				return lab_error_prefix(err, "--hold");
 			continue;
 		}
-		if ((ret = events_opt(argc, argv, &a, "--oom-score-adj", &val, err)) != 0) {
-			char *end;
-
+		if ((ret = events_opt_oom_adj(argc, argv, &a, &cfg->adj, err)) != 0) {
 			if (ret < 0)
 				return ret;
-			errno = 0;
-			cfg->adj = strtol(val, &end, 10);
-			if (errno || *end || end == val || cfg->adj < -1000 || cfg->adj > 1000)
-				return lab_error_set(err, EINVAL, "--oom-score-adj %s: expected -1000..1000", val);
 			cfg->set_adj = true;
 			continue;
 		}
@@ -173,14 +167,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "stepper: out of memory\n");
 		return 1;
 	}
-	if (cfg.set_adj) {
-		char buf[16];
-
-		snprintf(buf, sizeof(buf), "%ld", cfg.adj);
-		if (lab_write_file("/proc/self/oom_score_adj", buf, &err) < 0) {
-			fprintf(stderr, "stepper: %s\n", err.msg);
-			return 1;
-		}
+	if (cfg.set_adj && events_set_oom_adj(cfg.adj, &err) < 0) {
+		fprintf(stderr, "stepper: %s\n", err.msg);
+		return 1;
 	}
 	events_start_begin(&ev, &l);
 	ev_u64(&l, "step_bytes", cfg.step);
