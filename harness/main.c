@@ -77,6 +77,37 @@ static const char usage_text[] =
 	"A scenario's [knobs] are journaled in $PAGELAB_JOURNAL (default /var/lib/pagelab/journal)\n"
 	"before each change and put back after each run; `pagelab restore` after a crash.\n";
 
+/* The kernel log names every OOM victim by pid: a workload it names was
+ * OOM-killed even when the harness was stopping it already (a helper killed
+ * after the main workload ended, run five's second victim), which the
+ * sandbox's counter alone cannot tell. */
+static void victims_from_kmsg(json_t *run)
+{
+	json_t *kills = json_object_get(json_object_get(run, "kmsg"), "oom_kills");
+	json_t *ex = json_object_get(run, "exit");
+	json_t *ws = json_object_get(ex, "workloads"), *victims = json_object_get(ex, "victims");
+	size_t k, i, j;
+
+	for (k = 0; k < json_array_size(kills); k++) {
+		json_int_t pid = json_integer_value(json_object_get(json_array_get(kills, k), "pid"));
+
+		for (i = 0; i < json_array_size(ws); i++) {
+			json_t *w = json_array_get(ws, i);
+			const char *name = json_string_value(json_object_get(w, "name"));
+			bool listed = false;
+
+			if (json_integer_value(json_object_get(w, "pid")) != pid || name == NULL)
+				continue;
+			json_object_set_new(w, "oom_killed", json_true());
+			json_object_set_new(w, "fate", json_string("oom_killed"));
+			for (j = 0; j < json_array_size(victims); j++)
+				listed |= strcmp(json_string_value(json_array_get(victims, j)), name) == 0;
+			if (!listed && json_is_array(victims))
+				json_array_append_new(victims, json_string(name));
+		}
+	}
+}
+
 static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 static int usage_error(const char *fmt, ...)
@@ -744,6 +775,7 @@ static int cmd_run(int argc, char **argv, bool show_only)
 
 				kmsg_drain(kfd, &klog, kmsg_interesting, KMSG_KEEP_MAX);
 				json_object_set_new(run, "kmsg", kmsg_log_json(&klog));
+				victims_from_kmsg(run);
 				kmsg_log_free(&klog);
 				if (kfd >= 0)
 					close(kfd);

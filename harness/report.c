@@ -1688,22 +1688,27 @@ static void text_victims(const struct runref *const *runs, size_t n, const struc
 	}
 }
 
-/* Every workload's fate: "w1 completed, w2 completed, w3 oom_killed". */
+/* Every workload's fate: "w1 passed, w2 OOM-killed, w3 stopped": a
+ * worker that reported its `target` step and was not OOM-killed passed, even
+ * when the harness stopped it in its hold (the main workload ended first). */
 static void label_fates(const struct runref *r, const struct fig *f, char *buf, size_t len)
 {
 	const json_t *ws = json_object_get(json_object_get(r->run, "exit"), "workloads");
-	size_t i;
+	const json_t *steps = json_object_get(r->run, "steps");
+	size_t i, k;
 
 	(void)f;
 	buf[0] = '\0';
 	for (i = 0; i < json_array_size(ws); i++) {
 		const json_t *w = json_array_get(ws, i);
-		bool oom = json_is_true(json_object_get(w, "oom_killed"));
-		const json_t *code = json_object_get(w, "code");
+		const char *name = str_or(json_object_get(w, "name"), "?");
+		bool target = false;
 
-		bufcat(buf, len, "%s%s %s", i ? ", " : "", str_or(json_object_get(w, "name"), "?"),
-		       oom ? "OOM-killed" : json_is_integer(code) && json_integer_value(code) == 0 ? "ok"
-			 : json_is_integer(code) ? "failed" : "killed");
+		for (k = 0; k < json_array_size(steps) && !target; k++)
+			target = step_is(json_array_get(steps, k), name, "target");
+		bufcat(buf, len, "%s%s %s", i ? ", " : "", name,
+		       json_is_true(json_object_get(w, "oom_killed")) ? "OOM-killed"
+		       : target ? "passed" : str_or(json_object_get(w, "fate"), "?"));
 	}
 	if (buf[0] == '\0')
 		snprintf(buf, len, "%s", MISSING);

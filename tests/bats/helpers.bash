@@ -73,3 +73,19 @@ rq() {
 
 # Kernel release for messages.
 KREL=$(uname -r)
+
+# vm_skip_reason KERNEL...: empty when qemu and every kernel can be had, else the
+# reason to skip VM-mode tests (for setup_file; fetches a missing kernel once).
+vm_skip_reason() {
+  local k
+  if ! command -v qemu-system-x86_64 >/dev/null; then
+    echo "no qemu-system-x86_64 (apt-get install qemu-system-x86)"
+    return
+  fi
+  for k in "$@"; do
+    if ! "$TOP/scripts/vm-kernel" "$k" --info >/dev/null 2>"$BATS_FILE_TMPDIR/vm-kernel-$k.err"; then
+      echo "cannot get Debian's $k kernel: $(tail -n1 "$BATS_FILE_TMPDIR/vm-kernel-$k.err")"
+      return
+    fi
+  done
+}

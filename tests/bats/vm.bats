@@ -23,17 +23,7 @@ KERNELS=(6.1 6.12)
 
 setup_file() {
   export BATS_NO_PARALLELIZE_WITHIN_FILE=true
-  VM_SKIP=""
-  if ! command -v qemu-system-x86_64 >/dev/null; then
-    VM_SKIP="no qemu-system-x86_64 (apt-get install qemu-system-x86)"
-  else
-    for k in "${KERNELS[@]}"; do
-      if ! "$TOP/scripts/vm-kernel" "$k" --info >/dev/null 2>"$BATS_FILE_TMPDIR/vm-kernel-$k.err"; then
-        VM_SKIP="cannot get Debian's $k kernel: $(tail -n1 "$BATS_FILE_TMPDIR/vm-kernel-$k.err")"
-        break
-      fi
-    done
-  fi
+  VM_SKIP=$(vm_skip_reason "${KERNELS[@]}")
   export VM_SKIP
 }
 

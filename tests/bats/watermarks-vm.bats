@@ -16,12 +16,7 @@ load helpers
 
 setup_file() {
   export BATS_NO_PARALLELIZE_WITHIN_FILE=true
-  WM_SKIP=""
-  if ! command -v qemu-system-x86_64 >/dev/null; then
-    WM_SKIP="no qemu-system-x86_64 (apt-get install qemu-system-x86)"
-  elif ! "$TOP/scripts/vm-kernel" 6.12 --info >/dev/null 2>"$BATS_FILE_TMPDIR/vm-kernel.err"; then
-    WM_SKIP="cannot get Debian's 6.12 kernel: $(tail -n1 "$BATS_FILE_TMPDIR/vm-kernel.err")"
-  fi
+  WM_SKIP=$(vm_skip_reason 6.12)
   export WM_SKIP
 }
 
@@ -35,6 +30,12 @@ wm_vm() {
   shift
   rm -rf "$RESULTS/wm-$stem"
   run "$PAGELAB" vm --kernel 6.12 --timeout 900 --out-dir "$RESULTS/wm-$stem" "$@"
+}
+
+# wm_knob FILE RUN NAME VALUE: the run set the knob to VALUE and put it back.
+wm_knob() {
+  jq -e --argjson r "$2" --arg n "$3" --arg v "$4" \
+    '.runs[$r].knobs | (.applied | any(.name == $n and .after == $v)) and .restored_ok == true' "$1"
 }
 
 wm_result() {
@@ -80,8 +81,7 @@ wm_cell() {
   assert_success
   f=$(wm_result five)
   jq -e '.status == "ok" and (.runs | length) == 1' "$f"
-  jq -e '.runs[0].knobs.applied[0] | .name == "vm.min_free_kbytes" and .after == "2097152"' "$f"
-  jq -e '.runs[0].knobs.restored_ok == true' "$f"
+  wm_knob "$f" 0 vm.min_free_kbytes 2097152
   # right after the knob MemAvailable is MemFree less about the high lines (si_mem_available
   # subtracts totalreserve_pages: every zone's high line plus its largest protection entry)
   jq -e '.runs[0].samples[0] | (.meminfo.MemFree - .meminfo.MemAvailable) as $gap | ([.zones[].high] | add * 4) as $high
@@ -90,7 +90,10 @@ wm_cell() {
   jq -e '.runs[0] as $r | ([$r.steps[] | select(.workload == "bystander" and .step == "hold")][0].t_ms) as $t
          | ([$r.samples[] | select(.t_ms >= $t)][0].meminfo) | .MemAvailable < .MemFree / 2' "$f"
   # the loader (adj 1000, shmem) was the victim of a global OOM, the bystanders were not
-  jq -e '.runs[0].exit.outcome == "oom_killed" and .runs[0].exit.victims == ["load"]' "$f"
+  jq -e '.runs[0].exit.outcome == "oom_killed" and .runs[0].exit.victims[0] == "load"' "$f"
+  # every kill the kernel logged is a workload the result names a victim, in kill order
+  jq -e '.runs[0] | [.kmsg.oom_kills[].pid] as $p | [.exit.workloads[] | select(.oom_killed) | .pid] as $w
+         | ($p | sort) == ($w | sort) and (.exit.victims | length) == ($p | length)' "$f"
   jq -e '.runs[0].kmsg.oom_kills[0] | .comm == "stepper" and .constraint == "CONSTRAINT_NONE"
          and .oom_score_adj == 1000 and .shmem_rss_kb > 0 and .anon_rss_kb == 0' "$f"
   # with more than a GiB still free, the Normal zone was under its min line (the
@@ -99,4 +102,60 @@ wm_cell() {
   jq -e '[.runs[0].kmsg.oom_kills[0].zones[].free_kb] | add > 1500000' "$f"
   # a second victim (the article's, 91 ms later) is data: logged
   echo "# OOM kills: $(jq '.runs[0].kmsg.oom_kills | length' "$f"); victims: $(wm_cell "$f" run-five OOM "kills in the kernel log")" >&3
+}
+
+@test "vm too little (7.8 GB): min_free_kbytes 128 leaves every zone's min a few dozen pages, split by managed pages" {
+  wm_vm little run watermarks/too-little
+  assert_success
+  f=$(wm_result little)
+  wm_knob "$f" 0 vm.min_free_kbytes 128
+  # 128 kB = 32 pages, split in proportion to managed pages: the mins sum to 32 less rounding
+  jq -e '.runs[0].samples[0].zones | map(select(.managed > 0 and .zone != "Movable")) | ([.[] | .min - .boost] | add) as $m | $m >= 29 and $m <= 32' "$f"
+  jq -e '.runs[0].samples[0].zones[] | select(.zone == "Normal") | .min > 0 and .min < 32' "$f"
+  echo "# page allocation failures: $(wm_cell "$f" too-little Under '"page allocation failure" lines')" >&3
+}
+
+@test "vm user-written min_free_kbytes (4.8 GB, THP always -> never): 45056 is kept with the kernel's line, 128 is not" {
+  wm_vm defer run min-free/deference
+  assert_success
+  f=$(wm_result defer)
+  jq -e '[.runs[].variant.user] == ["45056", "128"]' "$f"
+  jq -e '.runs[0].knobs.min_free_kbytes_after == 45056' "$f"
+  jq -e '.runs[0].kmsg.records | any(.text | test("min_free_kbytes is not updated to [0-9]+ because user defined value 45056 is preferred"))' "$f"
+  # 128 is below the sqrt value: the sqrt value wins, silently
+  jq -e '.runs[1].knobs.min_free_kbytes_after > 128 and .runs[1].knobs.min_free_kbytes_after < 45056' "$f"
+  jq -e '.runs[1].kmsg.records | all(.text | test("is not updated") | not)' "$f"
+}
+
+@test "vm MemAvailable (3.84 GB, AndreyEx's machine): 1500000 kB lowers MemAvailable by about the high lines, not MemFree" {
+  wm_vm avail run min-free/memavailable
+  assert_success
+  f=$(wm_result avail)
+  jq -e '[.runs[].variant.reserve] == ["1500000", "67584"]' "$f"
+  jq -e '[.runs[].samples[0]] as [$a, $b]
+         | ($b.meminfo.MemAvailable - $a.meminfo.MemAvailable) as $drop
+         | ((([$a.zones[].high] | add) - ([$b.zones[].high] | add)) * 4) as $lines
+         | $drop >= $lines * 0.85 and $drop <= $lines * 1.15
+           and (($a.meminfo.MemFree - $b.meminfo.MemFree) | fabs) < $b.meminfo.MemFree * 0.1' "$f"
+}
+
+@test "vm page-cache capacity (3.84 GB, a disk): with 1500000 kB reserved a 2.3 GB file no longer stays cached" {
+  wm_vm cache run min-free/cache-capacity
+  assert_success
+  f=$(wm_result cache)
+  jq -e '[.runs[].variant.reserve] == ["1500000", "67584"]' "$f"
+  jq -e '[.runs[] | [.steps[] | select(.step == "read")][1].counters] as [$a, $b]
+         | $a.cached_pages < $a.file_pages * 0.9 and $b.cached_pages == $b.file_pages
+           and $a.work_ns > $b.work_ns' "$f"
+}
+
+@test "vm three 1 GiB workers (3.84 GB): OOM kills with 1500000 kB reserved, all three pass with 67584" {
+  wm_vm workers run min-free/workers
+  assert_success
+  f=$(wm_result workers)
+  jq -e '[.runs[].variant.reserve] == ["1500000", "67584"]' "$f"
+  jq -e '.runs[0].exit.victims | length >= 1' "$f"
+  jq -e '.runs[0].kmsg.oom_kills | length >= 1 and all(.constraint == "CONSTRAINT_NONE")' "$f"
+  jq -e '.runs[1].exit.victims == [] and (.runs[1].kmsg.oom_kills | length) == 0' "$f"
+  jq -e '.runs[1] as $r | ["w1", "w2", "w3"] | all(. as $w | $r.steps | any(.workload == $w and .step == "target"))' "$f"
 }
