@@ -178,6 +178,13 @@ int host_probe(struct host_facts *out, struct lab_error *err)
 			bracketed(df, out->thp_defrag, sizeof(out->thp_defrag));
 	}
 
+	{
+		cleanup_free char *lg = NULL;
+
+		if (lab_read_file("/sys/kernel/mm/lru_gen/enabled", &lg, NULL, &e) == 0)
+			snprintf(out->lru_gen, sizeof(out->lru_gen), "%.*s", (int)strcspn(lg, "\n"), lg);
+	}
+
 	/* LazyFree appeared in smaps (4.12) and smaps_rollup (4.14):
 	 * fs/proc/task_mmu.c: __show_smap. */
 	{
@@ -419,6 +426,8 @@ json_t *host_to_json(const struct host_facts *h)
 	json_object_set_new(thp, "enabled", h->thp ? json_string(h->thp_enabled) : json_null());
 	json_object_set_new(thp, "defrag", h->thp ? json_string(h->thp_defrag) : json_null());
 	json_object_set_new(o, "thp", thp);
+	/* Which LRU reclaim uses: 0x0000 classic, else MGLRU (mm/vmscan.c). */
+	json_object_set_new(o, "lru_gen", h->lru_gen[0] ? json_string(h->lru_gen) : json_null());
 
 	json_object_set_new(o, "lazyfree", json_boolean(h->lazyfree));
 	json_object_set_new(o, "memory_reclaim", json_boolean(h->memory_reclaim));

@@ -21,6 +21,7 @@ struct host_facts {
 	unsigned long long memtotal_kb;
 	char thp_enabled[16];           /* the bracketed mode: always|madvise|never, "" if no THP */
 	char thp_defrag[32];
+	char lru_gen[16];               /* /sys/kernel/mm/lru_gen/enabled ("0x0007"), "" without MGLRU */
 	bool thp;                       /* /sys/kernel/mm/transparent_hugepage exists */
 	bool lazyfree;                  /* smaps_rollup prints LazyFree */
 	bool memory_reclaim;            /* v2 memory.reclaim present */

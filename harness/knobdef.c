@@ -87,6 +87,13 @@ static const struct knob_def table[] = {
 	  "(mm/khugepaged.c: start_stop_khugepaged -> set_recommended_min_free_kbytes)" },
 	{ "thp_defrag", KNOB_THP, KT_ENUM, THP "defrag", 0, 0, "always|defer|defer+madvise|madvise|never",
 	  NULL, true, "mm/huge_memory.c: defrag_store", NULL },
+	/* The multi-generational LRU (CONFIG_LRU_GEN): which LRU reclaim uses. */
+	{ "lru_gen", KNOB_SYSCTL, KT_ENUM, "/sys/kernel/mm/lru_gen/enabled", 0, 0,
+	  "0x0000|0x0001|0x0003|0x0007", NULL, true,
+	  "mm/vmscan.c: enabled_store (a mask: 1 MGLRU on, 2 clear accessed bits in leaf page "
+	  "tables, 4 in non-leaf ones); default from CONFIG_LRU_GEN_ENABLED",
+	  "0x0000 is the classic active/inactive LRU; the same workload reclaims differently "
+	  "under each (Documentation/admin-guide/mm/multigen_lru.rst)" },
 	/* Hugetlb reservation under the scenario's name. */
 	{ "hugetlb_pages", KNOB_SYSCTL, KT_INT, VM "nr_hugepages", 0, LLONG_MAX, NULL, "0", true,
 	  "vm.nr_hugepages: persistent huge pages of the default size", NULL },

@@ -57,6 +57,7 @@ struct column {
 	const char *kernel;
 	const char *cgroup;             /* host.cgroup.memory: v1 | v2 | none */
 	bool guest;                     /* host.in_vm_guest */
+	char knobs[96];                 /* the runs' --set of machine-wide knobs ("lru_gen=0x0000") */
 	char label[192];
 };
 
@@ -2016,22 +2017,45 @@ static int load_json(const char *path, const char *schema, json_t **out, struct 
 	return 0;
 }
 
-static size_t column_of(struct report *rep, const json_t *host)
+/* The overrides that change what machine the run had, not what it ran: a
+ * knob's parameter set with --set (e.g. lru_gen=0x0000) makes another column;
+ * sizes (--set cache=...) do not. */
+static void machine_overrides(const json_t *doc, char *buf, size_t len)
 {
+	const json_t *ov = json_object_get(json_object_get(doc, "scenario"), "overrides");
+	size_t i;
+
+	buf[0] = '\0';
+	for (i = 0; i < json_array_size(ov); i++) {
+		const char *o = str_or(json_array_get(ov, i), "");
+
+		if (strncmp(o, "lru_gen=", 8) == 0)
+			bufcat(buf, len, "%s%s", buf[0] ? ", " : "", o);
+	}
+}
+
+static size_t column_of(struct report *rep, const json_t *doc)
+{
+	const json_t *host = json_object_get(doc, "host");
 	const char *kernel = str_or(json_object_get(host, "kernel"), "unknown kernel");
 	const char *cg = str_or(json_object_get(json_object_get(host, "cgroup"), "memory"), "?");
 	bool guest = json_is_true(json_object_get(host, "in_vm_guest"));
+	char knobs[96];
 	struct column *c;
 	size_t i;
 
+	machine_overrides(doc, knobs, sizeof(knobs));
 	for (i = 0; i < rep->ncols; i++)
-		if (strcmp(rep->cols[i].kernel, kernel) == 0 && strcmp(rep->cols[i].cgroup, cg) == 0)
+		if (strcmp(rep->cols[i].kernel, kernel) == 0 && strcmp(rep->cols[i].cgroup, cg) == 0 &&
+		    strcmp(rep->cols[i].knobs, knobs) == 0)
 			return i;
 	c = &rep->cols[rep->ncols];
 	c->kernel = kernel;
 	c->cgroup = cg;
 	c->guest = guest;
-	snprintf(c->label, sizeof(c->label), "%s · cgroup %s%s", kernel, cg, guest ? " · guest" : "");
+	snprintf(c->knobs, sizeof(c->knobs), "%s", knobs);
+	snprintf(c->label, sizeof(c->label), "%s · cgroup %s%s%s%s", kernel, cg, guest ? " · guest" : "",
+		 knobs[0] ? " · " : "", knobs);
 	return rep->ncols++;
 }
 
@@ -2061,7 +2085,7 @@ static int index_runs(struct report *rep, struct lab_error *err)
 	for (i = 0; i < rep->nin; i++) {
 		const json_t *host = json_object_get(rep->in[i].doc, "host");
 		const json_t *runs = json_object_get(rep->in[i].doc, "runs");
-		size_t col = column_of(rep, host);
+		size_t col = column_of(rep, rep->in[i].doc);
 
 		rep->in[i].col = col;
 		for (k = 0; k < json_array_size(runs); k++) {

@@ -1156,6 +1156,8 @@ static int knob_inst(struct inst *in, const struct scn_item *it, struct run_knob
 	ret = expand(in, it->value, it->value_pos, &x);
 	if (ret < 0)
 		return ret;
+	if (strcmp(x.text, "keep") == 0)
+		return 1;       /* left as the machine has it: not journaled, not written */
 	if (knob_def_value(d, x.text, k->value, sizeof(k->value), &e2) < 0)
 		return inst_err(in, it->value_pos, &x, "[knobs] %s", e2.msg);
 	snprintf(k->name, sizeof(k->name), "%s", d->name);
@@ -1262,11 +1264,13 @@ int scenario_instantiate(const struct scenario *s, size_t v, unsigned long long 
 		if (ret < 0)
 			return ret;
 	}
-	r->nr_knobs = s->knobs.n;
+	r->nr_knobs = 0;
 	for (size_t i = 0; i < s->knobs.n; i++) {
-		ret = knob_inst(&in, &s->knobs.items[i], &r->knobs[i]);
+		ret = knob_inst(&in, &s->knobs.items[i], &r->knobs[r->nr_knobs]);
 		if (ret < 0)
 			return ret;
+		if (ret == 0)
+			r->nr_knobs++;
 	}
 	return 0;
 }
