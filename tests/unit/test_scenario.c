@@ -104,6 +104,45 @@ static void check_shipped(const char *root)
 }
 
 /* The article's parameters are the defaults; --set scales them. */
+/* The kswapd runs: a knob left at "keep" is not journaled; --set makes it one;
+ * hold --leave and --oom-score-adj reach the workload. */
+static void check_kswapd_runs(const char *root)
+{
+	char path[4096];
+	char *text;
+	struct scenario s;
+	struct run_spec r;
+	struct lab_error err;
+
+	snprintf(path, sizeof(path), "%s/../../scenarios/watermarks/kswapd-runs.scn", root);
+	text = slurp(path);
+	CHECK(text != NULL);
+	if (text == NULL)
+		return;
+	CHECK(scenario_parse(path, text, &s, &err) == 0);
+	CHECK_EQ_U64(scenario_nr_variants(&s), 4);
+	CHECK(scenario_instantiate(&s, 3, 24ull << 30, &r, &err) == 0);
+	CHECK_EQ_U64(r.nr_knobs, 2);            /* wsf and hugetlb_pages; lru_gen = keep */
+	CHECK_STR(r.knobs[0].name, "vm.watermark_scale_factor");
+	CHECK_STR(r.knobs[0].value, "500");
+	CHECK_STR(r.workloads[0].program, "hold");
+	CHECK(has_arg(&r.workloads[0], "--leave"));
+	CHECK(has_arg(&r.workloads[0], "--oom-score-adj"));
+	run_spec_free(&r);
+	CHECK(scenario_override(&s, "lru_gen=0x0000", &err) == 0);
+	CHECK(scenario_instantiate(&s, 0, 24ull << 30, &r, &err) == 0);
+	CHECK_EQ_U64(r.nr_knobs, 3);
+	CHECK_STR(r.knobs[2].name, "lru_gen");
+	CHECK_STR(r.knobs[2].value, "0x0000");
+	run_spec_free(&r);
+	CHECK(scenario_override(&s, "lru_gen=0x0002", &err) == 0);
+	CHECK(scenario_instantiate(&s, 0, 24ull << 30, &r, &err) < 0);
+	CHECK(strstr(err.msg, "is not one of 0x0000|0x0001|0x0003|0x0007") != NULL);
+	run_spec_free(&r);
+	scenario_free(&s);
+	free(text);
+}
+
 static void check_pressure(const char *root)
 {
 	char path[4096];
@@ -212,6 +251,7 @@ int main(int argc, char **argv)
 
 	check_shipped(root);
 	check_pressure(root);
+	check_kswapd_runs(root);
 	check_broken(root);
 	return unit_report("scenario");
 }
