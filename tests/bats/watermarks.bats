@@ -152,6 +152,64 @@ wait_stopped() {
   [ "$(cat /proc/sys/vm/min_free_kbytes)" -eq "$mfk0" ]
 }
 
+@test "scenario watermarks/lines: at scale 10, 50, 200 and 500 every zone's gap follows the kernel's rule, min stays" {
+  require_memcg
+  run_scenario watermarks/lines lines
+  assert_success
+  f="$RESULTS/lines.json"
+  jq -e '[.runs[].variant.wsf] == ["10", "50", "200", "500"] and all(.runs[]; .exit.outcome == "completed")' "$f"
+  jq -e 'all(.runs[]; .knobs.restored_ok)' "$f"
+  # low - min = high - low = max(min/4, managed x scale / 10000) in every sample of every
+  # zone with pages (managed grows here, deferred_init=lazy: each sample has its own)
+  jq -e 'all(.runs[]; (.variant.wsf | tonumber) as $s | all(.samples[].zones[] | select(.managed > 0 and .zone != "Movable");
+           (.low - .min) == (.high - .low) and
+           ((((.low - .min) - ([((.min - .boost) / 4 | floor), (.managed * $s / 10000 | floor)] | max)) | fabs) <= 1)))' "$f"
+  # the scale moves low and high, not min (min's share moves only if Normal grows
+  # between runs: deferred_init=lazy; within 1 %)
+  jq -e '[.runs[].samples[0].zones[] | select(.zone == "DMA32") | .min] | (max - min) <= max / 100' "$f"
+  jq -e '[.runs[].samples[0].zones[] | select(.zone == "DMA32") | .low] | . == (sort) and (unique | length) == 4' "$f"
+  run "$PAGELAB" report --format json "$f"
+  assert_success
+  [ "$(jq '[.tables[] | select(.id == "lines") | .rows[] | select(.figure == "Normal low")] | length' <<<"$output")" -eq 4 ]
+  [ "$(jq -r .reference.path <<<"$output")" = results/reference/watermarks.json ] ||
+    [[ "$(jq -r .reference.path <<<"$output")" == */results/reference/watermarks.json ]]
+}
+
+@test "scenario watermarks/who-sets: THP madvise keeps khugepaged's 67584, never gives the sqrt value, put back unwritten" {
+  require_memcg
+  thp_on || skip "THP is [never] here"
+  mfk0=$(cat /proc/sys/vm/min_free_kbytes)
+  run "$PAGELAB" audit --json --watch 0
+  predicted=$(jq .min_free_kbytes.with_thp_never_kb <<<"$output")
+  run_scenario watermarks/who-sets who-sets
+  assert_success
+  f="$RESULTS/who-sets.json"
+  jq -e '[.runs[].variant.thp] == ["madvise", "never"]' "$f"
+  [ "$(jq '.runs[0].knobs.min_free_kbytes_after' "$f")" -eq "$mfk0" ]
+  got=$(jq '.runs[1].knobs.min_free_kbytes_after' "$f")
+  [ "$got" -lt "$mfk0" ]
+  [ $((got * 1000)) -le $((predicted * 1001)) ] && [ $((predicted * 1000)) -le $((got * 1001)) ]
+  # min_free_kbytes came back with THP, so the journal did not write it
+  jq -e '.runs[1].knobs.restored | map(select(.name == "vm.min_free_kbytes"))[0] | .ok and (.written | not)' "$f"
+  [ "$(cat /proc/sys/vm/min_free_kbytes)" -eq "$mfk0" ]
+  run "$PAGELAB" report "$f"
+  assert_success
+  grouped=$(sed ':a;s/\B[0-9]\{3\}\>/,&/;ta' <<<"$got")
+  assert_output --partial "| THP never | min_free_kbytes after the knobs | $grouped kB | 13,769 kB |"
+  assert_output --partial "13,769 kB"
+}
+
+@test "report: results of two articles are refused with one line (exit 2)" {
+  require_memcg
+  run_scenario watermarks/lines lines-2 --set wsf=10
+  assert_success
+  run_scenario madv-free/probe probe-2
+  assert_success
+  run "$PAGELAB" report "$RESULTS/lines-2.json" "$RESULTS/probe-2.json"
+  assert_failure 2
+  assert_output --partial "the results come from two articles (watermarks and madv-free)"
+}
+
 # ---------------------------------------------------------------------------
 # The knob journal
 
