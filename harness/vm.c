@@ -1314,6 +1314,15 @@ int vm_main(int argc, char **argv)
 		status = VM_USAGE;
 		goto done;
 	}
+	/* Without a disk a file lands in the initramfs, whose pages reclaim cannot
+	 * drop: a page-cache workload would measure nothing (and say nothing). */
+	for (size_t i = 0; g.disk == 0 && i < specs[0].nr_workloads; i++)
+		if (strcmp(specs[0].workloads[i].program, "cachefill") == 0) {
+			fprintf(stderr, "pagelab: vm: warning: workload '%s' fills the page cache, but the guest "
+				"has no disk ([vm] disk or --disk): its file would be in the initramfs, "
+				"which reclaim cannot drop\n", specs[0].workloads[i].name);
+			break;
+		}
 	snprintf(g.cmdline, sizeof(g.cmdline), "%s", o.cmdline);
 	if (o.nr_kernels == 0) {
 		static char dflt[16];

@@ -179,3 +179,12 @@ wm_cell() {
   jq -e '.runs[1].exit.victims == [] and (.runs[1].kmsg.oom_kills | length) == 0' "$f"
   jq -e '.runs[1] as $r | ["w1", "w2", "w3"] | all(. as $w | $r.steps | any(.workload == $w and .step == "target"))' "$f"
 }
+
+@test "vm: a page-cache scenario in a guest without a disk is warned about before anything boots" {
+  run --separate-stderr "$PAGELAB" vm --disk 0 --build /nonexistent --kernel 6.12 run min-free/cache-capacity
+  assert_failure 2
+  [[ "$stderr" == *"warning: workload 'cache' fills the page cache, but the guest has no disk"* ]]
+  run --separate-stderr "$PAGELAB" vm --build /nonexistent --kernel 6.12 run min-free/cache-capacity
+  assert_failure 2
+  [[ "$stderr" != *"warning: workload 'cache'"* ]]
+}
