@@ -89,3 +89,12 @@ vm_skip_reason() {
     fi
   done
 }
+
+# guest_run DIR [vm options...] run NAME [run options...]: `pagelab vm`, results in
+# $RESULTS/DIR/ (emptied first), status and output as bats' run gives them.
+guest_run() {
+  local dir=$1
+  shift
+  rm -rf "${RESULTS:?}/$dir"
+  run "$PAGELAB" vm --out-dir "$RESULTS/$dir" "$@"
+}

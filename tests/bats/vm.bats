@@ -36,8 +36,7 @@ setup() {
 vm_run() {
   local stem=$1
   shift
-  rm -rf "$RESULTS/vm-$stem"
-  run "$PAGELAB" vm --timeout 300 --out-dir "$RESULTS/vm-$stem" "$@"
+  guest_run "vm-$stem" --timeout 300 "$@"
 }
 
 # The guest result documents of STEM, one per line (kernel order as booted).

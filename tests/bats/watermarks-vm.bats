@@ -28,8 +28,7 @@ setup() {
 wm_vm() {
   local stem=$1
   shift
-  rm -rf "$RESULTS/wm-$stem"
-  run "$PAGELAB" vm --kernel 6.12 --timeout 900 --out-dir "$RESULTS/wm-$stem" "$@"
+  guest_run "wm-$stem" --kernel 6.12 --timeout 900 "$@"
 }
 
 # wm_knob FILE RUN NAME VALUE: the run set the knob to VALUE and put it back.
