@@ -1446,6 +1446,9 @@ static int build_host_scan(struct tctx *c, struct lab_error *err)
  * free pages from the samples, and the kernel log's OOM reports (runs[].kmsg).
  */
 
+/* Every zone's allocstall counter (mm/vmstat.c: allocstall_<zone>). */
+#define ALLOCSTALL_ALL "allocstall_dma+allocstall_dma32+allocstall_normal+allocstall_movable+allocstall_device"
+
 /* Sum of "a+b+c" keys of a vmstat_delta object; a key absent did not change. */
 static bool vm_sum(const json_t *obj, const char *keys, double *out)
 {
@@ -1478,23 +1481,32 @@ static bool get_vm_window(const struct runref *r, const struct fig *f, double *o
 }
 
 /* A zone's field in one sample: path "Normal.free" (node 0). */
-static bool zone_field(const json_t *sample, const char *path, double *out)
+/* Node 0's zone named by path's first part ("Normal.free" -> Normal) in an
+ * array of zones (a sample's, or an OOM report's); *field is the rest. */
+static const json_t *zone_of(const json_t *zones, const char *path, const char **field)
 {
-	const json_t *zones = json_object_get(sample, "zones");
 	const char *dot = strchr(path, '.');
 	size_t i;
 
-	if (dot == NULL)
-		return false;
-	for (i = 0; i < json_array_size(zones); i++) {
+	for (i = 0; dot != NULL && i < json_array_size(zones); i++) {
 		const json_t *z = json_array_get(zones, i);
 		const char *name = str_or(json_object_get(z, "zone"), "");
 
 		if (strlen(name) == (size_t)(dot - path) && strncmp(name, path, (size_t)(dot - path)) == 0 &&
-		    json_integer_value(json_object_get(z, "node")) == 0)
-			return json_num(json_object_get(z, dot + 1), out);
+		    json_integer_value(json_object_get(z, "node")) == 0) {
+			*field = dot + 1;
+			return z;
+		}
 	}
-	return false;
+	return NULL;
+}
+
+static bool zone_field(const json_t *sample, const char *path, double *out)
+{
+	const char *field;
+	const json_t *z = zone_of(json_object_get(sample, "zones"), path, &field);
+
+	return z != NULL && json_num(json_object_get(z, field), out);
 }
 
 /* The samples from the step f->sel on (NULL: all). */
@@ -1613,26 +1625,18 @@ static bool get_kill_gap_ms(const struct runref *r, const struct fig *f, double 
  * is min - free (positive: free was under min). */
 static bool get_kill_zone(const struct runref *r, const struct fig *f, double *out)
 {
-	const json_t *zones = json_object_get(oom_kill_at(r, 0), "zones");
-	const char *dot = strchr(f->path, '.');
-	size_t i;
+	const char *field;
+	const json_t *z = zone_of(json_object_get(oom_kill_at(r, 0), "zones"), f->path, &field);
+	double fr, mn;
 
-	for (i = 0; dot != NULL && i < json_array_size(zones); i++) {
-		const json_t *z = json_array_get(zones, i);
-		const char *name = str_or(json_object_get(z, "zone"), "");
-		double fr, mn;
-
-		if (strlen(name) != (size_t)(dot - f->path) || strncmp(name, f->path, (size_t)(dot - f->path)) != 0)
-			continue;
-		if (strcmp(dot + 1, "under_kb") == 0) {
-			if (!json_num(json_object_get(z, "free_kb"), &fr) || !json_num(json_object_get(z, "min_kb"), &mn))
-				return false;
-			*out = mn - fr;
-			return true;
-		}
-		return json_num(json_object_get(z, dot + 1), out);
-	}
-	return false;
+	if (z == NULL)
+		return false;
+	if (strcmp(field, "under_kb") != 0)
+		return json_num(json_object_get(z, field), out);
+	if (!json_num(json_object_get(z, "free_kb"), &fr) || !json_num(json_object_get(z, "min_kb"), &mn))
+		return false;
+	*out = mn - fr;
+	return true;
 }
 
 /* Records of the run's kernel log holding f->path. */
@@ -1731,7 +1735,7 @@ static int kswapd_run_variant(struct tctx *c, const struct variant *v, struct la
 		{.what = "direct scan (pgscan_direct)", .get = get_vm_window, .sel = "read", .path = "pgscan_direct",
 		 .unit = "pages", .ref = "direct_scan"},
 		{.what = "allocstall (all zones)", .get = get_vm_window, .sel = "read",
-		 .path = "allocstall_dma+allocstall_dma32+allocstall_normal+allocstall_movable+allocstall_device",
+		 .path = ALLOCSTALL_ALL,
 		 .ref = "allocstall"},
 		{.what = "kswapd_low_wmark_hit_quickly", .get = get_vm_window, .sel = "read",
 		 .path = "kswapd_low_wmark_hit_quickly", .ref = "low_wmark_hit_quickly"},
@@ -1805,7 +1809,7 @@ static int build_too_little(struct tctx *c, struct lab_error *err)
 		{.row = "Under the load", .what = "lowest Normal free", .get = get_zone_lowest, .path = "Normal.free",
 		 .unit = "pages"},
 		{.row = "Under the load", .what = "allocstall", .get = get_vm_window,
-		 .path = "allocstall_dma+allocstall_dma32+allocstall_normal+allocstall_movable+allocstall_device"},
+		 .path = ALLOCSTALL_ALL},
 		{.row = "Under the load", .what = "\"page allocation failure\" lines", .get = get_kmsg_count,
 		 .path = "page allocation failure", .ref = "allocation_failures"},
 		{.row = "Under the load", .what = "outcome", .kind = K_COUNT, .label = label_outcome},

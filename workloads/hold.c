@@ -14,8 +14,8 @@
  * --leave SIZE shapes the machine instead: it holds MemFree (read from
  * /proc/meminfo at its start) minus SIZE, so that SIZE stays free whatever
  * the machine's size — the watermark articles' lab VMs were not empty (their
- * other tenants held memory), and a fresh guest is.  The step carries
- * memfree_kb (before) and held_bytes.  --oom-score-adj N makes it a
+ * other tenants held memory), and a fresh guest is.  The start event
+ * carries memfree_kb and leave_bytes, the step held_bytes.  --oom-score-adj N makes it a
  * bystander rather than the OOM killer's first choice (the harness starts
  * every workload at 1000).
  *
@@ -192,6 +192,10 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		cfg.size = (memfree_kb << 10) - cfg.leave;
+		if (cfg.size > (unsigned long long)SIZE_MAX / 2) {
+			fprintf(stderr, "hold: --leave: %llu bytes to hold is out of range\n", cfg.size);
+			return 1;
+		}
 	}
 
 	sigemptyset(&stop);
