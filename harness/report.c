@@ -28,10 +28,8 @@
 #include <jansson.h>
 
 #include "error.h"
+#include "paths.h"
 
-#ifndef PAGELAB_SOURCE_DIR
-#define PAGELAB_SOURCE_DIR "."
-#endif
 
 #define RESULT_SCHEMA "pagelab.result/1"
 #define REFERENCE_SCHEMA "pagelab.reference/1"
@@ -2578,7 +2576,7 @@ static void usage(FILE *o)
 		"\n"
 		"Exit status: 0 printed; 2 bad usage, or an input that cannot be read or is not\n"
 		"a %s document; 1 internal failure.\n",
-		REPORT_SCHEMA, "results/reference/ARTICLE.json", PAGELAB_SOURCE_DIR, RESULT_SCHEMA);
+		REPORT_SCHEMA, "results/reference/ARTICLE.json", lab_data_dir(), RESULT_SCHEMA);
 }
 
 /* "--name VALUE" or "--name=VALUE".  Returns 1 matched, 0 not this option,
@@ -2633,10 +2631,10 @@ static int reference_path(const char *arg, const char *article, char *out, size_
 		snprintf(out, len, "%s", rel);
 		return 0;
 	}
-	if ((size_t)snprintf(out, len, "%s/%s", PAGELAB_SOURCE_DIR, rel) < len && access(out, R_OK) == 0)
+	if ((size_t)snprintf(out, len, "%s/%s", lab_data_dir(), rel) < len && access(out, R_OK) == 0)
 		return 0;
 	return lab_error_set(err, ENOENT, "no reference data: neither ./%s nor %s/%s is readable "
-			     "(pass --reference FILE)", rel, PAGELAB_SOURCE_DIR, rel);
+			     "(pass --reference FILE)", rel, lab_data_dir(), rel);
 }
 
 static int emit(struct report *rep, struct table *tables, size_t nt, enum report_format fmt,
