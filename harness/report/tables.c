@@ -4,12 +4,17 @@
  */
 #include "internal.h"
 
+#include "../fileio.h"
+
 #include <stdarg.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+/* A tables file: the articles' are 10-20 KiB. */
+#define LAB_TABLES_MAX (4ULL << 20)
 
 /* Everything a file allocates while loading, freed with it. */
 struct pool {
@@ -529,6 +534,8 @@ int tfile_load(const char *path, bool beside, const char *scenario_file, struct 
 	struct loader l = {.tf = tf, .err = err};
 	const json_t *tables;
 	const char *schema, *article = NULL;
+	cleanup_free char *text = NULL;
+	size_t len = 0;
 	json_error_t je;
 	size_t i;
 	int rc = 0;
@@ -538,12 +545,12 @@ int tfile_load(const char *path, bool beside, const char *scenario_file, struct 
 		tfile_free(tf);
 		return lab_error_set(err, ENOMEM, "out of memory");
 	}
-	tf->doc = json_load_file(path, 0, &je);
+	if ((rc = lab_read_input(path, "tables", LAB_TABLES_MAX, 0, &text, &len, err)) < 0)
+		goto out;
+	tf->doc = json_loadb(text, len, 0, &je);
 	if (tf->doc == NULL) {
-		rc = errno == ENOENT && je.line < 0
-		     ? lab_error_set(err, ENOENT, "%s: cannot read: %s", path, je.text)
-		     : lab_error_set(err, EINVAL, "%s: not JSON: %s (line %d, column %d)", path, je.text, je.line,
-				     je.column);
+		rc = lab_error_set(err, EINVAL, "%s: not JSON: %s (line %d, column %d)", path, je.text, je.line,
+				   je.column);
 		goto out;
 	}
 	schema = json_string_value(json_object_get(tf->doc, "schema"));
