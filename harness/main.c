@@ -45,6 +45,7 @@ static const char usage_text[] =
 	"  list                      the scenarios pagelab knows, with their titles\n"
 	"  show NAME|FILE            a scenario's parameters, matrix and runs, checked but not run\n"
 	"  report RESULT.json...     the article's tables beside this host's figures\n"
+	"                            (--html DIR: one page with the plots; --plots DIR)\n"
 	"  plot RESULT.json...       each run's timeline drawn by gnuplot (SVG/PNG)\n"
 	"  compare BASE.json... -- NEW.json... | --by KEY RESULT.json...\n"
 	"                            which differences are real (Welch t-test + LKP rule;\n"

@@ -28,6 +28,7 @@
 #include <jansson.h>
 
 #include "error.h"
+#include "html.h"
 
 #ifndef PAGELAB_SOURCE_DIR
 #define PAGELAB_SOURCE_DIR "."
@@ -2570,6 +2571,10 @@ static void usage(FILE *o)
 		"  --format markdown  the tables as markdown on stdout (default)\n"
 		"  --format csv       one line per (table, row, column) figure, with a header\n"
 		"  --format json      a \"%s\" document with the same content\n"
+		"  --html DIR         one self-contained page DIR/index.html: the tables, each\n"
+		"                     run's timeline (gnuplot), a compare when the results come\n"
+		"                     from several kernels (or --by KEY: harness/html.h)\n"
+		"  --plots DIR        the markdown report, and every run's chart drawn into DIR\n"
 		"  --reference FILE   the article's figures (default: %s, ARTICLE\n"
 		"                     being madv-free, watermarks or min-free after the\n"
 		"                     tables fed; relative to the current directory, else to\n"
@@ -2735,6 +2740,8 @@ int report_main(int argc, char **argv)
 	struct lab_error err;
 	int status = EXIT_BAD_INPUT, rc;
 
+	if (html_wanted(argc, argv))            /* --html DIR / --plots DIR: harness/html.h */
+		return html_main(argc, argv);
 	memset(&rep, 0, sizeof(rep));
 	lab_error_clear(&err);
 	rc = parse_args(argc, argv, &fmt, &ref_arg, &files, &nfiles);
