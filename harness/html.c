@@ -416,8 +416,8 @@ static int load_docs(const struct html_args *a, json_t **docs)
 		json_error_t je;
 		const char *schema;
 
-		if (lab_read_file(a->files[i], &text, NULL, &err) < 0) {
-			fprintf(stderr, "pagelab report: cannot read result %s\n", err.msg);
+		if (lab_read_input(a->files[i], "result", LAB_RESULT_MAX, 0, &text, NULL, &err) < 0) {
+			fprintf(stderr, "pagelab report: %s\n", err.msg);
 			return -EINVAL;
 		}
 		docs[i] = json_loads(text, 0, &je);

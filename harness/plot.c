@@ -1253,10 +1253,10 @@ static int load_result(const char *path, json_t **out, struct lab_error *err)
 {
 	cleanup_free char *text = NULL;
 	json_error_t je;
-	int ret = lab_read_file(path, &text, NULL, err);
+	int ret = lab_read_input(path, "result", LAB_RESULT_MAX, 0, &text, NULL, err);
 
 	if (ret < 0)
-		return lab_error_prefix(err, "cannot read result");
+		return ret == -ENOENT || ret == -EACCES ? lab_error_set(err, EINVAL, "%s", err->msg) : ret;
 	*out = json_loads(text, 0, &je);
 	if (*out == NULL)
 		return lab_error_set(err, EINVAL, "%s:%d:%d: not JSON: %s", path, je.line, je.column, je.text);
