@@ -460,15 +460,17 @@ static int write_data(struct run_view *rv, struct text *d)
 		}
 	}
 	for (z = 0; z < rv->nzones; z++) {
+		struct zkey *zk = &rv->zones[z];
+		char name[sizeof(zk->name)];
 		bool multi = false;
 
 		for (k = 0; k < rv->nzones; k++)
 			multi |= rv->zones[k].node != rv->zones[0].node;
+		memcpy(name, zk->name, sizeof(name));
 		if (multi)
-			snprintf(rv->zones[z].title, sizeof(rv->zones[z].title), "N%lld %s",
-				 (long long)rv->zones[z].node, rv->zones[z].name);
+			snprintf(zk->title, sizeof(zk->title), "N%lld %s", (long long)zk->node, name);
 		else
-			snprintf(rv->zones[z].title, sizeof(rv->zones[z].title), "%s", rv->zones[z].name);
+			snprintf(zk->title, sizeof(zk->title), "%s", name);
 	}
 
 	fprintf(d->f, "# pagelab plot data: index 0 samples, 1 steps, 2 OOM kills, 3 reclaim stalls\n# t_s");
