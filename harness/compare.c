@@ -16,10 +16,10 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "fileio.h"
+#include "report.h"
 #include "stats.h"
 
 #define RESULT_SCHEMA "pagelab.result/1"
@@ -176,108 +176,97 @@ static void variant_text(const json_t *run, const char *skip, char *buf, size_t 
 
 /* ------------------------------------------------------------ figures */
 
-/* The report engine's tables for result documents: a pagelab.report/1
- * document.  Until report.h exposes its table API in-process, `pagelab
- * report --format json` runs on them (docs, when given, are written to a
- * private directory first: --by filtered copies). */
+/* The report engine's tables for result documents (harness/report.h), as
+ * its pagelab.report/1 JSON: every row × column with each repeat's value.
+ * docs, when given, are --by's filtered copies: written to a private
+ * directory first, since the engine loads files. */
 static int report_of(const char *const *paths, json_t *const *docs, size_t n, const char *what,
-		     json_t **out, struct lab_error *err)
+		     const struct report_options *given, json_t **out, struct lab_error *err)
 {
 	char dir[] = "/tmp/pagelab-compare.XXXXXX";
-	char **argv = NULL, **files = NULL;
-	cleanup_free char *text = NULL;
-	int pfd[2] = { -1, -1 }, status, ret = 0;
+	const char **files = NULL;
+	char **tmp = NULL;
+	struct report_options opt = { .quiet = true };
+	struct report *rep = NULL;
+	char *text = NULL;
+	size_t len = 0, i;
 	json_error_t je;
-	pid_t pid;
-	size_t i;
+	FILE *m = NULL;
+	int ret = 0;
 
 	*out = NULL;
 	if (docs != NULL && mkdtemp(dir) == NULL)
 		return lab_error_errno(err, errno, "mkdtemp %s", dir);
-	argv = calloc(n + 5, sizeof(*argv));
 	files = calloc(n + 1, sizeof(*files));
-	if (argv == NULL || files == NULL) {
+	tmp = calloc(n + 1, sizeof(*tmp));
+	if (files == NULL || tmp == NULL) {
 		ret = lab_error_set(err, ENOMEM, "out of memory");
 		goto out;
 	}
-	argv[0] = "pagelab";
-	argv[1] = "report";
-	argv[2] = "--format";
-	argv[3] = "json";
 	for (i = 0; i < n; i++) {
 		char *dump;
 		char path[PATH_MAX];
 
 		if (docs == NULL) {
-			argv[4 + i] = (char *)paths[i];
+			files[i] = paths[i];
 			continue;
 		}
 		dump = json_dumps(docs[i], JSON_COMPACT);
 		snprintf(path, sizeof(path), "%s/%zu.json", dir, i);
-		files[i] = strdup(path);
-		ret = dump == NULL || files[i] == NULL ? lab_error_set(err, ENOMEM, "out of memory")
-						      : lab_write_atomic(path, dump, strlen(dump), err);
+		tmp[i] = strdup(path);
+		ret = dump == NULL || tmp[i] == NULL ? lab_error_set(err, ENOMEM, "out of memory")
+						    : lab_write_atomic(path, dump, strlen(dump), err);
 		free(dump);
 		if (ret < 0)
 			goto out;
-		argv[4 + i] = files[i];
+		files[i] = tmp[i];
 	}
-	if (pipe2(pfd, O_CLOEXEC) < 0) {
-		ret = lab_error_errno(err, errno, "pipe");
+	if (given != NULL)
+		opt = *given;
+	ret = report_load(files, n, &opt, &rep, err);
+	if (ret < 0) {
+		lab_error_prefix(err, "%s", what);
+		if (err->code != ENOMEM)
+			err->code = EINVAL;
 		goto out;
 	}
-	fflush(stdout);
-	pid = fork();
-	if (pid < 0) {
-		ret = lab_error_errno(err, errno, "fork");
+	m = open_memstream(&text, &len);
+	if (m == NULL) {
+		ret = lab_error_errno(err, errno, "open_memstream");
 		goto out;
 	}
-	if (pid == 0) {
-		if (dup2(pfd[1], 1) < 0)
-			_exit(127);
-		execv("/proc/self/exe", argv);
-		_exit(127);
-	}
-	close(pfd[1]);
-	pfd[1] = -1;
-	ret = lab_read_fd(pfd[0], &text, NULL, err);
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			break;
+	ret = report_write(rep, REPORT_JSON, m, err);
+	if (fclose(m) != 0 && ret == 0)
+		ret = lab_error_set(err, ENOMEM, "out of memory");
 	if (ret < 0)
 		goto out;
-	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-		ret = lab_error_set(err, EINVAL, "%s: the report of these results failed (see above)", what);
-		goto out;
-	}
 	*out = json_loads(text, 0, &je);
 	if (*out == NULL)
-		ret = lab_error_set(err, EIO, "%s: the report printed no JSON: %s", what, je.text);
+		ret = lab_error_set(err, EIO, "%s: the report wrote no JSON: %s", what, je.text);
 out:
-	if (pfd[0] >= 0)
-		close(pfd[0]);
-	if (pfd[1] >= 0)
-		close(pfd[1]);
-	for (i = 0; files != NULL && i < n; i++) {
-		if (files[i] != NULL)
-			unlink(files[i]);
-		free(files[i]);
+	report_free(rep);
+	free(text);
+	for (i = 0; tmp != NULL && i < n; i++) {
+		if (tmp[i] != NULL)
+			unlink(tmp[i]);
+		free(tmp[i]);
 	}
 	if (docs != NULL)
 		rmdir(dir);
+	free(tmp);
 	free(files);
-	free(argv);
 	return ret;
 }
 
-int compare_report_json(const char *const *paths, size_t n, json_t **out, struct lab_error *err)
+int compare_report_json(const char *const *paths, size_t n, const struct report_options *opt, json_t **out,
+			struct lab_error *err)
 {
-	return report_of(paths, NULL, n, "report", out, err);
+	return report_of(paths, NULL, n, "report", opt, out, err);
 }
 
 static int side_report(const struct side *s, json_t **out, struct lab_error *err)
 {
-	return report_of(s->paths, s->docs, s->n, s->name, out, err);
+	return report_of(s->paths, s->docs, s->n, s->name, NULL, out, err);
 }
 
 /* A cell's repeats: its "values" that are numbers. */

@@ -44,8 +44,10 @@ int compare_by(const char *key, const char *const *files, size_t n, double thres
 	       json_t **out, struct lab_error *err);
 
 /* The report engine's tables for these result files, as a
- * pagelab.report/1 document (harness/report.c's JSON). */
-int compare_report_json(const char *const *paths, size_t n, json_t **out, struct lab_error *err);
+ * pagelab.report/1 document (harness/report.h's JSON; opt NULL: defaults). */
+struct report_options;
+int compare_report_json(const char *const *paths, size_t n, const struct report_options *opt, json_t **out,
+			struct lab_error *err);
 
 /* The document as markdown (the same text `compare` prints). */
 void compare_markdown(const json_t *cmp, FILE *o);

@@ -16,7 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -24,6 +23,7 @@
 #include "compare.h"
 #include "fileio.h"
 #include "plot.h"
+#include "report.h"
 
 #define EXIT_INTERNAL 1
 #define EXIT_BAD_INPUT 2
@@ -335,8 +335,8 @@ struct html_args {
 	const char *html_dir, *plots_dir, *by, *reference;
 	const char **files;
 	size_t nfiles;
-	const char **pass;              /* report options to hand on (markdown) */
-	size_t npass;
+	const char **tables;            /* --tables FILE... */
+	size_t ntables;
 };
 
 static int opt_val(int argc, char **argv, int *i, const char *name, const char **val)
@@ -362,8 +362,8 @@ static int parse(int argc, char **argv, struct html_args *a)
 	bool only_files = false;
 
 	a->files = calloc((size_t)argc + 1, sizeof(*a->files));
-	a->pass = calloc((size_t)argc + 1, sizeof(*a->pass));
-	if (a->files == NULL || a->pass == NULL)
+	a->tables = calloc((size_t)argc + 1, sizeof(*a->tables));
+	if (a->files == NULL || a->tables == NULL)
 		return -ENOMEM;
 	for (int i = 1; i < argc; i++) {
 		const char *v = NULL;
@@ -389,8 +389,10 @@ static int parse(int argc, char **argv, struct html_args *a)
 			if (m < 0)
 				return fprintf(stderr, "pagelab report: --reference takes a file\n"), -EINVAL;
 			a->reference = v;
-			a->pass[a->npass++] = "--reference";
-			a->pass[a->npass++] = v;
+		} else if ((m = opt_val(argc, argv, &i, "--tables", &v)) != 0) {
+			if (m < 0 || !*v)
+				return fprintf(stderr, "pagelab report: --tables takes a file\n"), -EINVAL;
+			a->tables[a->ntables++] = v;
 		} else if ((m = opt_val(argc, argv, &i, "--format", &v)) != 0) {
 			if (m < 0 || strcmp(v, "markdown") != 0)
 				return fprintf(stderr, "pagelab report: --html and --plots go with the markdown report only\n"),
@@ -464,7 +466,9 @@ static int write_page(const struct html_args *a, json_t **docs, struct lab_error
 	if (lab_mkdir_p(a->html_dir, 0755, err) < 0)
 		goto out;
 	snprintf(plots, sizeof(plots), "%s/plots", a->html_dir);
-	if (compare_report_json(a->files, a->nfiles, &rep, err) < 0)
+	struct report_options opt = { .reference = a->reference, .tables = a->tables, .ntables = a->ntables };
+
+	if (compare_report_json(a->files, a->nfiles, &opt, &rep, err) < 0)
 		goto out;
 	if (draw_all(a, docs, plots, &charts, first, err) < 0)
 		goto out;
@@ -591,42 +595,21 @@ static int markdown_with_plots(const struct html_args *a, json_t **docs, struct 
 {
 	struct plot_charts charts = { 0 };
 	size_t *first = calloc(a->nfiles + 1, sizeof(*first));
-	char **argv = calloc(a->nfiles + a->npass + 2, sizeof(*argv));
-	int status, ret = -1;
-	pid_t pid;
+	struct report_options opt = { .reference = a->reference, .tables = a->tables, .ntables = a->ntables };
+	struct report *rep = NULL;
+	int ret = -1;
 
-	if (first == NULL || argv == NULL) {
+	if (first == NULL) {
 		lab_error_set(err, ENOMEM, "out of memory");
 		goto out;
 	}
-	argv[0] = "report";
-	for (size_t i = 0; i < a->npass; i++)
-		argv[1 + i] = (char *)a->pass[i];
-	for (size_t i = 0; i < a->nfiles; i++)
-		argv[1 + a->npass + i] = (char *)a->files[i];
-	fflush(stdout);
-	pid = fork();
-	if (pid < 0) {
-		lab_error_errno(err, errno, "fork");
+	if (report_load(a->files, a->nfiles, &opt, &rep, err) < 0) {
+		if (err->code != ENOMEM)
+			err->code = EINVAL;
 		goto out;
 	}
-	if (pid == 0) {
-		char *full[a->nfiles + a->npass + 3];
-
-		full[0] = "pagelab";
-		for (size_t i = 0; argv[i] != NULL; i++)
-			full[1 + i] = argv[i];
-		full[a->nfiles + a->npass + 2] = NULL;
-		execv("/proc/self/exe", full);
-		_exit(127);
-	}
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			break;
-	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-		lab_error_set(err, EINVAL, "the report failed (see above)");
+	if (report_write(rep, REPORT_MARKDOWN, stdout, err) < 0)
 		goto out;
-	}
 	if (draw_all(a, docs, a->plots_dir, &charts, first, err) < 0)
 		goto out;
 	printf("\n## Plots\n\nDrawn by gnuplot into %s (data and scripts beside them).\n\n", a->plots_dir);
@@ -634,8 +617,8 @@ static int markdown_with_plots(const struct html_args *a, json_t **docs, struct 
 		printf("![%s](%s)\n\n", charts.v[c].title, charts.v[c].path);
 	ret = fflush(stdout) == 0 ? 0 : lab_error_errno(err, errno ? errno : EIO, "writing the report");
 out:
+	report_free(rep);
 	free(first);
-	free(argv);
 	plot_charts_free(&charts);
 	return ret;
 }
@@ -673,6 +656,6 @@ out:
 		json_decref(docs[i]);
 	free(docs);
 	free(a.files);
-	free(a.pass);
+	free(a.tables);
 	return status;
 }
