@@ -42,7 +42,7 @@ static const char usage_text[] =
 	"  run NAME|FILE [options]   run a scenario and write its result document\n"
 	"  list                      the scenarios pagelab knows, with their titles\n"
 	"  show NAME|FILE            a scenario's parameters, matrix and runs, checked but not run\n"
-	"  report RESULT.json...     the article's tables beside this host's figures\n"
+	"  report RESULT.json...     tables from data: an article beside this host, or the generic report\n"
 	"  check [--json]            what this host can and cannot run, and why\n"
 	"  audit [--json] [--wsf N] [--watch S] [--with KNOB=V] [--advice FILE]\n"
 	"                            this host's watermark arithmetic explained (reads only;\n"
