@@ -44,7 +44,7 @@ static const char usage_text[] =
 	"  run NAME|FILE [options]   run a scenario and write its result document\n"
 	"  list                      the scenarios pagelab knows, with their titles\n"
 	"  show NAME|FILE            a scenario's parameters, matrix and runs, checked but not run\n"
-	"  report RESULT.json...     the article's tables beside this host's figures\n"
+	"  report RESULT.json...     tables from data: an article beside this host, or the generic report\n"
 	"                            (--html DIR: one page with the plots; --plots DIR)\n"
 	"  plot RESULT.json...       each run's timeline drawn by gnuplot (SVG/PNG)\n"
 	"  compare BASE.json... -- NEW.json... | --by KEY RESULT.json...\n"
