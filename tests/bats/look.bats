@@ -115,6 +115,20 @@ svg_points() {
   else
     grep -q 'missing: PSI was not sampled in this result' "$f"
   fi
+  # The event timeline, where the run was traced (harness/trace): the
+  # reclaim pages per trace bin, and kswapd's awake intervals shaded.
+  want=$(jq "$r.trace_intervals // [] | length" "$RESULTS/look-p700a.json")
+  if [ "$want" -gt 0 ]; then
+    [ "$(svg_points "$f" 'memcg reclaim, pages/s (trace)')" -eq "$want" ]
+  else
+    ! grep -q 'memcg reclaim, pages/s (trace)' "$f"
+  fi
+  if jq -e "[$r.events[]? | select(.event == \"mm_vmscan_kswapd_sleep\")] | length > 0" "$RESULTS/look-p700a.json" >/dev/null; then
+    grep -q '<text>kswapd awake</text>' "$f"
+  fi
+  # gnuplot drew it without a warning (a warning is a series that is not
+  # what the script meant).
+  refute_output --partial 'Warning'
   # The script redraws the chart from the data beside it.
   rm "$f"
   (cd "$OUT" && gnuplot look-p700a-A1.gp)
@@ -129,11 +143,13 @@ svg_points() {
   [ "$kills" -ge 1 ]
   [ "$(svg_points "$f" 'OOM kill')" -eq "$kills" ]
   grep -q '<text>OOM: region</text>' "$f"
+  refute_output --partial 'Warning'
   # A result with two variants: a chart per run and one with both overlaid.
   jq -n '[inputs] | .[0].runs = [.[0].runs[0], (.[1].runs[0] | .label = "B")] | .[0]' \
     "$RESULTS/look-none.json" "$RESULTS/look-free.json" > "$BATS_TEST_TMPDIR/mixed.json"
   run "$PAGELAB" plot --out "$OUT" "$BATS_TEST_TMPDIR/mixed.json"
   assert_success
+  refute_output --partial 'Warning'
   assert_output --partial "mixed-variants.svg"
   grep -q '<text>A (advice=none) Normal free</text>' "$OUT/mixed-variants.svg"
   grep -q '<text>B (advice=free) Normal free</text>' "$OUT/mixed-variants.svg"
