@@ -58,7 +58,7 @@ struct ctx {
 	bool bursting, near_low;
 	unsigned cur_interval_ms;
 	uint64_t last_full_ns, burst_since;
-	unsigned long long nr_burst, burst_windows;
+	unsigned long long nr_burst, burst_windows, stalls_seen;
 	double burst_cpu_us, burst_ms;
 	struct lowest {
 		int node;
@@ -341,13 +341,18 @@ static void set_timer(struct ctx *c, unsigned ms)
 		c->cur_interval_ms = ms;
 }
 
-/* After each sample: burst while the trough may be near, tick otherwise. */
+/* After each sample: burst while the trough may be near, tick otherwise.
+ * A memcg stall lasts tens of µs, so "open" is rarely caught at a sample:
+ * a stall closed since the last sample counts as one. */
 static void burst_decide(struct ctx *c)
 {
+	unsigned long long done = trace_stalls_done(c->tr);
 	bool want = c->o->burst_ms > 0 && c->o->burst_ms < c->o->interval_ms &&
-		    (c->near_low || trace_kswapd_awake(c->tr) || trace_stall_open(c->tr));
+		    (c->near_low || trace_kswapd_awake(c->tr) || trace_stall_open(c->tr) ||
+		     done != c->stalls_seen);
 	uint64_t now = now_ns();
 
+	c->stalls_seen = done;
 	if (want == c->bursting)
 		return;
 	c->bursting = want;

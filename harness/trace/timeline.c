@@ -353,6 +353,11 @@ bool timeline_stall_open(const struct timeline *tl)
 	return false;
 }
 
+unsigned long long timeline_stalls_done(const struct timeline *tl)
+{
+	return tl->st[TS_DIRECT].count + tl->st[TS_MEMCG].count;
+}
+
 static double quantile(double *sorted, size_t n, double q)
 {
 	return n ? gsl_stats_quantile_from_sorted_data(sorted, 1, n, q) : 0.0;

@@ -48,6 +48,8 @@ void timeline_finish(struct timeline *tl, json_t *intervals, timeline_emit_fn em
 /* For adaptive sampling: kswapd is awake on some node / a stall is open. */
 bool timeline_kswapd_awake(const struct timeline *tl);
 bool timeline_stall_open(const struct timeline *tl);
+/* Stalls closed so far (the sandbox's memcg ones and every direct one). */
+unsigned long long timeline_stalls_done(const struct timeline *tl);
 
 /* Derived figures, with intervals and stalls still open closed at end_ns. */
 json_t *timeline_summary(struct timeline *tl, uint64_t end_ns);

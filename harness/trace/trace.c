@@ -312,12 +312,12 @@ static json_t *comm_of(int pid)
 static json_t *record_json(struct trace *t, const struct trace_event_def *d, struct tep_event *ev,
 			   struct tep_record *rec, int pid, bool in_sb)
 {
-	json_t *o = json_pack("{s:s, s:i, s:i, s:b}", "event", d->name, "cpu", rec->cpu, "pid", pid,
+	json_t *o = json_pack("{s:s, s:i, s:i, s:b}", "event", d->name, "cpu", rec->cpu, "task_pid", pid,
 			      "sandbox", in_sb);
 	struct tep_format_field **fields = tep_event_fields(ev);
 
 	(void)t;
-	json_object_set_new(o, "comm", comm_of(pid));
+	json_object_set_new(o, "task_comm", comm_of(pid));
 	for (size_t i = 0; fields && fields[i]; i++) {
 		struct tep_format_field *f = fields[i];
 		unsigned long long v;
@@ -400,8 +400,6 @@ static int decode_page(struct trace *t, struct cpu_reader *cr)
 		 * stays counts and histograms unless --trace-raw. */
 		if (!r.def->high_rate || t->cfg.raw)
 			r.raw = record_json(t, r.def, ev, &rec, r.pid, r.in_sandbox);
-		if (r.def->point == TP_MARK_VICTIM && r.raw != NULL && r.victim_pid > 0)
-			json_object_set_new(r.raw, "victim_comm", comm_of((int)r.victim_pid));
 		t->records++;
 		if (batch_push(t, &r) < 0) {
 			json_decref(r.raw);
@@ -462,6 +460,11 @@ bool trace_kswapd_awake(const struct trace *t)
 bool trace_stall_open(const struct trace *t)
 {
 	return t != NULL && timeline_stall_open(t->tl);
+}
+
+unsigned long long trace_stalls_done(const struct trace *t)
+{
+	return t != NULL ? timeline_stalls_done(t->tl) : 0;
 }
 
 /* "overrun: 0\ncommit overrun: 0\n…dropped events: 0\n" of per_cpu/cpuN/stats. */

@@ -53,6 +53,7 @@ void trace_marker(struct trace *t, const char *text);
 
 bool trace_kswapd_awake(const struct trace *t);
 bool trace_stall_open(const struct trace *t);
+unsigned long long trace_stalls_done(const struct trace *t);   /* the sandbox's and direct ones, so far */
 
 /* runs[].summary.trace: the set, the instance, the derived figures and the
  * losses (per-CPU overrun and dropped events, records the buffer skipped). */
