@@ -321,7 +321,7 @@ static json_t *take_sample(struct ctx *c, const char *cause)
 	 * streamed line below is not in it. */
 	json_object_set_new(s, "cost_us", json_pack("{s:f, s:f}",
 		"cpu", (double)(thread_cpu_ns() - cpu0) / 1e3, "wall", (double)(now_ns() - wall0) / 1e3));
-	json_array_append(c->samples, s);
+	json_array_append_new(c->samples, s);  /* samples[] owns it; s stays valid */
 	result_stream(c->res, "sample", c->run_index, s);
 	c->nr_samples++;
 	c->last_full_ns = wall0;

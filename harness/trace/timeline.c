@@ -123,11 +123,12 @@ static json_t *bin_json(const struct timeline *tl)
 	json_t *o = json_pack("{s:f, s:f}", "t_ms", ms(tl, tl->bin.start), "ms", (double)tl->bin_ns / 1e6);
 
 	for (int k = 0; k < TS_NR; k++) {
-		json_t *h = json_array();
+		json_t *h;
 		int last = -1;
 
 		if (tl->bin.count[k] == 0)
 			continue;
+		h = json_array();
 		for (int b = 0; b < HIST_BUCKETS; b++)
 			if (tl->bin.hist[k][b])
 				last = b;
@@ -317,9 +318,11 @@ int timeline_feed(struct timeline *tl, struct trace_rec *recs, size_t n, uint64_
 		tl->pending = np;
 		tl->cap_pending = cap;
 	}
-	memcpy(tl->pending + tl->n_pending, recs, n * sizeof(*recs));
+	if (n > 0)
+		memcpy(tl->pending + tl->n_pending, recs, n * sizeof(*recs));
 	tl->n_pending += n;
-	qsort(tl->pending, tl->n_pending, sizeof(*tl->pending), cmp_rec);
+	if (tl->n_pending > 1)
+		qsort(tl->pending, tl->n_pending, sizeof(*tl->pending), cmp_rec);
 	while (done < tl->n_pending && tl->pending[done].ts_ns < horizon_ns) {
 		int r = process(tl, &tl->pending[done], events, intervals, emit, ctx);
 
@@ -327,7 +330,8 @@ int timeline_feed(struct timeline *tl, struct trace_rec *recs, size_t n, uint64_
 			ret = r;
 		done++;
 	}
-	memmove(tl->pending, tl->pending + done, (tl->n_pending - done) * sizeof(*tl->pending));
+	if (done > 0 && done < tl->n_pending)
+		memmove(tl->pending, tl->pending + done, (tl->n_pending - done) * sizeof(*tl->pending));
 	tl->n_pending -= done;
 	return ret;
 }
@@ -406,7 +410,8 @@ json_t *timeline_summary(struct timeline *tl, uint64_t end_ns)
 		struct stall_stats *s = &tl->st[k];
 		json_t *so;
 
-		gsl_sort(s->lat_us, 1, s->n_lat);
+		if (s->n_lat > 1)
+			gsl_sort(s->lat_us, 1, s->n_lat);
 		so = json_pack("{s:I, s:I, s:f, s:f, s:f, s:f, s:I, s:I, s:I}", "count", (json_int_t)s->count,
 			       "pages", (json_int_t)s->pages, "p50_us", quantile(s->lat_us, s->n_lat, 0.5),
 			       "p99_us", quantile(s->lat_us, s->n_lat, 0.99),

@@ -51,6 +51,8 @@ struct trace {
 	size_t n_batch, cap_batch;
 	unsigned long long records, drains;
 	double drain_cpu_us;
+	struct { int pid; char comm[20]; } comms[64];     /* /proc/PID/comm, read once per pid */
+	unsigned comm_next;
 };
 
 static uint64_t mono_ns(void)
@@ -118,37 +120,45 @@ static long instance_pid(const char *name)
 	return pid;
 }
 
+struct sweep {
+	int removed;
+	int ret;
+	struct lab_error *err;
+};
+
+/* tracefs_instances_walk() callback (tracefs_instances() leaks its regex in 1.6.4). */
+static int sweep_one(const char *name, void *ctx)
+{
+	struct sweep *sw = ctx;
+	long pid = instance_pid(name);
+	struct tracefs_instance *inst;
+
+	if (pid < 0 || pid == (long)getpid())
+		return 0;
+	/* A live pid (or one we may not signal) keeps its instance. */
+	if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+		return 0;
+	inst = tracefs_instance_alloc(NULL, name);
+	if (inst == NULL)
+		return 0;
+	if (tracefs_instance_destroy(inst) == 0)
+		sw->removed++;
+	else if (sw->ret == 0)
+		sw->ret = lab_error_errno(sw->err, errno, "remove tracing instance %s", name);
+	tracefs_instance_free(inst);
+	return 0;
+}
+
 int trace_sweep(int *removed, struct lab_error *err)
 {
-	char **names;
-	int ret = 0;
+	struct sweep sw = { 0, 0, err };
 
 	*removed = 0;
 	if (!tracefs_mounted())
 		return 0;
-	names = tracefs_instances("^" INSTANCE_PREFIX);
-	if (names == NULL)
-		return 0;
-	for (char **n = names; *n; n++) {
-		long pid = instance_pid(*n);
-		struct tracefs_instance *inst;
-
-		if (pid < 0 || pid == (long)getpid())
-			continue;
-		/* A live pid (or one we may not signal) keeps its instance. */
-		if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
-			continue;
-		inst = tracefs_instance_alloc(NULL, *n);
-		if (inst == NULL)
-			continue;
-		if (tracefs_instance_destroy(inst) == 0)
-			(*removed)++;
-		else if (ret == 0)
-			ret = lab_error_errno(err, errno, "remove tracing instance %s", *n);
-		tracefs_instance_free(inst);
-	}
-	tracefs_list_free(names);
-	return ret;
+	tracefs_instances_walk(sweep_one, &sw);
+	*removed = sw.removed;
+	return sw.ret;
 }
 
 static int set_file(struct trace *t, const char *file, const char *val, struct lab_error *err)
@@ -290,20 +300,26 @@ static json_t *string_field(struct tep_format_field *f, const void *data, int si
 	return json_stringn(p, (size_t)len);
 }
 
-static json_t *comm_of(int pid)
+static json_t *comm_of(struct trace *t, int pid)
 {
 	char path[48];
 	cleanup_free char *buf = NULL;
 	struct lab_error e;
-	size_t n;
+	size_t n, slot;
 
 	if (pid <= 0)
 		return json_string(pid == 0 ? "swapper" : "?");
+	for (size_t i = 0; i < sizeof(t->comms) / sizeof(t->comms[0]); i++)
+		if (t->comms[i].pid == pid)
+			return json_string(t->comms[i].comm);
 	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
 	if (lab_read_file(path, &buf, &n, &e) < 0)
 		return json_null();     /* gone already */
 	while (n > 0 && buf[n - 1] == '\n')
 		buf[--n] = '\0';
+	slot = t->comm_next++ % (sizeof(t->comms) / sizeof(t->comms[0]));
+	t->comms[slot].pid = pid;
+	snprintf(t->comms[slot].comm, sizeof(t->comms[slot].comm), "%.19s", buf);
 	return json_string(buf);
 }
 
@@ -316,8 +332,7 @@ static json_t *record_json(struct trace *t, const struct trace_event_def *d, str
 			      "sandbox", in_sb);
 	struct tep_format_field **fields = tep_event_fields(ev);
 
-	(void)t;
-	json_object_set_new(o, "task_comm", comm_of(pid));
+	json_object_set_new(o, "task_comm", comm_of(t, pid));
 	for (size_t i = 0; fields && fields[i]; i++) {
 		struct tep_format_field *f = fields[i];
 		unsigned long long v;
