@@ -192,6 +192,7 @@ struct run_view {
 	size_t nooms;
 	size_t nstalls;                 /* stalls from raw begin/end events */
 	size_t nbins, bin_stalls;       /* trace_intervals bins; those with stalls */
+	double bins_max;                /* their largest pages/s */
 	struct interval *awake;         /* kswapd awake, from the events */
 	size_t nawake;
 	bool has_events;
@@ -282,7 +283,8 @@ static double memcg_scan(const json_t *s)
 							     : NAN;
 }
 
-/* The columns of sample i; prev is sample i-1 (NULL for the first). */
+/* The columns of sample s; prev is the last sample before it that read
+ * vmstat (NULL for the first). */
 static void sample_cols(const struct run_view *rv, const json_t *s, const json_t *prev, double *c)
 {
 	const json_t *w = json_object_get(json_object_get(s, "workloads"), rv->main != NULL ? rv->main : "");
@@ -490,6 +492,8 @@ static int write_data(struct run_view *rv, struct text *d)
 			snprintf(zk->title, sizeof(zk->title), "%s", name);
 	}
 
+	const json_t *prev_vm = NULL;
+
 	fprintf(d->f, "# pagelab plot data: index 0 samples, 1 steps, 2 OOM kills, 3 reclaim stalls, 4 trace bins\n# t_s");
 	for (z = 0; z < rv->nzones; z++)
 		for (k = 0; k < ZONE_FIELDS; k++)
@@ -520,7 +524,11 @@ static int write_data(struct run_view *rv, struct text *d)
 				zk->nfree += k == 0;
 			}
 		}
-		sample_cols(rv, s, i > 0 ? json_array_get(samples, i - 1) : NULL, c);
+		/* Rates from the previous sample that read vmstat: a burst
+		 * sample holds only the zones (harness/result.md). */
+		sample_cols(rv, s, prev_vm, c);
+		if (json_is_object(json_object_get(s, "vmstat_delta")))
+			prev_vm = s;
 		for (k = 0; k < C_N; k++) {
 			dat_num(d->f, c[k]);
 			rv->have[k] += !isnan(c[k]);
@@ -603,13 +611,16 @@ static int write_data(struct run_view *rv, struct text *d)
 				continue;
 			n += json_is_number(jpath(b, "direct.count")) ? json_number_value(jpath(b, "direct.count")) : 0;
 			n += json_is_number(jpath(b, "memcg.count")) ? json_number_value(jpath(b, "memcg.count")) : 0;
-			fprintf(d->f, "%.10g", (t + ms / 2) / 1000.0);
+			/* The bin's middle, within the run: the last bin ends
+			 * after it. */
+			fprintf(d->f, "%.10g", (t + fmin(t + ms, rv->duration_s * 1000)) / 2 / 1000.0);
 			dat_num(d->f, isnan(dp) ? 0 : dp / ms * 1000);
 			dat_num(d->f, isnan(mp) ? 0 : mp / ms * 1000);
 			dat_num(d->f, n);
 			fputc('\n', d->f);
 			rv->nbins++;
 			rv->bin_stalls += n > 0;
+			rv->bins_max = fmax(rv->bins_max, fmax(isnan(dp) ? 0 : dp / ms * 1000, isnan(mp) ? 0 : mp / ms * 1000));
 		}
 		if (rv->nbins == 0)
 			fputs("NaN\tNaN\tNaN\tNaN\n", d->f);
@@ -850,7 +861,7 @@ static void write_script(const struct run_view *rv, const struct plot_opts *o, c
 		/* All zero (a sandbox reclaiming at its limit shows no global
 		 * scans): a range gnuplot need not invent. */
 		if (fmax(fmax(rv->maxv[C_KSWAPD], rv->maxv[C_DIRECT]),
-			 fmax(fmax(rv->maxv[C_SWPOUT], rv->maxv[C_MEMCG]), rv->maxv[C_LAZYFREED])) <= 0 && rv->nbins == 0)
+			 fmax(fmax(rv->maxv[C_SWPOUT], rv->maxv[C_MEMCG]), fmax(rv->maxv[C_LAZYFREED], rv->bins_max))) <= 0)
 			fputs("set yrange [0:1]\n", f);
 		fputs(rv->maxv[C_ALLOCSTALL] <= 0 ? "set y2range [0:1]\n" : "set y2range [0:*]\n", f);
 		fprintf(f, "plot data index 0 using 1:%d with linespoints pt 7 ps 0.35 lw 1.5 lc rgb '#1f77b4' title 'kswapd scan', \\\n"
