@@ -1036,22 +1036,43 @@ static int expand_steps(struct tctx *c, const struct fig *f, const struct varian
 
 	for (i = 0; i < c->nfeed && rc == 0; i++) {
 		const json_t *steps = json_object_get(c->feed[i]->run, "steps");
+		/* (workload, step) pairs of this run: how often, how far */
+		struct pair {
+			const char *w, *s;
+			unsigned long count, seen;
+		} pairs[64];
+		size_t npairs = 0, p;
 
 		if (!run_in_variant(c->feed[i], v))
 			continue;
+		for (k = 0; k < json_array_size(steps); k++) {
+			const json_t *s = json_array_get(steps, k);
+			const char *w = json_string_value(json_object_get(s, "workload"));
+			const char *name = json_string_value(json_object_get(s, "step"));
+
+			if (w == NULL || name == NULL)
+				continue;
+			for (p = 0; p < npairs && (strcmp(pairs[p].w, w) != 0 || strcmp(pairs[p].s, name) != 0); p++)
+				;
+			if (p == npairs && npairs < N(pairs))
+				pairs[npairs++] = (struct pair){w, name, 0, 0};
+			if (p < npairs)
+				pairs[p].count++;
+		}
 		for (k = 0; k < json_array_size(steps) && rc == 0; k++) {
 			const json_t *s = json_array_get(steps, k);
 			const char *w = json_string_value(json_object_get(s, "workload"));
 			const char *name = json_string_value(json_object_get(s, "step"));
-			unsigned long nth = 0, count = 0;
+			unsigned long nth, count;
 
 			if (w == NULL || name == NULL)
 				continue;
-			for (m = 0; m < json_array_size(steps); m++)
-				if (step_is(json_array_get(steps, m), w, name)) {
-					count++;
-					nth += m <= k;
-				}
+			for (p = 0; p < npairs && (strcmp(pairs[p].w, w) != 0 || strcmp(pairs[p].s, name) != 0); p++)
+				;
+			if (p == npairs)
+				continue;       /* beyond 64 distinct steps in a run: not shown */
+			nth = ++pairs[p].seen;
+			count = pairs[p].count;
 			if (count <= 3 || nth == 1)
 				rc = note_step(&seen, &nseen, &cap, w, name, nth, count);
 			else if (nth == count)
@@ -1068,7 +1089,7 @@ static int expand_steps(struct tctx *c, const struct fig *f, const struct varian
 
 		if (seen[m].nth == 0) {
 			snprintf(sn, sizeof(sn), "last");
-			snprintf(label, sizeof(label), "%s: %s, the last (#%lu)", seen[m].w, seen[m].s, seen[m].count);
+			snprintf(label, sizeof(label), "%s: %s, the last", seen[m].w, seen[m].s);
 		} else {
 			snprintf(sn, sizeof(sn), "%lu", seen[m].nth);
 			snprintf(label, sizeof(label), "%s: %s", seen[m].w, seen[m].s);
