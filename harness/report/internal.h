@@ -127,7 +127,6 @@ struct tfile {
 	size_t nstrings;
 	struct tdef *tables;
 	size_t ntables;
-	struct fig *figpool;            /* every fig of the file, tables' figs point in */
 };
 
 int tfile_load(const char *path, bool beside, const char *scenario_file, struct tfile **out,
