@@ -49,6 +49,25 @@ int lab_read_fd(int fd, char **out, size_t *len_out, struct lab_error *err)
 	return 0;
 }
 
+int lab_pread_all(int fd, void *buf, size_t len, off_t off, size_t *got, struct lab_error *err)
+{
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t n = pread(fd, (char *)buf + done, len - done, off + (off_t)done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return lab_error_errno(err, errno, "pread at %lld", (long long)(off + (off_t)done));
+		if (n == 0)
+			break;
+		done += (size_t)n;
+	}
+	*got = done;
+	return 0;
+}
+
 int lab_read_fileat(int dirfd, const char *path, char **out, size_t *len_out,
 		    struct lab_error *err)
 {

@@ -48,6 +48,11 @@ int lab_write_atomic(const char *path, const char *data, size_t len, struct lab_
  * others 0755).  Existing directories are fine. */
 int lab_mkdir_p(const char *dir, unsigned mode, struct lab_error *err);
 
+/* Read len bytes at offset off of fd (pread, EINTR retried, short reads
+ * continued); *got gets how many were read before EOF.  For files read in
+ * positioned chunks rather than whole (/proc/PID/pagemap). */
+int lab_pread_all(int fd, void *buf, size_t len, off_t off, size_t *got, struct lab_error *err);
+
 /* Read all of fd into a new buffer (for pipes). */
 int lab_read_fd(int fd, char **out, size_t *len_out, struct lab_error *err);
 

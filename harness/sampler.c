@@ -18,8 +18,7 @@
 
 #include "fileio.h"
 #include "launch.h"
-#include "sources/kv.h"
-#include "sources/zoneinfo.h"
+#include "sources/source.h"
 
 enum { TAG_TIMER = 1, TAG_SIGNAL = 2, TAG_EVENT = 0x100, TAG_PIDFD = 0x200 };
 
@@ -41,8 +40,10 @@ struct ctx {
 	json_t *run, *steps, *samples, *actions;
 	int epfd, tfd;
 	uint64_t t0_ns;
+	uint64_t last_walk_ns;          /* the last sample with the step sources */
 	struct wl wl[SCN_MAX_WORKLOADS];
-	struct kv_list vm_base, vm_cur, kv_tmp;
+	struct source_ctx sctx;         /* what the sources see: sandbox, workloads */
+	struct source_set *sources;     /* sources/registry.c's table, opened */
 	struct sandbox_counters cg;
 	unsigned long long oom_seen;    /* oom_kill already attributed */
 	unsigned long long oom_base;    /* oom_kill at the run's start (--sandbox self keeps counting) */
@@ -74,156 +75,35 @@ static double ms_since(const struct ctx *c, uint64_t ns)
 	return ns >= c->t0_ns ? (double)(ns - c->t0_ns) / 1e6 : 0.0;
 }
 
-static json_t *kv_to_json(const struct kv_list *l)
+/* One sample: every source whose cadence is due (sources/source.h).  A
+ * plain tick reads only the O(1) sources; a step, the start, the end and a
+ * walk tick (every walk_interval_ms) read the page walks too. */
+/* A tick that also reads the step sources: walk_interval_ms since the last
+ * one (0: only at steps, the start and the end). */
+static bool walk_due(const struct ctx *c)
 {
-	json_t *o = json_object();
+	unsigned ms = c->spec->walk_interval_ms;
 
-	for (size_t i = 0; i < l->n; i++)
-		json_object_set_new(o, l->items[i].key, json_integer((json_int_t)l->items[i].val));
-	return o;
-}
-
-/* Keys of /proc/vmstat that changed since the run's start, as signed deltas. */
-static json_t *vmstat_delta(struct ctx *c)
-{
-	json_t *o = json_object();
-	cleanup_free char *buf = NULL;
-	struct lab_error e;
-
-	if (lab_read_file("/proc/vmstat", &buf, NULL, &e) < 0)
-		return o;
-	kv_reset(&c->vm_cur);
-	if (kv_parse_space(buf, &c->vm_cur, &e) < 0)
-		return o;
-	for (size_t i = 0; i < c->vm_cur.n; i++) {
-		const struct kv *k = &c->vm_cur.items[i];
-		unsigned long long base;
-
-		if (i < c->vm_base.n && !strcmp(c->vm_base.items[i].key, k->key))
-			base = c->vm_base.items[i].val;
-		else if (!kv_get(&c->vm_base, k->key, &base))
-			base = 0;
-		if (base != k->val)
-			json_object_set_new(o, k->key, json_integer((json_int_t)(k->val - base)));
-	}
-	return o;
-}
-
-static json_t *memcg_json(struct ctx *c, bool full)
-{
-	json_t *o = json_object();
-	struct lab_error e;
-
-	if (sandbox_read(c->sb, &c->cg, &e) < 0) {
-		json_object_set_new(o, "error", json_string(e.msg));
-		return o;
-	}
-	if (c->cg.usage_bytes > c->peak_usage)
-		c->peak_usage = c->cg.usage_bytes;
-	json_object_set_new(o, "usage_bytes", json_integer((json_int_t)c->cg.usage_bytes));
-	json_object_set_new(o, "peak_bytes", json_integer((json_int_t)c->cg.peak_bytes));
-	json_object_set_new(o, "oom_kill", json_integer((json_int_t)c->cg.oom_kill));
-	json_object_set_new(o, "oom_group_kill", json_integer((json_int_t)c->cg.oom_group_kill));
-	json_object_set_new(o, "stat", kv_to_json(&c->cg.stat));
-	if (full)
-		json_object_set_new(o, "events", kv_to_json(&c->cg.events));
-	return o;
-}
-
-static json_t *meminfo_json(struct ctx *c)
-{
-	cleanup_free char *buf = NULL;
-	struct lab_error e;
-
-	kv_reset(&c->kv_tmp);
-	if (lab_read_file("/proc/meminfo", &buf, NULL, &e) < 0 || kv_parse_colon(buf, &c->kv_tmp, &e) < 0)
-		return json_object();
-	return kv_to_json(&c->kv_tmp);
-}
-
-static json_t *zones_json(void)
-{
-	cleanup_free char *buf = NULL;
-	struct zoneinfo *zi = malloc(sizeof(*zi));
-	json_t *a = json_array();
-	struct lab_error e;
-
-	if (zi == NULL)
-		return a;
-	if (lab_read_file("/proc/zoneinfo", &buf, NULL, &e) < 0 || zoneinfo_parse(buf, zi, &e) < 0) {
-		free(zi);
-		return a;
-	}
-	for (size_t i = 0; i < zi->n; i++) {
-		const struct zone_info *z = &zi->zones[i];
-		json_t *p = json_array();
-		json_t *o;
-
-		if (z->present == 0)
-			continue;
-		for (size_t j = 0; j < z->nr_protection; j++)
-			json_array_append_new(p, json_integer((json_int_t)z->protection[j]));
-		o = json_pack("{s:i, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o}",
-			      "node", z->node, "zone", z->name,
-			      "free", (json_int_t)z->free, "min", (json_int_t)z->min,
-			      "low", (json_int_t)z->low, "high", (json_int_t)z->high,
-			      "boost", (json_int_t)z->boost, "managed", (json_int_t)z->managed,
-			      "present", (json_int_t)z->present, "spanned", (json_int_t)z->spanned,
-			      "protection", p);
-		json_array_append_new(a, o);
-	}
-	free(zi);
-	return a;
-}
-
-static json_t *rollup_json(struct ctx *c, pid_t pid)
-{
-	static const char *const keys[] = { "Rss", "Pss", "Anonymous", "LazyFree", "AnonHugePages",
-					    "Swap", "Pss_Shmem" };
-	static const char *const names[] = { "rss_kb", "pss_kb", "anonymous_kb", "lazyfree_kb",
-					     "anonhuge_kb", "swap_kb", "pss_shmem_kb" };
-	cleanup_free char *buf = NULL;
-	char path[64];
-	json_t *o;
-	struct lab_error e;
-
-	snprintf(path, sizeof(path), "/proc/%d/smaps_rollup", (int)pid);
-	kv_reset(&c->kv_tmp);
-	if (lab_read_file(path, &buf, NULL, &e) < 0 || kv_parse_colon(buf, &c->kv_tmp, &e) < 0)
-		return NULL;
-	o = json_object();
-	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
-		unsigned long long v;
-
-		if (kv_get(&c->kv_tmp, keys[i], &v))
-			json_object_set_new(o, names[i], json_integer((json_int_t)v));
-	}
-	return o;
+	return ms > 0 && now_ns() - c->last_walk_ns >= (uint64_t)ms * 1000000ull - (uint64_t)c->o->interval_ms * 500000ull;
 }
 
 static json_t *take_sample(struct ctx *c, const char *cause)
 {
 	uint64_t cpu0 = thread_cpu_ns(), wall0 = now_ns();
 	json_t *s = json_object();
-	json_t *w = json_object();
+	unsigned cadences = SOURCE_TICK;
+	json_t *usage;
 
+	if (strcmp(cause, "tick") != 0) {
+		cadences |= SOURCE_STEP;
+		c->last_walk_ns = wall0;
+	}
 	json_object_set_new(s, "t_ms", json_real(ms_since(c, wall0)));
 	json_object_set_new(s, "cause", json_string(cause));
-	json_object_set_new(s, "memcg", memcg_json(c, true));
-	json_object_set_new(s, "vmstat_delta", vmstat_delta(c));
-	json_object_set_new(s, "meminfo", meminfo_json(c));
-	json_object_set_new(s, "zones", zones_json());
-	for (size_t i = 0; i < c->spec->nr_workloads; i++) {
-		struct wl *x = &c->wl[i];
-		json_t *r;
-
-		if (!x->launched || x->proc.exited)
-			continue;
-		r = rollup_json(c, x->proc.pid);
-		if (r != NULL)
-			json_object_set_new(w, x->spec->name, r);
-	}
-	json_object_set_new(s, "workloads", w);
+	source_set_sample(c->sources, cadences, s);
+	usage = json_object_get(json_object_get(s, "memcg"), "usage_bytes");
+	if (json_is_integer(usage) && (unsigned long long)json_integer_value(usage) > c->peak_usage)
+		c->peak_usage = (unsigned long long)json_integer_value(usage);
 	/* What this sample cost the harness (scripts/bench): reading and
 	 * parsing every source and building the object; the write of the
 	 * streamed line below is not in it. */
@@ -232,24 +112,21 @@ static json_t *take_sample(struct ctx *c, const char *cause)
 	json_array_append(c->samples, s);
 	result_stream(c->res, "sample", c->run_index, s);
 	c->nr_samples++;
+	json_decref(s);
 	return s;       /* borrowed reference kept by samples[] */
 }
 
 json_t *sampler_probe_once(struct lab_error *err)
 {
-	struct ctx c;
-	json_t *s = json_object();
-	cleanup_free char *buf = NULL;
+	struct source_ctx sctx = { 0 };
+	struct source_set *set;
+	json_t *s;
 
-	memset(&c, 0, sizeof(c));
-	if (lab_read_file("/proc/vmstat", &buf, NULL, err) == 0)
-		kv_parse_space(buf, &c.vm_base, err);
-	json_object_set_new(s, "vmstat_delta", vmstat_delta(&c));
-	json_object_set_new(s, "meminfo", meminfo_json(&c));
-	json_object_set_new(s, "zones", zones_json());
-	kv_free(&c.vm_base);
-	kv_free(&c.vm_cur);
-	kv_free(&c.kv_tmp);
+	if (source_set_open(&sctx, &set, err) < 0)
+		return NULL;
+	s = json_object();
+	source_set_sample(set, SOURCE_TICK | SOURCE_STEP, s);
+	source_set_close(set);
 	return s;
 }
 
@@ -276,6 +153,9 @@ static int start_workload(struct ctx *c, size_t i)
 		return lab_error_prefix(c->err, "start workload %s", x->spec->name);
 	}
 	x->launched = true;
+	c->sctx.procs[i].name = x->spec->name;
+	c->sctx.procs[i].pid = x->proc.pid;
+	c->sctx.procs[i].running = true;
 	for (int a = 0; a < x->spec->argc; a++)
 		json_array_append_new(argv, json_string(x->spec->argv[a]));
 	x->info = json_pack("{s:s, s:s, s:o, s:i, s:f}", "name", x->spec->name, "program", x->spec->program,
@@ -325,6 +205,21 @@ static void do_actions(struct ctx *c, size_t wi, const char *step, json_t *stepr
 	}
 }
 
+/* The region a workload's start event names (workloads/region.c:
+ * region_start, region_end, page_size), for the pagemap source. */
+static void note_region(struct source_proc *p, const json_t *ev)
+{
+	json_t *a = json_object_get(ev, "region_start"), *b = json_object_get(ev, "region_end");
+	json_t *ps = json_object_get(ev, "page_size");
+
+	if (json_is_integer(a) && json_is_integer(b) && json_is_integer(ps) &&
+	    json_integer_value(b) > json_integer_value(a) && json_integer_value(ps) > 0) {
+		p->region_start = (unsigned long)json_integer_value(a);
+		p->region_end = (unsigned long)json_integer_value(b);
+		p->page_size = (size_t)json_integer_value(ps);
+	}
+}
+
 static int handle_line(struct ctx *c, size_t wi, const char *line)
 {
 	struct wl *x = &c->wl[wi];
@@ -345,6 +240,7 @@ static int handle_line(struct ctx *c, size_t wi, const char *line)
 	if (!strcmp(type, "start")) {
 		json_object_set(x->info, "facts", ev);
 		x->proc.started = true;
+		note_region(&c->sctx.procs[wi], ev);
 	} else if (!strcmp(type, "error")) {
 		const char *m = json_string_value(json_object_get(ev, "msg"));
 
@@ -373,8 +269,13 @@ static int handle_line(struct ctx *c, size_t wi, const char *line)
 			? ms_since(c, (uint64_t)json_integer_value(tns)) : ms_since(c, now_ns())));
 		json_object_set_new(rec, "counters", counters);
 		smp = take_sample(c, "step");
-		json_object_set(rec, "memcg", json_object_get(smp, "memcg"));
-		json_object_set(rec, "vmstat_delta", json_object_get(smp, "vmstat_delta"));
+		for (size_t k = 0; source_table[k] != NULL; k++) {
+			const struct source *src = source_table[k];
+			json_t *v = json_object_get(smp, src->name);
+
+			if (src->in_steps && v != NULL)
+				json_object_set(rec, src->name, v);
+		}
 		json_object_set_new(rec, "sample", json_integer((json_int_t)c->nr_samples - 1));
 		do_actions(c, wi, stepname, rec);
 		json_array_append(c->steps, rec);
@@ -487,6 +388,7 @@ static void record_exit(struct ctx *c, struct wl *x)
 	int st = x->proc.wstatus;
 
 	drain_events(c, (size_t)(x - c->wl));
+	c->sctx.procs[x - c->wl].running = false;
 	f = fate(c, x, &oom);
 	json_object_set_new(x->info, "code", WIFEXITED(st) ? json_integer(WEXITSTATUS(st)) : json_null());
 	json_object_set_new(x->info, "signal", WIFSIGNALED(st) ? json_integer(WTERMSIG(st)) : json_null());
@@ -571,7 +473,6 @@ int sampler_run(const struct run_spec *spec, struct sandbox *sb, const struct sa
 	const char *outcome = NULL;
 	uint64_t deadline;
 	int ret = 0, interrupted = 0;
-	cleanup_free char *vm = NULL;
 	struct wl *mx;
 	json_t *exit_o, *victims;
 
@@ -597,11 +498,13 @@ int sampler_run(const struct run_spec *spec, struct sandbox *sb, const struct sa
 	json_object_set_new(run, "samples", c.samples);
 	json_object_set_new(run, "actions", c.actions);
 
-	if (lab_read_file("/proc/vmstat", &vm, NULL, err) < 0 || kv_parse_space(vm, &c.vm_base, err) < 0) {
-		ret = lab_error_prefix(err, "read /proc/vmstat");
+	c.sctx.sb = sb;
+	c.sctx.cg = sandbox_version(sb);
+	c.sctx.nr_procs = spec->nr_workloads;
+	if ((ret = source_set_open(&c.sctx, &c.sources, err)) < 0)
 		goto out;
-	}
-	json_object_set_new(run, "vmstat_start", kv_to_json(&c.vm_base));
+	source_set_record_start(c.sources, run);
+	json_object_set_new(run, "sources", source_set_describe(c.sources));
 	c.epfd = epoll_create1(EPOLL_CLOEXEC);
 	c.tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 	if (c.epfd < 0 || c.tfd < 0) {
@@ -664,7 +567,7 @@ int sampler_run(const struct run_spec *spec, struct sandbox *sb, const struct sa
 				uint64_t ticks;
 
 				if (read(c.tfd, &ticks, sizeof(ticks)) > 0)
-					take_sample(&c, "tick");
+					take_sample(&c, walk_due(&c) ? "walk" : "tick");
 			} else if (tag == TAG_SIGNAL) {
 				struct signalfd_siginfo si;
 
@@ -690,7 +593,7 @@ out:
 		if (c.wl[i].launched && !c.wl[i].proc.exited)
 			drain_events(&c, i);
 	stop_all(&c, SIGTERM);
-	if (c.samples != NULL && c.epfd >= 0)
+	if (c.sources != NULL && c.epfd >= 0)
 		take_sample(&c, "end");
 	mx = &c.wl[main_wl];
 	if (outcome == NULL)
@@ -726,9 +629,7 @@ out:
 		close(c.tfd);
 	if (c.epfd >= 0)
 		close(c.epfd);
-	kv_free(&c.vm_base);
-	kv_free(&c.vm_cur);
-	kv_free(&c.kv_tmp);
+	source_set_close(c.sources);
 	sandbox_counters_free(&c.cg);
 	if (ret < 0)
 		return ret;

@@ -73,6 +73,7 @@ static const struct cg_file_alias cg_files[] = {
 	{ "memory.current", "memory.usage_in_bytes" },
 	{ "memory.peak", "memory.max_usage_in_bytes" },
 	{ "memory.events", "memory.oom_control" },
+	{ "memory.pressure", NULL },
 	{ "memory.stat", "memory.stat" },
 	{ "memory.oom.group", NULL },
 	{ "memory.reclaim", NULL },
@@ -1370,6 +1371,11 @@ static int read_at(const struct sandbox *sb, const char *v2name, char **buf,
 		return lab_error_set(err, ENOENT, "%s/%s: no such file", sb->path, name);
 	}
 	return ret;
+}
+
+int sandbox_read_file(struct sandbox *sb, const char *v2name, char **buf, struct lab_error *err)
+{
+	return read_at(sb, v2name, buf, err);
 }
 
 static int read_u64_at(const struct sandbox *sb, const char *v2name, unsigned long long *val,
