@@ -505,6 +505,12 @@ int sampler_run(const struct run_spec *spec, struct sandbox *sb, const struct sa
 		goto out;
 	source_set_record_start(c.sources, run);
 	json_object_set_new(run, "sources", source_set_describe(c.sources));
+	{
+		json_t *line = json_pack("{s:O}", "sources", json_object_get(run, "sources"));
+
+		result_stream(res, "sources", run_index, line);
+		json_decref(line);
+	}
 	c.epfd = epoll_create1(EPOLL_CLOEXEC);
 	c.tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 	if (c.epfd < 0 || c.tfd < 0) {

@@ -63,7 +63,7 @@ static int vmstat_read(struct source_ctx *ctx, void *state, json_t **out, struct
 		else if (!kv_get(&st->base, k->key, &base))
 			base = 0;
 		if (base != k->val)
-			json_object_set_new(*out, k->key, json_integer((json_int_t)(k->val - base)));
+			json_object_set_new_nocheck(*out, k->key, json_integer((json_int_t)(k->val - base)));
 	}
 	return 0;
 }

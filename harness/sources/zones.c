@@ -16,7 +16,7 @@ static json_t *zones_json(const struct zoneinfo *zi)
 
 	for (size_t i = 0; i < zi->n; i++) {
 		const struct zone_info *z = &zi->zones[i];
-		json_t *p = json_array();
+		json_t *p = json_array(), *o;
 
 		if (z->present == 0) {
 			json_decref(p);
@@ -24,13 +24,21 @@ static json_t *zones_json(const struct zoneinfo *zi)
 		}
 		for (size_t j = 0; j < z->nr_protection; j++)
 			json_array_append_new(p, json_integer((json_int_t)z->protection[j]));
-		json_array_append_new(a, json_pack("{s:i, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o}",
-			"node", z->node, "zone", z->name,
-			"free", (json_int_t)z->free, "min", (json_int_t)z->min,
-			"low", (json_int_t)z->low, "high", (json_int_t)z->high,
-			"boost", (json_int_t)z->boost, "managed", (json_int_t)z->managed,
-			"present", (json_int_t)z->present, "spanned", (json_int_t)z->spanned,
-			"protection", p));
+		/* Built key by key: json_pack would parse its format for
+		 * every zone at every tick. */
+		o = json_object();
+		json_object_set_new_nocheck(o, "node", json_integer(z->node));
+		json_object_set_new_nocheck(o, "zone", json_string(z->name));
+		json_object_set_new_nocheck(o, "free", json_integer((json_int_t)z->free));
+		json_object_set_new_nocheck(o, "min", json_integer((json_int_t)z->min));
+		json_object_set_new_nocheck(o, "low", json_integer((json_int_t)z->low));
+		json_object_set_new_nocheck(o, "high", json_integer((json_int_t)z->high));
+		json_object_set_new_nocheck(o, "boost", json_integer((json_int_t)z->boost));
+		json_object_set_new_nocheck(o, "managed", json_integer((json_int_t)z->managed));
+		json_object_set_new_nocheck(o, "present", json_integer((json_int_t)z->present));
+		json_object_set_new_nocheck(o, "spanned", json_integer((json_int_t)z->spanned));
+		json_object_set_new_nocheck(o, "protection", p);
+		json_array_append_new(a, o);
 	}
 	return a;
 }
