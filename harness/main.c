@@ -136,9 +136,9 @@ static int load_scenario(const char *arg, struct scenario *s, char *path, size_t
 		fprintf(stderr, "pagelab: %s\n", err.msg);
 		return EXIT_USAGE;
 	}
-	ret = lab_read_file(path, &text, NULL, &err);
+	ret = lab_read_input(path, "scenario", LAB_SCENARIO_MAX, 0, &text, NULL, &err);
 	if (ret < 0) {
-		fprintf(stderr, "pagelab: cannot read scenario %s\n", err.msg);
+		fprintf(stderr, "pagelab: %s\n", err.msg);
 		return EXIT_USAGE;
 	}
 	if (scenario_parse(path, text, s, &err) < 0) {
@@ -195,7 +195,7 @@ static int cmd_list(void)
 				struct lab_error err;
 
 				snprintf(path, sizeof(path), "%s/%s", sub, names[i]->d_name);
-				if (lab_read_file(path, &text, NULL, &err) == 0 &&
+				if (lab_read_input(path, "scenario", LAB_SCENARIO_MAX, 0, &text, NULL, &err) == 0 &&
 				    scenario_parse(path, text, &s, &err) == 0) {
 					printf("%-28s %s%s\n", s.name, s.destructive ? "[destructive] " : "",
 					       s.title ? s.title : "");

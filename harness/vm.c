@@ -1067,7 +1067,15 @@ static int run_guest(const struct vm_env *env, const struct vm_opts *o, const st
 		}
 		goto out;
 	}
-	doc = json_load_file(res, 0, &je);
+	{
+		cleanup_free char *text = NULL;
+		size_t tlen = 0;
+
+		if (lab_read_input(res, "result", LAB_RESULT_MAX, 0, &text, &tlen, &err) < 0)
+			snprintf(je.text, sizeof(je.text), "%.*s", (int)sizeof(je.text) - 1, err.msg);
+		else
+			doc = json_loadb(text, tlen, 0, &je);
+	}
 	if (doc == NULL || !json_is_object(doc) ||
 	    strcmp(kvs(doc, "schema"), "pagelab.result/1") != 0) {
 		ret = VM_HARNESS;
@@ -1231,8 +1239,8 @@ int vm_main(int argc, char **argv)
 	ret = scenario_location(f.name, scn_dir, sizeof(scn_dir), scn_path, sizeof(scn_path), &is_file);
 	if (ret != 0)
 		return ret;
-	if (lab_read_file(scn_path, &text, NULL, &err) < 0) {
-		fprintf(stderr, "pagelab: cannot read scenario %s\n", err.msg);
+	if (lab_read_input(scn_path, "scenario", LAB_SCENARIO_MAX, 0, &text, NULL, &err) < 0) {
+		fprintf(stderr, "pagelab: %s\n", err.msg);
 		return VM_USAGE;
 	}
 	if (scenario_parse(scn_path, text, &s, &err) < 0) {
