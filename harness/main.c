@@ -21,11 +21,13 @@
 
 #include "audit.h"
 #include "catalog.h"
+#include "compare.h"
 #include "fileio.h"
 #include "host.h"
 #include "kmsg.h"
 #include "knobs.h"
 #include "launch.h"
+#include "plot.h"
 #include "report.h"
 #include "result.h"
 #include "sampler.h"
@@ -42,7 +44,12 @@ static const char usage_text[] =
 	"  run NAME|FILE [options]   run a scenario and write its result document\n"
 	"  list                      the scenarios pagelab knows, with their titles\n"
 	"  show NAME|FILE            a scenario's parameters, matrix and runs, checked but not run\n"
-	"  report RESULT.json...     the article's tables beside this host's figures\n"
+	"  report RESULT.json...     tables from data: an article beside this host, or the generic report\n"
+	"                            (--html DIR: one page with the plots; --plots DIR)\n"
+	"  plot RESULT.json...       each run's timeline drawn by gnuplot (SVG/PNG)\n"
+	"  compare BASE.json... -- NEW.json... | --by KEY RESULT.json...\n"
+	"                            which differences are real (Welch t-test + LKP rule;\n"
+	"                            Fisher's exact test for outcome counts)\n"
 	"  check [--json]            what this host can and cannot run, and why\n"
 	"  audit [--json] [--wsf N] [--watch S] [--with KNOB=V] [--advice FILE]\n"
 	"                            this host's watermark arithmetic explained (reads only;\n"
@@ -947,5 +954,9 @@ int main(int argc, char **argv)
 		return cmd_restore(argc - 1, argv + 1);
 	if (!strcmp(cmd, "vm"))
 		return vm_main(argc - 1, argv + 1);
+	if (!strcmp(cmd, "plot"))
+		return plot_main(argc - 1, argv + 1);
+	if (!strcmp(cmd, "compare"))
+		return compare_main(argc - 1, argv + 1);
 	return usage_error("unknown command '%s'", cmd);
 }

@@ -265,7 +265,7 @@ static const json_t *find_action(const json_t *run, const char *name)
 
 /* One alternative of a selector (tables.md):
  *   NAME           the first step NAME of the run's main workload
- *   NAME#N         the N-th
+ *   NAME#N         the N-th; NAME#last the last
  *   NAME<ANCHOR    the last NAME before the first ANCHOR (before the end when
  *                  no ANCHOR was reported: the workload died during it)
  *   W:NAME[#N]     the same, of workload W
@@ -310,6 +310,12 @@ static const json_t *select_alt(const struct runref *r, char *alt)
 		return NULL;
 	} else if ((p = strchr(alt, '#')) != NULL) {
 		*p++ = '\0';
+		if (strcmp(p, "last") == 0) {
+			for (i = n; i-- > 0;)
+				if (step_is(json_array_get(steps, i), workload, alt))
+					return json_array_get(steps, i);
+			return NULL;
+		}
 		nth = strtoul(p, NULL, 10);
 	}
 	for (i = 0; i < n; i++)
@@ -987,64 +993,92 @@ static int expand_index(struct tctx *c, const struct fig *f, const struct varian
 	return 0;
 }
 
-/* E_STEP: every (workload, step, nth) any feeding run reported, in order of
- * first appearance; the templates see {workload} {step} {n} {sel} {label}. */
+/* E_STEP: the workload steps the feeding runs reported, in the order they
+ * came: a step a workload took at most three times at each time, one taken
+ * more often (a stepper's alloc) at its first and its last.  The templates
+ * see {workload} {step} {n} {sel} {label}. */
+struct seen_step {
+	const char *w, *s;
+	unsigned long nth;              /* 0: the last */
+	unsigned long count;            /* the most times a run took it */
+};
+
+static int note_step(struct seen_step **seen, size_t *n, size_t *cap, const char *w, const char *name,
+		     unsigned long nth, unsigned long count)
+{
+	size_t m;
+
+	for (m = 0; m < *n; m++)
+		if (strcmp((*seen)[m].w, w) == 0 && strcmp((*seen)[m].s, name) == 0 && (*seen)[m].nth == nth) {
+			if (count > (*seen)[m].count)
+				(*seen)[m].count = count;
+			return 0;
+		}
+	if (*n == *cap) {
+		struct seen_step *more = realloc(*seen, (*cap = *cap ? 2 * *cap : 32) * sizeof(**seen));
+
+		if (more == NULL)
+			return -ENOMEM;
+		*seen = more;
+	}
+	(*seen)[(*n)++] = (struct seen_step){w, name, nth, count};
+	return 0;
+}
+
 static int expand_steps(struct tctx *c, const struct fig *f, const struct variant *v, struct lab_error *err)
 {
-	struct seen {
-		const char *w, *s;
-		unsigned long nth;
-	} *seen = NULL;
+	struct seen_step *seen = NULL;
 	size_t nseen = 0, cap = 0, i, k, m;
 	int rc = 0;
 
-	for (i = 0; i < c->nfeed; i++) {
+	for (i = 0; i < c->nfeed && rc == 0; i++) {
 		const json_t *steps = json_object_get(c->feed[i]->run, "steps");
 
 		if (!run_in_variant(c->feed[i], v))
 			continue;
-		for (k = 0; k < json_array_size(steps); k++) {
+		for (k = 0; k < json_array_size(steps) && rc == 0; k++) {
 			const json_t *s = json_array_get(steps, k);
 			const char *w = json_string_value(json_object_get(s, "workload"));
 			const char *name = json_string_value(json_object_get(s, "step"));
-			unsigned long nth = 0;
+			unsigned long nth = 0, count = 0;
 
 			if (w == NULL || name == NULL)
 				continue;
-			for (m = 0; m <= k; m++)
-				nth += step_is(json_array_get(steps, m), w, name);
-			for (m = 0; m < nseen; m++)
-				if (strcmp(seen[m].w, w) == 0 && strcmp(seen[m].s, name) == 0 && seen[m].nth == nth)
-					break;
-			if (m < nseen)
-				continue;
-			if (nseen == cap) {
-				struct seen *more = realloc(seen, (cap = cap ? 2 * cap : 32) * sizeof(*seen));
-
-				if (more == NULL) {
-					free(seen);
-					return lab_error_set(err, ENOMEM, "out of memory");
+			for (m = 0; m < json_array_size(steps); m++)
+				if (step_is(json_array_get(steps, m), w, name)) {
+					count++;
+					nth += m <= k;
 				}
-				seen = more;
-			}
-			seen[nseen++] = (struct seen){w, name, nth};
+			if (count <= 3 || nth == 1)
+				rc = note_step(&seen, &nseen, &cap, w, name, nth, count);
+			else if (nth == count)
+				rc = note_step(&seen, &nseen, &cap, w, name, 0, count);
 		}
+	}
+	if (rc < 0) {
+		free(seen);
+		return lab_error_set(err, ENOMEM, "out of memory");
 	}
 	for (m = 0; m < nseen && rc == 0; m++) {
 		char sn[24], sel[128], label[160];
 		const char *kv[] = {"workload", seen[m].w, "step", seen[m].s, "n", sn, "sel", sel, "label", label};
 
-		snprintf(sn, sizeof(sn), "%lu", seen[m].nth);
-		snprintf(sel, sizeof(sel), "%s:%s#%lu", seen[m].w, seen[m].s, seen[m].nth);
-		snprintf(label, sizeof(label), "%s: %s", seen[m].w, seen[m].s);
-		if (seen[m].nth > 1)
-			bufcat(label, sizeof(label), " #%lu", seen[m].nth);
+		if (seen[m].nth == 0) {
+			snprintf(sn, sizeof(sn), "last");
+			snprintf(label, sizeof(label), "%s: %s, the last (#%lu)", seen[m].w, seen[m].s, seen[m].count);
+		} else {
+			snprintf(sn, sizeof(sn), "%lu", seen[m].nth);
+			snprintf(label, sizeof(label), "%s: %s", seen[m].w, seen[m].s);
+			if (seen[m].count > 1)
+				bufcat(label, sizeof(label), " #%lu", seen[m].nth);
+		}
+		snprintf(sel, sizeof(sel), "%s:%s#%s", seen[m].w, seen[m].s, sn);
 		for (k = 0; k < f->nsub && rc == 0; k++) {
 			struct figbuf b;
 			struct fig g;
 
 			fig_expand(&f->sub[k], kv, N(kv), &b, &g);
-			rc = g.each != E_NONE ? add_figs(c, &g, 1, v, err) : add_fig(c, &g, v, err);
+			rc = add_fig(c, &g, v, err);
 		}
 	}
 	free(seen);
@@ -1212,6 +1246,11 @@ static void article_column(const struct report *rep, const json_t *tref, char *b
 	const json_t *m = json_object_get(tref, "machine");
 	const char *kernel, *cg, *os;
 
+	if (json_is_string(json_object_get(tref, "column"))) {
+		/* a table's own reference names its column ("expected") */
+		snprintf(buf, len, "%s", json_string_value(json_object_get(tref, "column")));
+		return;
+	}
 	if (m == NULL)
 		m = json_object_get(json_object_get(rep->ref, "header"), "machine");
 	kernel = str_or(json_object_get(m, "kernel"), "?");
