@@ -80,6 +80,20 @@ int lab_read_input(const char *path, const char *what, unsigned long long cap, u
 /* What kind of file st is, for messages ("a character device"). */
 const char *lab_file_kind(mode_t mode);
 
+/* A buffer kept between reads of files read again and again (the sampler's
+ * sources, every tick): a read into it allocates nothing once it has grown,
+ * and the file comes in one read(2) when it fits.  Zero-initialise; free
+ * with lab_buf_free. */
+struct lab_buf {
+	char *data;             /* NUL-terminated contents after a read */
+	size_t len, cap;
+};
+
+/* Read the whole file at path (relative to dirfd) into b, as
+ * lab_read_fileat does. */
+int lab_read_fileat_buf(int dirfd, const char *path, struct lab_buf *b, struct lab_error *err);
+void lab_buf_free(struct lab_buf *b);
+
 /* Read all of fd into a new buffer (for pipes). */
 int lab_read_fd(int fd, char **out, size_t *len_out, struct lab_error *err);
 

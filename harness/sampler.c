@@ -98,6 +98,7 @@ static json_t *take_sample(struct ctx *c, const char *cause)
 		cadences |= SOURCE_STEP;
 		c->last_walk_ns = wall0;
 	}
+	c->sctx.at_step = strcmp(cause, "tick") != 0 && strcmp(cause, "walk") != 0;
 	json_object_set_new(s, "t_ms", json_real(ms_since(c, wall0)));
 	json_object_set_new(s, "cause", json_string(cause));
 	source_set_sample(c->sources, cadences, s);

@@ -1378,6 +1378,23 @@ int sandbox_read_file(struct sandbox *sb, const char *v2name, char **buf, struct
 	return read_at(sb, v2name, buf, err);
 }
 
+int sandbox_read_file_buf(struct sandbox *sb, const char *v2name, struct lab_buf *b,
+			  struct lab_error *err)
+{
+	const char *name = sandbox_file_name(sb->version, v2name);
+	int ret;
+
+	if (name == NULL)
+		return lab_error_set(err, EOPNOTSUPP, "%s has no cgroup v1 equivalent", v2name);
+	ret = lab_read_fileat_buf(sb->dirfd, name, b, err);
+	if (ret == -ENOENT || ret == -ENODEV) {
+		if (!path_exists(sb->path))
+			return gone(sb, err);
+		return lab_error_set(err, ENOENT, "%s/%s: no such file", sb->path, name);
+	}
+	return ret;
+}
+
 static int read_u64_at(const struct sandbox *sb, const char *v2name, unsigned long long *val,
 		       struct lab_error *err)
 {

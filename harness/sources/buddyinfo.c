@@ -113,12 +113,12 @@ static int buddy_parse(const char *buf, size_t len, json_t **out, struct lab_err
 
 static int buddy_read(struct source_ctx *ctx, void *state, json_t **out, struct lab_error *err)
 {
-	cleanup_free char *buf = NULL;
+	const char *buf;
 	int ret;
 
 	(void)ctx;
 	(void)state;
-	if ((ret = lab_read_file("/proc/buddyinfo", &buf, NULL, err)) < 0)
+	if ((ret = source_read(ctx, "/proc/buddyinfo", &buf, err)) < 0)
 		return ret;
 	return buddy_parse(buf, 0, out, err);
 }

@@ -30,9 +30,9 @@ static int parse_u64_line(const char *buf, unsigned long long *v)
 static int memcg_read(struct source_ctx *ctx, void *state, json_t **out, struct lab_error *err)
 {
 	struct memcg_state *st = state;
-	cleanup_free char *cur = NULL;
-	cleanup_free char *stat = NULL;
-	cleanup_free char *events = NULL;
+	const char *cur;
+	const char *stat;
+	const char *events;
 	unsigned long long usage;
 	int ret;
 

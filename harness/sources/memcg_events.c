@@ -39,7 +39,7 @@ static int events_parse(const char *buf, size_t len, json_t **out, struct lab_er
 
 static int events_read(struct source_ctx *ctx, void *state, json_t **out, struct lab_error *err)
 {
-	cleanup_free char *buf = NULL;
+	const char *buf;
 	int ret;
 
 	(void)state;

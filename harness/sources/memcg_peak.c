@@ -31,7 +31,7 @@ struct peak_state {
 static int peak_open(struct source_ctx *ctx, void *state, struct lab_error *err)
 {
 	struct peak_state *st = state;
-	cleanup_free char *buf = NULL;
+	const char *buf;
 	int ret = source_read_sandbox(ctx, "memory.peak", &buf, err);
 
 	st->missing = ret == -ENOENT;
@@ -43,7 +43,7 @@ static int peak_open(struct source_ctx *ctx, void *state, struct lab_error *err)
 static int peak_read(struct source_ctx *ctx, void *state, json_t **out, struct lab_error *err)
 {
 	struct peak_state *st = state;
-	cleanup_free char *buf = NULL;
+	const char *buf;
 	int ret;
 
 	if (st->missing) {

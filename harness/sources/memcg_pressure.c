@@ -11,7 +11,7 @@ int source_psi_parse(const char *buf, size_t len, json_t **out, struct lab_error
 
 static int memcg_pressure_read(struct source_ctx *ctx, void *state, json_t **out, struct lab_error *err)
 {
-	cleanup_free char *buf = NULL;
+	const char *buf;
 	int ret;
 
 	(void)state;

@@ -25,11 +25,11 @@ static int meminfo_parse(const char *buf, size_t len, json_t **out, struct lab_e
 static int meminfo_read(struct source_ctx *ctx, void *state, json_t **out, struct lab_error *err)
 {
 	struct meminfo_state *st = state;
-	cleanup_free char *buf = NULL;
+	const char *buf;
 	int ret;
 
 	(void)ctx;
-	if ((ret = lab_read_file("/proc/meminfo", &buf, NULL, err)) < 0)
+	if ((ret = source_read(ctx, "/proc/meminfo", &buf, err)) < 0)
 		return ret;
 	kv_reset(&st->kv);
 	if ((ret = kv_parse_colon(buf, &st->kv, err)) < 0)

@@ -10,8 +10,11 @@
  *     "buckets": [present pages in each 1/32 of the region, first to last],
  *     "present_ranges": [[first, end), …] of present pages (page indexes in the region),
  *     "reclaimed_pages", "reclaimed": [[first, end), …]: present at the previous
- *                         reading and not now — which pages went, in what order
- *     "faulted_pages": not present at the previous reading and present now,
+ *                         step's reading (or the start's) and not now — which
+ *                         pages went since the last step; a walk sample between
+ *                         two steps shows what went so far, so a long step has
+ *                         a timeline
+ *     "faulted_pages": not present at the previous step's reading and present now,
  *     "ranges_dropped": ranges left out of a list beyond SOURCE_PAGEMAP_RANGES}}
  *
  * A page walk (~1 MiB read per 512 MiB region): a step source. */
@@ -162,7 +165,8 @@ struct pm_proc {
 	pid_t pid;
 	unsigned long start;
 	unsigned long long pages;
-	uint8_t *bits;                  /* the previous reading's present pages */
+	uint8_t *bits;                  /* the last step reading's present pages */
+	uint8_t *cur;                   /* this reading's, when it is not a step's */
 	bool have_prev;
 };
 
@@ -172,7 +176,7 @@ struct pagemap_state {
 };
 
 static int read_region(struct pagemap_state *st, struct pm_proc *pp, const struct source_proc *p,
-		       json_t **out, struct lab_error *err)
+		       bool at_step, json_t **out, struct lab_error *err)
 {
 	char path[64];
 	cleanup_close int fd = -1;
@@ -199,7 +203,10 @@ static int read_region(struct pagemap_state *st, struct pm_proc *pp, const struc
 			ret = lab_error_set(err, EIO, "%s: short read at page %llu", path, off);
 			break;
 		}
-		pm_fold(s, st->chunk, want, off, pp->have_prev ? pp->bits : NULL, pp->bits);
+		/* A step moves the baseline; a walk between steps compares
+		 * against it and leaves it (its bits go to a scratch map). */
+		pm_fold(s, st->chunk, want, off, pp->have_prev ? pp->bits : NULL,
+			at_step || !pp->have_prev ? pp->bits : pp->cur);
 		off += want;
 	}
 	if (ret == 0) {
@@ -226,17 +233,22 @@ static int pagemap_read(struct source_ctx *ctx, void *state, json_t **out, struc
 			continue;
 		if (pp->pid != p->pid || pp->start != p->region_start) {
 			free(pp->bits);
+			free(pp->cur);
 			memset(pp, 0, sizeof(*pp));
 			pp->pid = p->pid;
 			pp->start = p->region_start;
 			pp->pages = (p->region_end - p->region_start) / p->page_size;
 			pp->bits = calloc(1, (size_t)(pp->pages + 7) / 8);
-			if (pp->bits == NULL) {
+			pp->cur = calloc(1, (size_t)(pp->pages + 7) / 8);
+			if (pp->bits == NULL || pp->cur == NULL) {
+				free(pp->bits);
+				free(pp->cur);
+				pp->bits = pp->cur = NULL;
 				pp->pid = 0;
 				continue;
 			}
 		}
-		if (read_region(st, pp, p, &v, &e) < 0) {
+		if (read_region(st, pp, p, ctx->at_step, &v, &e) < 0) {
 			/* Gone meanwhile (it exited) or not readable: say so. */
 			json_object_set_new(*out, p->name, json_pack("{s:s}", "error", e.msg));
 			continue;
@@ -254,8 +266,10 @@ static void pagemap_close(void *state)
 {
 	struct pagemap_state *st = state;
 
-	for (size_t i = 0; i < SOURCE_MAX_PROCS; i++)
+	for (size_t i = 0; i < SOURCE_MAX_PROCS; i++) {
 		free(st->procs[i].bits);
+		free(st->procs[i].cur);
+	}
 }
 
 const struct source source_pagemap = {

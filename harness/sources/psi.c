@@ -107,12 +107,12 @@ int source_psi_parse(const char *buf, size_t len, json_t **out, struct lab_error
 
 static int psi_read(struct source_ctx *ctx, void *state, json_t **out, struct lab_error *err)
 {
-	cleanup_free char *buf = NULL;
+	const char *buf;
 	int ret;
 
 	(void)ctx;
 	(void)state;
-	if ((ret = lab_read_file("/proc/pressure/memory", &buf, NULL, err)) < 0)
+	if ((ret = source_read(ctx, "/proc/pressure/memory", &buf, err)) < 0)
 		return ret;
 	return source_psi_parse(buf, 0, out, err);
 }

@@ -3,6 +3,7 @@
 #include "source.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -209,6 +210,7 @@ void source_set_close(struct source_set *set)
 			sl->src->close(sl->state);
 		free(sl->state);
 	}
+	lab_buf_free(&set->ctx->buf);
 	free(set);
 }
 
@@ -223,9 +225,24 @@ json_t *source_kv_json(const struct kv_list *l)
 	return o;
 }
 
-int source_read_sandbox(struct source_ctx *ctx, const char *v2name, char **buf, struct lab_error *err)
+int source_read(struct source_ctx *ctx, const char *path, const char **text, struct lab_error *err)
 {
+	int ret = lab_read_fileat_buf(AT_FDCWD, path, &ctx->buf, err);
+
+	*text = ret == 0 ? ctx->buf.data : NULL;
+	return ret;
+}
+
+int source_read_sandbox(struct source_ctx *ctx, const char *v2name, const char **text,
+			struct lab_error *err)
+{
+	int ret;
+
+	*text = NULL;
 	if (ctx->sb == NULL)
 		return lab_error_set(err, ENODEV, "no sandbox");
-	return sandbox_read_file(ctx->sb, v2name, buf, err);
+	ret = sandbox_read_file_buf(ctx->sb, v2name, &ctx->buf, err);
+	if (ret == 0)
+		*text = ctx->buf.data;
+	return ret;
 }

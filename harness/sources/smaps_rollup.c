@@ -56,7 +56,7 @@ static int rollup_read(struct source_ctx *ctx, void *state, json_t **out, struct
 	*out = json_object();
 	for (size_t i = 0; i < ctx->nr_procs; i++) {
 		const struct source_proc *p = &ctx->procs[i];
-		cleanup_free char *buf = NULL;
+		const char *buf;
 		struct lab_error e;
 		char path[64];
 
@@ -65,7 +65,7 @@ static int rollup_read(struct source_ctx *ctx, void *state, json_t **out, struct
 		snprintf(path, sizeof(path), "/proc/%d/smaps_rollup", (int)p->pid);
 		kv_reset(&st->kv);
 		/* A workload that exits meanwhile is simply not in this sample. */
-		if (lab_read_file(path, &buf, NULL, &e) < 0 || kv_parse_colon(buf, &st->kv, &e) < 0)
+		if (source_read(ctx, path, &buf, &e) < 0 || kv_parse_colon(buf, &st->kv, &e) < 0)
 			continue;
 		json_object_set_new(*out, p->name, rollup_json(&st->kv));
 	}

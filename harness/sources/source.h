@@ -27,6 +27,7 @@
 #include <jansson.h>
 
 #include "../error.h"
+#include "../fileio.h"
 #include "../sandbox.h"
 
 enum source_cadence { SOURCE_TICK = 1, SOURCE_STEP = 2 };
@@ -57,6 +58,10 @@ struct source_ctx {
 	enum cg_version cg;
 	size_t nr_procs;
 	struct source_proc procs[SOURCE_MAX_PROCS];
+	bool at_step;                   /* this sample is a step's, the start's or the end's
+					 * (not a tick's or a walk's): baselines move here */
+	struct lab_buf buf;             /* reused by every read (source_read*): a tick
+					 * allocates no read buffer; freed by source_set_close */
 };
 
 struct source {
@@ -118,8 +123,10 @@ void source_set_close(struct source_set *set);
 
 /* Helpers the sources share. */
 json_t *source_kv_json(const struct kv_list *l);
-/* Read a sandbox file by its canonical v2 name through ctx->sb. */
-int source_read_sandbox(struct source_ctx *ctx, const char *v2name, char **buf,
+/* Read a file whole into ctx->buf; *text points into it until the next read.
+ * source_read_sandbox: a sandbox file by its canonical v2 name. */
+int source_read(struct source_ctx *ctx, const char *path, const char **text, struct lab_error *err);
+int source_read_sandbox(struct source_ctx *ctx, const char *v2name, const char **text,
 			struct lab_error *err);
 
 #endif

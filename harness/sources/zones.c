@@ -65,11 +65,11 @@ static int zones_parse(const char *buf, size_t len, json_t **out, struct lab_err
 static int zones_read(struct source_ctx *ctx, void *state, json_t **out, struct lab_error *err)
 {
 	struct zones_state *st = state;
-	cleanup_free char *buf = NULL;
+	const char *buf;
 	int ret;
 
 	(void)ctx;
-	if ((ret = lab_read_file("/proc/zoneinfo", &buf, NULL, err)) < 0)
+	if ((ret = source_read(ctx, "/proc/zoneinfo", &buf, err)) < 0)
 		return ret;
 	if ((ret = zoneinfo_parse(buf, &st->zi, err)) < 0)
 		return ret;

@@ -323,16 +323,21 @@ static void test_pagemap_live(void)
 	memset(r, 0xA5, pages * ps);
 	ctx.procs[0] = (struct source_proc){ .name = "self", .pid = getpid(), .running = true,
 		.region_start = (unsigned long)r, .region_end = (unsigned long)(r + pages * ps), .page_size = ps };
+	ctx.at_step = true;             /* a step's reading: the baseline */
 	CHECK(s->read(&ctx, st, &o, &err) == 0);
 	CHECK_EQ_U64(num(json_object_get(o, "self"), "present"), pages);
 	json_decref(o);
-	/* Drop pages 10..19 and 100, then read again: those went, in order. */
+	/* Drop pages 10..19 and 100, then read again, first as a walk between
+	 * steps, then as the next step: both see those went, in order, since
+	 * the last step; the walk did not move the baseline. */
 	CHECK(madvise(r + 10 * ps, 10 * ps, MADV_DONTNEED) == 0);
 	CHECK(madvise(r + 100 * ps, ps, MADV_DONTNEED) == 0);
-	CHECK(s->read(&ctx, st, &o, &err) == 0);
-	{
-		const json_t *p = json_object_get(o, "self");
+	for (int k = 0; k < 2; k++) {
+		const json_t *p;
 
+		ctx.at_step = k == 1;
+		CHECK(s->read(&ctx, st, &o, &err) == 0);
+		p = json_object_get(o, "self");
 		CHECK_EQ_U64(num(p, "present"), pages - 11);
 		CHECK_EQ_U64(num(p, "reclaimed_pages"), 11);
 		CHECK_EQ_U64(json_array_size(json_object_get(p, "reclaimed")), 2);
@@ -340,8 +345,8 @@ static void test_pagemap_live(void)
 		CHECK_EQ_U64(num(p, "reclaimed.0.1"), 20);
 		CHECK_EQ_U64(num(p, "reclaimed.1.0"), 100);
 		CHECK_EQ_U64(num(p, "faulted_pages"), 0);
+		json_decref(o);
 	}
-	json_decref(o);
 	/* Touch one back: faulted, nothing more reclaimed. */
 	r[15 * ps] = 1;
 	CHECK(s->read(&ctx, st, &o, &err) == 0);
@@ -351,6 +356,37 @@ static void test_pagemap_live(void)
 	s->close(st);
 	free(st);
 	munmap(r, pages * ps);
+}
+
+/* The machine's tick sources on this machine, through the table: each opens
+ * and reads twice (vmstat's in-place fast path against its base) into the
+ * shape result.md documents. */
+static void test_machine_live(void)
+{
+	struct source_ctx ctx = { 0 };
+	struct source_set *set = NULL;
+	struct lab_error err = { 0 };
+	json_t *s1 = json_object(), *s2 = json_object(), *v;
+	const char *k;
+
+	CHECK(source_set_open(&ctx, &set, &err) == 0);
+	if (set == NULL)
+		return;
+	source_set_sample(set, SOURCE_TICK, s1);
+	source_set_sample(set, SOURCE_TICK | SOURCE_STEP, s2);
+	CHECK(json_is_object(json_object_get(s1, "vmstat_delta")));
+	CHECK(json_object_get(s1, "memcg") == NULL);            /* no sandbox, no memcg */
+	CHECK(json_object_get(s1, "buddyinfo") == NULL);        /* a step source */
+	CHECK(json_is_array(json_object_get(s2, "buddyinfo")));
+	CHECK(num(s1, "meminfo.MemTotal") > 0);
+	CHECK(json_array_size(json_object_get(s1, "zones")) >= 1);
+	json_object_foreach(json_object_get(s2, "vmstat_delta"), k, v)
+		CHECK(json_is_integer(v) && strlen(k) > 0);
+	if (access("/proc/pressure/memory", R_OK) == 0)
+		CHECK(num(s2, "psi.some.total_us") >= num(s1, "psi.some.total_us"));
+	json_decref(s1);
+	json_decref(s2);
+	source_set_close(set);
 }
 
 int main(int argc, char **argv)
@@ -363,5 +399,6 @@ int main(int argc, char **argv)
 	test_captures(root);
 	test_refusals();
 	test_pagemap_live();
+	test_machine_live();
 	return unit_report("sources");
 }
