@@ -149,7 +149,8 @@ int result_finish(struct result *r, const char *status, const char *error, struc
 	json_object_set_new(r->doc, "finished", json_string(stamp));
 	json_object_set_new(r->doc, "status", json_string(status));
 	json_object_set_new(r->doc, "error", error ? json_string(error) : json_null());
-	text = json_dumps(r->doc, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
+	/* Compact: an indented document was twice the size (issue 11.7). */
+	text = json_dumps(r->doc, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	if (text == NULL)
 		return lab_error_set(err, ENOMEM, "serialise the result document");
 	ret = lab_write_atomic(r->path, text, strlen(text), err);

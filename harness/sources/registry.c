@@ -121,7 +121,7 @@ void source_set_sample(struct source_set *set, unsigned cadences, json_t *sample
 		struct lab_error e = { 0 };
 		json_t *v = NULL;
 
-		if (!sl->open || !(cadences & s->cadence))
+		if (!sl->open || ((cadences & SOURCE_BURST) ? !s->in_bursts : !(cadences & s->cadence)))
 			continue;
 		if (s->read(set->ctx, sl->state, &v, &e) < 0) {
 			json_decref(v);

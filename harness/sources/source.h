@@ -17,6 +17,8 @@
  *                step, at the run's start and end, and every
  *                `[sample] walk_interval_ms` (harness/scenario.md) — never
  *                at a plain tick, so the tick costs what its files cost.
+ * A burst sample (the sampler's fast interval near a zone's low line) reads
+ * only the sources marked in_bursts, in their slim form.
  */
 #ifndef PAGELAB_SOURCE_H
 #define PAGELAB_SOURCE_H
@@ -31,6 +33,10 @@
 #include "../sandbox.h"
 
 enum source_cadence { SOURCE_TICK = 1, SOURCE_STEP = 2 };
+/* Passed to source_set_sample for a burst sample (the sampler's adaptive
+ * 10 ms bursts near a zone's low line): only the sources marked in_bursts,
+ * in their slim form (ctx->burst). */
+#define SOURCE_BURST 4u
 
 /* Where a source exists (bits). */
 enum source_where {
@@ -58,6 +64,7 @@ struct source_ctx {
 	enum cg_version cg;
 	size_t nr_procs;
 	struct source_proc procs[SOURCE_MAX_PROCS];
+	bool burst;                     /* this sample is a burst's: the slim form */
 	bool at_step;                   /* this sample is a step's, the start's or the end's
 					 * (not a tick's or a walk's): baselines move here */
 	struct lab_buf buf;             /* reused by every read (source_read*): a tick
@@ -71,6 +78,7 @@ struct source {
 	unsigned where;                 /* enum source_where bits */
 	enum source_cadence cadence;
 	bool in_steps;                  /* steps[] carry it too, from their forced sample */
+	bool in_bursts;                 /* read in burst samples too (slim when ctx->burst) */
 	const char *files;              /* what it reads, blank-separated: "/proc/vmstat";
 					 * sandbox files by their v2 name ("memory.stat");
 					 * per workload "/proc/PID/smaps_rollup" */
