@@ -11,7 +11,9 @@
 #    step (two kernel interfaces read while the workload stands still);
 #  - reclaim covers the shortfall (usage before the pressure + pressure -
 #    limit) and stops within 8 MiB past it (memcg reclaim stops once a charge
-#    fits: mm/memcontrol.c try_charge_memcg);
+#    fits: mm/memcontrol.c try_charge_memcg); "covers" within 1 MiB, because
+#    usage is charged through per-CPU stocks of MEMCG_CHARGE_BATCH (64) pages
+#    (16 pages short in one run on 6.18);
 #  - the page written after MADV_FREE (page 0) stays: no reclaimed range
 #    holds it;
 #  - the scan reads every reclaimed page back: pagemap shows them present
@@ -39,7 +41,7 @@ lru_checks() {
          | ($p.counters.pressure_bytes) as $press
          | ($r.sandbox.memory_max_bytes) as $lim
          | (($u + $press - $lim) / 4096) as $need
-         | $p.pagemap.region.reclaimed_pages >= $need and
+         | $p.pagemap.region.reclaimed_pages >= $need - 256 and
            $p.pagemap.region.reclaimed_pages <= $need + 2048 and
            $p.pagemap.region.reclaimed_pages == ([$r.steps[] | select(.step == "write")][0].pagemap.region.present - $p.pagemap.region.present)' "$f"
   # the written page 0 stays
