@@ -207,11 +207,10 @@ static json_t *zones_json(struct ctx *c, bool slim, const char *cause, double t_
 			c->lowest[k].cause = cause;
 		}
 		if (slim) {
-			json_array_append_new(a, json_pack("{s:i, s:s, s:I, s:I, s:I, s:I, s:I}", "node", z->node,
-							   "zone", z->name, "free", (json_int_t)z->free,
-							   "min", (json_int_t)z->min, "low", (json_int_t)z->low,
-							   "high", (json_int_t)z->high,
-							   "managed", (json_int_t)z->managed));
+			/* The lines change only with a knob or a boost: the ticks have them. */
+			if (z->managed > 0)
+				json_array_append_new(a, json_pack("{s:i, s:s, s:I}", "node", z->node, "zone", z->name,
+								   "free", (json_int_t)z->free));
 			continue;
 		}
 		p = json_array();
@@ -348,7 +347,7 @@ static void burst_decide(struct ctx *c)
 {
 	unsigned long long done = trace_stalls_done(c->tr);
 	bool want = c->o->burst_ms > 0 && c->o->burst_ms < c->o->interval_ms &&
-		    (c->near_low || trace_kswapd_awake(c->tr) || trace_stall_open(c->tr) ||
+		    (c->o->burst_always || c->near_low || trace_kswapd_awake(c->tr) || trace_stall_open(c->tr) ||
 		     done != c->stalls_seen);
 	uint64_t now = now_ns();
 

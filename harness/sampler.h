@@ -27,6 +27,7 @@ struct sampler_opts {
 	 * low line, or kswapd is awake, or a reclaim stall is open. */
 	unsigned burst_ms;
 	unsigned burst_margin_pct;
+	bool burst_always;      /* whatever the trigger (a benchmark of the burst's cost) */
 };
 
 /* Fills run (a JSON object) with workloads, steps, samples, actions, exit and

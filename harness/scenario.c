@@ -129,7 +129,7 @@ static const char *const scenario_keys[] = {
 };
 static const char *const sandbox_keys[] = { "memory_max", "swap_max", "oom_group", NULL };
 static const char *const vm_keys[] = { "mem", "cpus", "thp", "swap", "disk", "kernel", NULL };
-static const char *const trace_keys[] = { "events", "raw", "burst", "burst_margin", "bin", NULL };
+static const char *const trace_keys[] = { "events", "raw", "burst", "burst_margin", "burst_always", "bin", NULL };
 
 /* A [knobs] key is a sysctl name: "vm.watermark_scale_factor", "vm.page-cluster", "thp". */
 static bool is_knob_key(const char *s)
@@ -1215,6 +1215,11 @@ static int trace_inst(struct inst *in, struct run_spec *r)
 		if (v > 1000)
 			return inst_err(in, it->value_pos, &x, "[trace] burst_margin: 0..1000 (%% of the low-high gap), got %llu", v);
 		r->trace.burst_margin_pct = (unsigned)v;
+	}
+	if ((it = section_get(sec, "burst_always")) != NULL) {
+		if ((ret = typed_item(in, sec, "[trace]", it, K_BOOL, NULL, &v, &x)) < 0)
+			return ret;
+		r->trace.burst_always = v != 0;
 	}
 	if ((it = section_get(sec, "bin")) != NULL) {
 		if ((ret = typed_item(in, sec, "[trace]", it, K_POSITIVE_UINT, NULL, &v, &x)) < 0)

@@ -128,6 +128,7 @@ struct run_trace {                      /* [trace], typed; the command line may 
 	bool raw;                       /* high-rate records one by one, not only per interval */
 	unsigned burst_ms;              /* adaptive bursts' interval, 0 = none (default 10) */
 	unsigned burst_margin_pct;      /* of a zone's low-high gap above low (default 50) */
+	bool burst_always;              /* burst all the time (scripts/bench-trace) */
 	unsigned bin_ms;                /* per-interval histograms (default 1000) */
 };
 
