@@ -456,7 +456,7 @@ static int journal_begin(bool need, struct knob_journal **out)
 	int ret;
 
 	*out = NULL;
-	if (!need && stat(knob_journal_path(), &st) < 0)
+	if (!need && lstat(knob_journal_path(), &st) < 0)
 		return EXIT_RAN;
 	ret = knob_journal_open(knob_journal_path(), out, &stale, &owner, &err);
 	if (ret == -EBUSY && !need)
@@ -464,7 +464,7 @@ static int journal_begin(bool need, struct knob_journal **out)
 	if (ret < 0) {
 		fprintf(stderr, "pagelab: %s%s\n", err.msg,
 			ret == -EBUSY ? ": knob-changing runs go one at a time" : "");
-		return ret == -EBUSY ? EXIT_CANNOT : EXIT_HARNESS;
+		return ret == -EBUSY ? EXIT_CANNOT : ret == -EPERM ? EXIT_USAGE : EXIT_HARNESS;
 	}
 	if (stale && journal_restore_say(*out, "found the knob journal of a run that did not finish: "
 					 "restoring it first") < 0) {
@@ -660,6 +660,12 @@ static int cmd_run(int argc, char **argv, bool show_only)
 		goto done;
 	}
 
+	/* Where the result goes, before anything on the host changes. */
+	if (result_check(o.out, &err) < 0) {
+		fprintf(stderr, "pagelab: %s\n", err.msg);
+		status = EXIT_USAGE;
+		goto done;
+	}
 	/* Can this host run it? */
 	if (host_probe(&host, &err) < 0) {
 		fprintf(stderr, "pagelab: %s\n", err.msg);
@@ -981,12 +987,12 @@ static int cmd_restore(int argc, char **argv)
 	(void)argv;
 	if (argc > 1)
 		return usage_error("%s", "restore takes no arguments");
-	if (stat(path, &st) < 0) {
+	if (lstat(path, &st) < 0) {
 		printf("pagelab restore: no knob journal at %s: nothing to restore\n", path);
 	} else if ((ret = knob_journal_open(path, &j, &stale, &owner, &err)) < 0) {
 		fprintf(stderr, "pagelab restore: %s%s\n", err.msg,
 			ret == -EBUSY ? ": it puts its knobs back when it ends (stop it with SIGINT)" : "");
-		return ret == -EBUSY ? EXIT_CANNOT : EXIT_HARNESS;
+		return ret == -EBUSY ? EXIT_CANNOT : ret == -EPERM ? EXIT_USAGE : EXIT_HARNESS;
 	} else {
 		ret = knob_journal_restore(j, &rep, &err);
 		printf("pagelab restore: knob journal %s (written by pid %d):\n", path, (int)rep.journal_pid);

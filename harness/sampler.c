@@ -912,6 +912,10 @@ int sampler_run(const struct run_spec *spec, struct sandbox *sb, const struct sa
 				reap_one(&c, tag & 0xff);
 			}
 		}
+		/* A stream that cannot be written (a full disk) stops the run:
+		 * what it measures would be lost. */
+		if ((ret = result_stream_error(c.res, err)) < 0)
+			goto out;
 		if (interrupted) {
 			outcome = "interrupted";
 			fprintf(stderr, "pagelab: %s received: stopping the workloads\n", strsignal(*signo));
