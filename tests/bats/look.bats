@@ -80,7 +80,7 @@ svg_points() {
     # Its lines, titled with the values the samples record (one value, or
     # the lowest..highest while deferred init grew the zone).
     for l in min low high; do
-      v=$(jq -r "[$r.samples[].zones[]? | select(.zone == \"$z\") | .$l] | if min == max then \"\(min)\" else \"\(min)..\(max)\" end" \
+      v=$(jq -r "[$r.samples[].zones[]? | select(.zone == \"$z\") | .$l | numbers] | if min == max then \"\(min)\" else \"\(min)..\(max)\" end" \
         "$RESULTS/look-p700a.json")
       grep -q "<text>$z $l = $v</text>" "$f"
     done
@@ -99,8 +99,9 @@ svg_points() {
     "$RESULTS/look-p700a.json")
   [ "$want" -ge 5 ]
   [ "$(svg_points "$f" 'resident (mincore, at steps)')" -eq "$want" ]
-  # Reclaim rates, one point per sample.
-  want=$(jq "$r.samples | length" "$RESULTS/look-p700a.json")
+  # Reclaim rates, one point per sample that has the counters (a burst
+  # sample holds only the zones' free pages).
+  want=$(jq "[$r.samples[] | select(.vmstat_delta != null)] | length" "$RESULTS/look-p700a.json")
   for s in 'kswapd scan' 'direct scan' 'swap-out (pswpout)' 'lazyfree pages freed (pglazyfreed)'; do
     [ "$(svg_points "$f" "$s")" -eq "$want" ]
   done
