@@ -1085,6 +1085,26 @@ static int run_gnuplot(const char *dir, const char *script, struct lab_error *er
 
 /* ------------------------------------------------------------ driver */
 
+/* gnuplot opens its output itself, following a symlink and writing into a
+ * device or FIFO: before it runs, a chart already there must be a regular
+ * file (it is removed, so gnuplot creates a new one); anything else is
+ * refused, nothing written through it. */
+static int chart_clear(const char *dir, const char *stem, const struct plot_opts *o, struct lab_error *err)
+{
+	char path[PATH_MAX];
+	struct stat st;
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s.%s", dir, stem, chart_ext(o)) >= sizeof(path))
+		return lab_error_set(err, ENAMETOOLONG, "path too long: %s/%s", dir, stem);
+	if (lstat(path, &st) < 0)
+		return errno == ENOENT ? 0 : lab_error_errno(err, errno, "%s", path);
+	if (!S_ISREG(st.st_mode))
+		return lab_error_set(err, EEXIST, "%s exists and is %s: not overwritten", path, lab_file_kind(st.st_mode));
+	if (unlink(path) < 0)
+		return lab_error_errno(err, errno, "cannot replace %s", path);
+	return 0;
+}
+
 static int write_file(const char *dir, const char *name, const struct text *t, struct lab_error *err)
 {
 	char path[PATH_MAX];
@@ -1253,6 +1273,8 @@ int plot_document(const char *src, const json_t *doc, const struct plot_opts *o,
 		text_free(&d);
 		text_free(&g);
 		if (ret == 0)
+			ret = chart_clear(o->out_dir, rv->stem, o, err);
+		if (ret == 0)
 			ret = run_gnuplot(o->out_dir, name, err);
 		if (ret == 0)
 			ret = chart_add(out, o->out_dir, rv->stem, o, title, rv->label, (int)(rv->repeat ? rv->repeat : 1));
@@ -1288,9 +1310,11 @@ int plot_document(const char *src, const json_t *doc, const struct plot_opts *o,
 		snprintf(name, sizeof(name), "%s-variants.gp", stem);
 		ret = write_file(o->out_dir, name, &g, err);
 		text_free(&g);
+		snprintf(ostem, sizeof(ostem), "%s-variants", stem);
+		if (ret == 0)
+			ret = chart_clear(o->out_dir, ostem, o, err);
 		if (ret == 0)
 			ret = run_gnuplot(o->out_dir, name, err);
-		snprintf(ostem, sizeof(ostem), "%s-variants", stem);
 		if (ret == 0)
 			ret = chart_add(out, o->out_dir, ostem, o, title, "variants", 0);
 	}
@@ -1438,7 +1462,7 @@ int plot_main(int argc, char **argv)
 		if (load_result(argv[i], &doc, &err) < 0 ||
 		    plot_document(argv[i], doc, &o, &charts, &err) < 0) {
 			fprintf(stderr, "pagelab plot: %s\n", err.msg);
-			status = err.code == EINVAL ? EXIT_BAD_INPUT : EXIT_INTERNAL;
+			status = err.code == EINVAL || err.code == EEXIST ? EXIT_BAD_INPUT : EXIT_INTERNAL;
 		}
 		json_decref(doc);
 		for (; done < charts.n; done++)
