@@ -819,7 +819,8 @@ static int cmd_run(int argc, char **argv, bool show_only)
 						   .bindir = bindir, .sigfd = sigfd, .verbose = o.verbose,
 						   .trace = tc.set != TRACE_SET_NONE ? &tc : NULL,
 						   .burst_ms = specs[v].trace.burst_ms,
-						   .burst_margin_pct = specs[v].trace.burst_margin_pct };
+						   .burst_margin_pct = specs[v].trace.burst_margin_pct,
+						   .burst_always = specs[v].trace.burst_always };
 			struct sandbox *sb = NULL;
 			json_t *run = run_json(&specs[v], rep);
 			char vt[256], lim[32];
