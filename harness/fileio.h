@@ -6,6 +6,7 @@
 #ifndef PAGELAB_FILEIO_H
 #define PAGELAB_FILEIO_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <sys/types.h>
@@ -42,12 +43,39 @@ int lab_read_u64(const char *path, unsigned long long *val, struct lab_error *er
 /* Write str to an existing file (O_WRONLY|O_TRUNC, no create), in one write. */
 int lab_write_file(const char *path, const char *str, struct lab_error *err);
 
-/* Write data to path atomically: path.tmp.PID, fsync, rename, fsync dir. */
+/* Write data to path atomically: a new path.tmp.XXXXXX (O_EXCL, in path's
+ * directory), fsync, rename, fsync dir.  The rename goes only over a regular
+ * file or nothing (lab_check_output), never over a device, FIFO, socket,
+ * directory or symlink: that is refused and the tmp removed. */
 int lab_write_atomic(const char *path, const char *data, size_t len, struct lab_error *err);
+
+/* Where pagelab writes, checked before anything on the host changes.
+ * lab_check_output: path (what names it in messages: "--out") must be
+ * nothing yet or a regular file — not a device, FIFO, socket, directory or
+ * symlink (a rename over a link would replace the link, an open would write
+ * through it) — and its directory must exist and be writable; pagelab does
+ * not make a tree a user named.  lab_check_output_dir: dir must be an
+ * existing, writable directory (with create, it and its parents are made
+ * first: the default results/).  Return 0, or -errno with one line in err:
+ * -EEXIST for a path of the wrong kind, -ENOENT / -ENOTDIR for a missing
+ * directory, -EACCES / -EROFS for one that cannot be written. */
+int lab_check_output(const char *path, const char *what, struct lab_error *err);
+int lab_check_output_dir(const char *dir, const char *what, bool create, struct lab_error *err);
+
+/* Open path for appending pagelab's own stream (the result's .jsonl),
+ * emptied: created or a regular file only (lab_check_output's rules, checked
+ * on what was opened; a FIFO does not block the open).  Returns the fd, or
+ * -errno with err. */
+int lab_open_output(const char *path, const char *what, struct lab_error *err);
 
 /* mkdir -p: every missing directory of dir, the last one with mode (the
  * others 0755).  Existing directories are fine. */
 int lab_mkdir_p(const char *dir, unsigned mode, struct lab_error *err);
+
+/* Read len bytes at offset off of fd (pread, EINTR retried, short reads
+ * continued); *got gets how many were read before EOF.  For files read in
+ * positioned chunks rather than whole (/proc/PID/pagemap). */
+int lab_pread_all(int fd, void *buf, size_t len, off_t off, size_t *got, struct lab_error *err);
 
 /* Input files a user or another run hands pagelab (scenarios, --advice files,
  * result documents, the knob journal) are data from outside: each is read
@@ -74,6 +102,20 @@ int lab_read_input(const char *path, const char *what, unsigned long long cap, u
 
 /* What kind of file st is, for messages ("a character device"). */
 const char *lab_file_kind(mode_t mode);
+
+/* A buffer kept between reads of files read again and again (the sampler's
+ * sources, every tick): a read into it allocates nothing once it has grown,
+ * and the file comes in one read(2) when it fits.  Zero-initialise; free
+ * with lab_buf_free. */
+struct lab_buf {
+	char *data;             /* NUL-terminated contents after a read */
+	size_t len, cap;
+};
+
+/* Read the whole file at path (relative to dirfd) into b, as
+ * lab_read_fileat does. */
+int lab_read_fileat_buf(int dirfd, const char *path, struct lab_buf *b, struct lab_error *err);
+void lab_buf_free(struct lab_buf *b);
 
 /* Read all of fd into a new buffer (for pipes). */
 int lab_read_fd(int fd, char **out, size_t *len_out, struct lab_error *err);

@@ -4,6 +4,7 @@
 #include "internal.h"
 
 #include "../fileio.h"
+#include "../html.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -484,6 +485,10 @@ static void usage(FILE *o)
 		"                     %s)\n"
 		"  --tables FILE      a tables file (%s) whose tables every result\n"
 		"                     given feeds; may be repeated\n"
+		"  --html DIR         one self-contained page DIR/index.html: the tables, each\n"
+		"                     run's timeline (gnuplot), a compare when the results come\n"
+		"                     from several kernels (or --by KEY: harness/html.h)\n"
+		"  --plots DIR        the markdown report, and every run's chart drawn into DIR\n"
 		"  -h, --help         this text\n"
 		"\n"
 		"Exit status: 0 printed; 2 bad usage, or an input or tables file that cannot be\n"
@@ -574,6 +579,8 @@ int report_main(int argc, char **argv)
 	struct lab_error err;
 	int status = EXIT_BAD_INPUT, rc;
 
+	if (html_wanted(argc, argv))            /* --html DIR / --plots DIR: harness/html.h */
+		return html_main(argc, argv);
 	lab_error_clear(&err);
 	rc = parse_args(argc, argv, &fmt, &opt, &files, &nfiles, &tables);
 	if (rc != 0) {

@@ -180,16 +180,15 @@ static const json_t *array_find(const json_t *a, const char *conds)
 }
 
 /* Walk a dotted path: "counters.region.rss_kb", "counters.series_kb[3]",
- * "counters.series_kb[last]", "kmsg.oom_kills[count]" (an array's length),
- * "zones[zone=Normal,node=0].free" (the first element whose members match).
- * A final "[median]" leaves the array for the caller and sets *median. */
-const json_t *json_walk(const json_t *j, const char *path, bool *median)
+ * "counters.series_kb[last]", "zones[zone=Normal,node=0].free" (the first
+ * element whose members match).  A final "[median]" or "[count]" leaves the
+ * array for the caller and says which in *agg. */
+const json_t *json_walk(const json_t *j, const char *path, enum walk_agg *agg)
 {
-	static json_t *count;           /* the array length, returned as a number */
 	char buf[256];
 	char *save = NULL, *seg;
 
-	*median = false;
+	*agg = WALK_VALUE;
 	if ((size_t)snprintf(buf, sizeof(buf), "%s", path) >= sizeof(buf))
 		return NULL;
 	for (seg = strtok_r(buf, ".", &save); seg != NULL && j != NULL;
@@ -208,17 +207,13 @@ const json_t *json_walk(const json_t *j, const char *path, bool *median)
 			return NULL;
 		*end = '\0';
 		if (strcmp(br, "median") == 0) {
-			*median = true;
+			*agg = WALK_MEDIAN;
+		} else if (strcmp(br, "count") == 0) {
+			*agg = WALK_COUNT;
 		} else if (strcmp(br, "last") == 0) {
 			size_t n = json_array_size(j);
 
 			j = n > 0 ? json_array_get(j, n - 1) : NULL;
-		} else if (strcmp(br, "count") == 0) {
-			if (count == NULL)
-				count = json_integer(0);
-			if (count == NULL || json_integer_set(count, (json_int_t)json_array_size(j)) < 0)
-				return NULL;
-			j = count;
 		} else if (strchr(br, '=') != NULL) {
 			j = array_find(j, br);
 		} else {
@@ -231,10 +226,16 @@ const json_t *json_walk(const json_t *j, const char *path, bool *median)
 
 bool path_num(const json_t *obj, const char *path, double *out)
 {
-	bool median;
-	const json_t *j = json_walk(obj, path, &median);
+	enum walk_agg agg;
+	const json_t *j = json_walk(obj, path, &agg);
 
-	return median ? array_median(j, out) : json_num(j, out);
+	if (agg == WALK_COUNT) {
+		if (!json_is_array(j))
+			return false;
+		*out = (double)json_array_size(j);
+		return true;
+	}
+	return agg == WALK_MEDIAN ? array_median(j, out) : json_num(j, out);
 }
 
 /* ------------------------------------------------------ step selection */
@@ -265,7 +266,7 @@ static const json_t *find_action(const json_t *run, const char *name)
 
 /* One alternative of a selector (tables.md):
  *   NAME           the first step NAME of the run's main workload
- *   NAME#N         the N-th
+ *   NAME#N         the N-th; NAME#last the last
  *   NAME<ANCHOR    the last NAME before the first ANCHOR (before the end when
  *                  no ANCHOR was reported: the workload died during it)
  *   W:NAME[#N]     the same, of workload W
@@ -310,6 +311,12 @@ static const json_t *select_alt(const struct runref *r, char *alt)
 		return NULL;
 	} else if ((p = strchr(alt, '#')) != NULL) {
 		*p++ = '\0';
+		if (strcmp(p, "last") == 0) {
+			for (i = n; i-- > 0;)
+				if (step_is(json_array_get(steps, i), workload, alt))
+					return json_array_get(steps, i);
+			return NULL;
+		}
 		nth = strtoul(p, NULL, 10);
 	}
 	for (i = 0; i < n; i++)
@@ -380,6 +387,11 @@ static bool sample_value(const struct runref *r, const struct fig *f, const char
 		const json_t *s = json_array_get(samples, i);
 
 		if (!json_num(json_object_get(s, "t_ms"), &t) || t < t0)
+			continue;
+		/* A burst sample holds only the zones' free pages (harness/result.md):
+		 * a first, last or delta figure is a full sample's. */
+		if (f->samples != S_MIN && f->samples != S_MAX &&
+		    !strcmp(str_or(json_object_get(s, "cause"), ""), "burst"))
 			continue;
 		switch (f->samples) {
 		case S_FIRST:
@@ -481,8 +493,8 @@ int main_exit_code(const struct runref *r)
 /* The string at f->path of step f->sel: a count label. */
 static void label_field(const struct runref *r, const struct fig *f, char *buf, size_t len)
 {
-	bool median;
-	const json_t *j = f->path != NULL ? json_walk(select_step(r, f->sel), f->path, &median) : NULL;
+	enum walk_agg agg;
+	const json_t *j = f->path != NULL ? json_walk(select_step(r, f->sel), f->path, &agg) : NULL;
 
 	snprintf(buf, len, "%s", str_or(j, MISSING));
 }
@@ -717,6 +729,8 @@ struct tctx {
 	size_t nfeed;
 	const struct runref **pick;     /* scratch, nfeed long */
 	size_t cap;                     /* rows allocated */
+	const struct variant **colvar;  /* per table column: its variant (variants as columns), or NULL */
+	struct variant *vars;           /* what colvar points into */
 };
 
 static bool variant_of(const json_t *run, const char *key, char *buf, size_t len)
@@ -776,13 +790,13 @@ static bool run_in_variant(const struct runref *r, const struct variant *v)
 
 static const json_t *ref_lookup(const struct tctx *c, const char *path)
 {
-	bool median;
+	enum walk_agg agg;
 
 	if (path == NULL)
 		return NULL;
 	if (path[0] == '/')
-		return c->rep->ref != NULL ? json_walk(c->rep->ref, path + 1, &median) : NULL;
-	return json_walk(c->tref, path, &median);
+		return c->rep->ref != NULL ? json_walk(c->rep->ref, path + 1, &agg) : NULL;
+	return json_walk(c->tref, path, &agg);
 }
 
 static int table_note(struct report_table *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -881,7 +895,8 @@ static int add_fig(struct tctx *c, const struct fig *f, const struct variant *v,
 		return lab_error_set(err, ENOMEM, "table %s: out of memory", t->id);
 	for (i = 0; i < t->ncols; i++) {
 		for (k = 0, n = 0; k < c->nfeed; k++)
-			if (c->feed[k]->col == c->t->cols[i].index && run_in_variant(c->feed[k], v))
+			if (c->feed[k]->col == c->t->cols[i].index && run_in_variant(c->feed[k], v) &&
+			    run_in_variant(c->feed[k], c->colvar[i]))
 				c->pick[n++] = c->feed[k];
 		rc = cell_fill(&row->cells[i], f, c->pick, n);
 		if (rc < 0)
@@ -965,8 +980,8 @@ static int expand_index(struct tctx *c, const struct fig *f, const struct varian
 	int rc;
 
 	for (i = 0; i < c->nfeed; i++) {
-		bool median;
-		const json_t *a = json_walk(select_step(c->feed[i], f->each_sel), f->each_path, &median);
+		enum walk_agg agg;
+		const json_t *a = json_walk(select_step(c->feed[i], f->each_sel), f->each_path, &agg);
 		size_t n = json_array_size(a);
 
 		nread = n > nread ? n : nread;
@@ -987,19 +1002,52 @@ static int expand_index(struct tctx *c, const struct fig *f, const struct varian
 	return 0;
 }
 
-/* E_STEP: every (workload, step, nth) any feeding run reported, in order of
- * first appearance; the templates see {workload} {step} {n} {sel} {label}. */
+/* E_STEP: the workload steps the feeding runs reported, in the order they
+ * came: a step a workload took at most three times at each time, one taken
+ * more often (a stepper's alloc) at its first and its last.  The templates
+ * see {workload} {step} {n} {sel} {label}. */
+struct seen_step {
+	const char *w, *s;
+	unsigned long nth;              /* 0: the last */
+	unsigned long count;            /* the most times a run took it */
+};
+
+static int note_step(struct seen_step **seen, size_t *n, size_t *cap, const char *w, const char *name,
+		     unsigned long nth, unsigned long count)
+{
+	size_t m;
+
+	for (m = 0; m < *n; m++)
+		if (strcmp((*seen)[m].w, w) == 0 && strcmp((*seen)[m].s, name) == 0 && (*seen)[m].nth == nth) {
+			if (count > (*seen)[m].count)
+				(*seen)[m].count = count;
+			return 0;
+		}
+	if (*n == *cap) {
+		struct seen_step *more = realloc(*seen, (*cap = *cap ? 2 * *cap : 32) * sizeof(**seen));
+
+		if (more == NULL)
+			return -ENOMEM;
+		*seen = more;
+	}
+	(*seen)[(*n)++] = (struct seen_step){w, name, nth, count};
+	return 0;
+}
+
 static int expand_steps(struct tctx *c, const struct fig *f, const struct variant *v, struct lab_error *err)
 {
-	struct seen {
-		const char *w, *s;
-		unsigned long nth;
-	} *seen = NULL;
+	struct seen_step *seen = NULL;
 	size_t nseen = 0, cap = 0, i, k, m;
 	int rc = 0;
 
-	for (i = 0; i < c->nfeed; i++) {
+	for (i = 0; i < c->nfeed && rc == 0; i++) {
 		const json_t *steps = json_object_get(c->feed[i]->run, "steps");
+		/* (workload, step) pairs of this run: how often, how far */
+		struct pair {
+			const char *w, *s;
+			unsigned long count, seen;
+		} pairs[64];
+		size_t npairs = 0, p;
 
 		if (!run_in_variant(c->feed[i], v))
 			continue;
@@ -1007,44 +1055,60 @@ static int expand_steps(struct tctx *c, const struct fig *f, const struct varian
 			const json_t *s = json_array_get(steps, k);
 			const char *w = json_string_value(json_object_get(s, "workload"));
 			const char *name = json_string_value(json_object_get(s, "step"));
-			unsigned long nth = 0;
 
 			if (w == NULL || name == NULL)
 				continue;
-			for (m = 0; m <= k; m++)
-				nth += step_is(json_array_get(steps, m), w, name);
-			for (m = 0; m < nseen; m++)
-				if (strcmp(seen[m].w, w) == 0 && strcmp(seen[m].s, name) == 0 && seen[m].nth == nth)
-					break;
-			if (m < nseen)
-				continue;
-			if (nseen == cap) {
-				struct seen *more = realloc(seen, (cap = cap ? 2 * cap : 32) * sizeof(*seen));
-
-				if (more == NULL) {
-					free(seen);
-					return lab_error_set(err, ENOMEM, "out of memory");
-				}
-				seen = more;
-			}
-			seen[nseen++] = (struct seen){w, name, nth};
+			for (p = 0; p < npairs && (strcmp(pairs[p].w, w) != 0 || strcmp(pairs[p].s, name) != 0); p++)
+				;
+			if (p == npairs && npairs < N(pairs))
+				pairs[npairs++] = (struct pair){w, name, 0, 0};
+			if (p < npairs)
+				pairs[p].count++;
 		}
+		for (k = 0; k < json_array_size(steps) && rc == 0; k++) {
+			const json_t *s = json_array_get(steps, k);
+			const char *w = json_string_value(json_object_get(s, "workload"));
+			const char *name = json_string_value(json_object_get(s, "step"));
+			unsigned long nth, count;
+
+			if (w == NULL || name == NULL)
+				continue;
+			for (p = 0; p < npairs && (strcmp(pairs[p].w, w) != 0 || strcmp(pairs[p].s, name) != 0); p++)
+				;
+			if (p == npairs)
+				continue;       /* beyond 64 distinct steps in a run: not shown */
+			nth = ++pairs[p].seen;
+			count = pairs[p].count;
+			if (count <= 3 || nth == 1)
+				rc = note_step(&seen, &nseen, &cap, w, name, nth, count);
+			else if (nth == count)
+				rc = note_step(&seen, &nseen, &cap, w, name, 0, count);
+		}
+	}
+	if (rc < 0) {
+		free(seen);
+		return lab_error_set(err, ENOMEM, "out of memory");
 	}
 	for (m = 0; m < nseen && rc == 0; m++) {
 		char sn[24], sel[128], label[160];
 		const char *kv[] = {"workload", seen[m].w, "step", seen[m].s, "n", sn, "sel", sel, "label", label};
 
-		snprintf(sn, sizeof(sn), "%lu", seen[m].nth);
-		snprintf(sel, sizeof(sel), "%s:%s#%lu", seen[m].w, seen[m].s, seen[m].nth);
-		snprintf(label, sizeof(label), "%s: %s", seen[m].w, seen[m].s);
-		if (seen[m].nth > 1)
-			bufcat(label, sizeof(label), " #%lu", seen[m].nth);
+		if (seen[m].nth == 0) {
+			snprintf(sn, sizeof(sn), "last");
+			snprintf(label, sizeof(label), "%s: %s, the last", seen[m].w, seen[m].s);
+		} else {
+			snprintf(sn, sizeof(sn), "%lu", seen[m].nth);
+			snprintf(label, sizeof(label), "%s: %s", seen[m].w, seen[m].s);
+			if (seen[m].count > 1)
+				bufcat(label, sizeof(label), " #%lu", seen[m].nth);
+		}
+		snprintf(sel, sizeof(sel), "%s:%s#%s", seen[m].w, seen[m].s, sn);
 		for (k = 0; k < f->nsub && rc == 0; k++) {
 			struct figbuf b;
 			struct fig g;
 
 			fig_expand(&f->sub[k], kv, N(kv), &b, &g);
-			rc = g.each != E_NONE ? add_figs(c, &g, 1, v, err) : add_fig(c, &g, v, err);
+			rc = add_fig(c, &g, v, err);
 		}
 	}
 	free(seen);
@@ -1143,49 +1207,51 @@ static int add_figs(struct tctx *c, const struct fig *figs, size_t n, const stru
 	return rc;
 }
 
-/* Rows for each variant of key: the table's known ones (in its order, even
+/* The variants of the table's key: its known ones (in its order, even
  * without runs, so a missing variant shows as "—"), then any other value the
- * runs have.  Key "*" is every key of the runs' variants; a table whose runs
- * have no variant gets its rows once. */
-static int for_variants(struct tctx *c, struct lab_error *err)
+ * runs have.  Key "*" is every key of the runs' variants. */
+static size_t collect_variants(const struct tctx *c, struct variant *out, size_t max)
 {
 	const struct tdef *d = c->def;
-	struct variant extra[32];
-	size_t nextra = 0, i, k;
+	size_t n = 0, i, k;
 	char val[96];
-	int rc;
 
-	for (i = 0; i < d->nknown; i++) {
-		struct variant v = {.key = d->variant_key};
-
-		snprintf(v.value, sizeof(v.value), "%s", d->known[i].value);
-		snprintf(v.label, sizeof(v.label), "%s", d->known[i].label);
-		if ((rc = add_figs(c, d->figs, d->nfigs, &v, err)) < 0)
-			return rc;
+	for (i = 0; i < d->nknown && n < max; i++, n++) {
+		out[n].key = d->variant_key;
+		snprintf(out[n].value, sizeof(out[n].value), "%s", d->known[i].value);
+		snprintf(out[n].label, sizeof(out[n].label), "%s", d->known[i].label);
 	}
 	for (i = 0; i < c->nfeed; i++) {
 		if (!variant_of(c->feed[i]->run, d->variant_key, val, sizeof(val)))
 			continue;
-		for (k = 0; k < d->nknown && strcmp(d->known[k].value, val) != 0; k++)
+		for (k = 0; k < n && strcmp(out[k].value, val) != 0; k++)
 			;
-		if (k < d->nknown)
+		if (k < n || n == max)
 			continue;
-		for (k = 0; k < nextra && strcmp(extra[k].value, val) != 0; k++)
-			;
-		if (k < nextra || nextra == N(extra))
-			continue;
-		extra[nextra].key = d->variant_key;
-		snprintf(extra[nextra].value, sizeof(extra[0].value), "%s", val);
+		out[n].key = d->variant_key;
+		snprintf(out[n].value, sizeof(out[n].value), "%s", val);
 		if (strcmp(d->variant_key, "*") == 0)
-			snprintf(extra[nextra].label, sizeof(extra[0].label), "%s", val);
+			snprintf(out[n].label, sizeof(out[n].label), "%s", val);
 		else
-			snprintf(extra[nextra].label, sizeof(extra[0].label), "%s=%s", d->variant_key, val);
-		nextra++;
+			snprintf(out[n].label, sizeof(out[n].label), "%s=%s", d->variant_key, val);
+		n++;
 	}
-	if (nextra == 0 && d->nknown == 0)
+	return n;
+}
+
+/* Rows for each variant; a table whose runs have no variant (and that
+ * knows none) gets its rows once. */
+static int for_variants(struct tctx *c, struct lab_error *err)
+{
+	const struct tdef *d = c->def;
+	struct variant v[40];
+	size_t n = collect_variants(c, v, N(v)), i;
+	int rc;
+
+	if (n == 0)
 		return add_figs(c, d->figs, d->nfigs, NULL, err);
-	for (i = 0; i < nextra; i++)
-		if ((rc = add_figs(c, d->figs, d->nfigs, &extra[i], err)) < 0)
+	for (i = 0; i < n; i++)
+		if ((rc = add_figs(c, d->figs, d->nfigs, &v[i], err)) < 0)
 			return rc;
 	return 0;
 }
@@ -1212,6 +1278,11 @@ static void article_column(const struct report *rep, const json_t *tref, char *b
 	const json_t *m = json_object_get(tref, "machine");
 	const char *kernel, *cg, *os;
 
+	if (json_is_string(json_object_get(tref, "column"))) {
+		/* a table's own reference names its column ("expected") */
+		snprintf(buf, len, "%s", json_string_value(json_object_get(tref, "column")));
+		return;
+	}
 	if (m == NULL)
 		m = json_object_get(json_object_get(rep->ref, "header"), "machine");
 	kernel = str_or(json_object_get(m, "kernel"), "?");
@@ -1241,6 +1312,7 @@ void report_table_free(struct report_table *t)
 	free(t->rows);
 	free(t->cols);
 	free(t->colruns);
+	free(t->col_text);
 	free((char *)t->article_col);
 	free((char *)t->name);
 	memset(t, 0, sizeof(*t));
@@ -1291,6 +1363,53 @@ bool engine_feeds(const struct input *in, const struct tdef *d)
 	return doc_feeds(in, d, NULL);
 }
 
+/* One column per kernel column with runs here; with variants as columns,
+ * one per (kernel column, variant) with runs, kernel by kernel. */
+static int table_columns(struct tctx *c, struct lab_error *err)
+{
+	struct report *rep = c->rep;
+	struct report_table *t = c->t;
+	const struct tdef *d = c->def;
+	size_t nv = 0, i, k, v, cap, used = 0;
+
+	if (d->variant_key != NULL && d->variant_columns) {
+		if ((c->vars = calloc(40, sizeof(*c->vars))) == NULL)
+			return lab_error_set(err, ENOMEM, "out of memory");
+		nv = collect_variants(c, c->vars, 40);
+	}
+	cap = rep->ncols * (nv ? nv : 1) + 1;
+	t->cols = calloc(cap, sizeof(*t->cols));
+	t->colruns = calloc(cap, sizeof(*t->colruns));
+	c->colvar = calloc(cap, sizeof(*c->colvar));
+	t->col_text = calloc(cap, REPORT_COL_TEXT);
+	if (t->cols == NULL || t->colruns == NULL || c->colvar == NULL || t->col_text == NULL)
+		return lab_error_set(err, ENOMEM, "out of memory");
+	for (i = 0; i < rep->ncols; i++)
+		for (v = 0; v < (nv ? nv : 1); v++) {
+			const struct variant *var = nv ? &c->vars[v] : NULL;
+			size_t n = 0;
+
+			for (k = 0; k < c->nfeed; k++)
+				n += c->feed[k]->col == i && run_in_variant(c->feed[k], var);
+			if (n == 0)
+				continue;
+			t->colruns[t->ncols] = n;
+			t->cols[t->ncols] = rep->cols[i].pub;
+			t->cols[t->ncols].index = i;
+			if (var != NULL) {
+				char *text = t->col_text + used * REPORT_COL_TEXT;
+
+				snprintf(text, REPORT_COL_TEXT / 2, "%s · %s", rep->cols[i].pub.label, var->label);
+				snprintf(text + REPORT_COL_TEXT / 2, REPORT_COL_TEXT / 2, "%s", var->value);
+				t->cols[t->ncols].label = text;
+				t->cols[t->ncols].variant = text + REPORT_COL_TEXT / 2;
+				used++;
+			}
+			c->colvar[t->ncols++] = var;
+		}
+	return 0;
+}
+
 /* Build table d from the runs that feed it.  *built is false when no run
  * does (the table is then left out). */
 static int table_build(struct report *rep, const struct tdef *d, const char *scenario, size_t number,
@@ -1317,10 +1436,8 @@ static int table_build(struct report *rep, const struct tdef *d, const char *sce
 		snprintf(name, sizeof(name), "%s", d->name);
 	c.feed = calloc(rep->nruns + 1, sizeof(*c.feed));
 	c.pick = calloc(rep->nruns + 1, sizeof(*c.pick));
-	t->cols = calloc(rep->ncols + 1, sizeof(*t->cols));
-	t->colruns = calloc(rep->ncols + 1, sizeof(*t->colruns));
 	t->name = strdup(name);
-	if (c.feed == NULL || c.pick == NULL || t->cols == NULL || t->colruns == NULL || t->name == NULL) {
+	if (c.feed == NULL || c.pick == NULL || t->name == NULL) {
 		rc = lab_error_set(err, ENOMEM, "out of memory");
 		goto out;
 	}
@@ -1329,17 +1446,8 @@ static int table_build(struct report *rep, const struct tdef *d, const char *sce
 			c.feed[c.nfeed++] = &rep->runs[i];
 	if (c.nfeed == 0)
 		goto out;
-	for (i = 0; i < rep->ncols; i++) {
-		size_t n = 0;
-
-		for (k = 0; k < c.nfeed; k++)
-			n += c.feed[k]->col == i;
-		if (n == 0)
-			continue;
-		t->colruns[t->ncols] = n;
-		t->cols[t->ncols] = rep->cols[i].pub;
-		t->cols[t->ncols++].index = i;
-	}
+	if ((rc = table_columns(&c, err)) < 0)
+		goto out;
 	c.tref = table_ref(rep, t);
 	t->has_article = d->article != NULL || d->own_ref != NULL;
 	if (t->has_article) {
@@ -1357,7 +1465,8 @@ static int table_build(struct report *rep, const struct tdef *d, const char *sce
 		if (d->notes[i].if_cgroup == NULL || has_cgroup(t, d->notes[i].if_cgroup))
 			rc = table_note(t, "%s", d->notes[i].text) < 0 ? lab_error_set(err, ENOMEM, "out of memory") : 0;
 	if (rc == 0)
-		rc = d->variant_key != NULL ? for_variants(&c, err) : add_figs(&c, d->figs, d->nfigs, NULL, err);
+		rc = d->variant_key != NULL && !d->variant_columns ? for_variants(&c, err)
+		     : add_figs(&c, d->figs, d->nfigs, NULL, err);
 	/* A figure the column's machine cannot have: say so instead of
 	 * printing its absence as data. */
 	for (i = 0; rc == 0 && d->unsupported_cgroup != NULL && i < t->ncols; i++) {
@@ -1376,6 +1485,8 @@ static int table_build(struct report *rep, const struct tdef *d, const char *sce
 out:
 	free(c.feed);
 	free(c.pick);
+	free(c.colvar);
+	free(c.vars);
 	return rc;
 }
 

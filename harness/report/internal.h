@@ -104,6 +104,7 @@ struct tdef {
 	const char *article;            /* results/reference/<article>.json; NULL = none */
 	const json_t *own_ref;          /* a table's own reference block ("reference": {…}) */
 	const char *variant_key;        /* NULL: no variants; "*": every key of runs[].variant */
+	bool variant_columns;           /* the variants are columns (within each kernel's), not row groups */
 	const struct vchoice *known;
 	size_t nknown;
 	const struct fig *figs;
@@ -127,7 +128,6 @@ struct tfile {
 	size_t nstrings;
 	struct tdef *tables;
 	size_t ntables;
-	struct fig *figpool;            /* every fig of the file, tables' figs point in */
 };
 
 int tfile_load(const char *path, bool beside, const char *scenario_file, struct tfile **out,
@@ -188,7 +188,8 @@ bool is_whole(double v);
 void fmt_num(double v, bool group, char *buf, size_t len);
 json_t *json_of_num(double v);
 double median_of(double *v, size_t n);
-const json_t *json_walk(const json_t *j, const char *path, bool *median);
+enum walk_agg { WALK_VALUE, WALK_MEDIAN, WALK_COUNT };
+const json_t *json_walk(const json_t *j, const char *path, enum walk_agg *agg);
 bool path_num(const json_t *obj, const char *path, double *out);
 bool step_is(const json_t *s, const char *workload, const char *name);
 const json_t *select_step(const struct runref *r, const char *sel);
