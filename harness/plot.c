@@ -597,7 +597,7 @@ static int write_data(struct run_view *rv, struct text *d)
 
 	/* The high-rate tracepoints, added up per bin (trace_intervals): the
 	 * pages each kind of stall reclaimed per second, and the stalls. */
-	fputs("\n\n# trace bins: t_mid_s direct_pages_per_s memcg_pages_per_s stalls\n", d->f);
+	fputs("\n\n# trace bins: t_mid_s direct_pages_per_s memcg_pages_per_s stalls width_s\n", d->f);
 	{
 		const json_t *bins = json_object_get(rv->run, "trace_intervals");
 
@@ -617,13 +617,14 @@ static int write_data(struct run_view *rv, struct text *d)
 			dat_num(d->f, isnan(dp) ? 0 : dp / ms * 1000);
 			dat_num(d->f, isnan(mp) ? 0 : mp / ms * 1000);
 			dat_num(d->f, n);
+			dat_num(d->f, (fmin(t + ms, rv->duration_s * 1000) - t) / 1000.0);
 			fputc('\n', d->f);
 			rv->nbins++;
 			rv->bin_stalls += n > 0;
 			rv->bins_max = fmax(rv->bins_max, fmax(isnan(dp) ? 0 : dp / ms * 1000, isnan(mp) ? 0 : mp / ms * 1000));
 		}
 		if (rv->nbins == 0)
-			fputs("NaN\tNaN\tNaN\tNaN\n", d->f);
+			fputs("NaN\tNaN\tNaN\tNaN\tNaN\n", d->f);
 	}
 	return ret;
 }
@@ -876,8 +877,12 @@ static void write_script(const struct run_view *rv, const struct plot_opts *o, c
 		if (rv->nstalls > 0)
 			fputs(", \\\n     data index 3 using 1:(0) with points pt 2 ps 1 lc rgb '#d00000' title 'reclaim stall'", f);
 		if (rv->nbins > 0)
-			fputs(", \\\n     data index 4 using 1:2 with linespoints pt 4 ps 0.5 lw 1 lc rgb '#e377c2' title 'direct reclaim, pages/s (trace)'"
-			      ", \\\n     data index 4 using 1:3 with linespoints pt 4 ps 0.5 lw 1 lc rgb '#17becf' title 'memcg reclaim, pages/s (trace)'", f);
+			/* A bin is an average over its width: drawn as a box over
+			 * it, its value marked at the middle. */
+			fputs(", \\\n     data index 4 using 1:2:5 with boxes fs transparent solid 0.25 noborder lc rgb '#e377c2' notitle"
+			      ", \\\n     data index 4 using 1:3:5 with boxes fs transparent solid 0.25 noborder lc rgb '#17becf' notitle"
+			      ", \\\n     data index 4 using 1:2 with points pt 4 ps 0.5 lc rgb '#e377c2' title 'direct reclaim, pages/s (trace)'"
+			      ", \\\n     data index 4 using 1:3 with points pt 4 ps 0.5 lc rgb '#17becf' title 'memcg reclaim, pages/s (trace)'", f);
 		if (rv->bin_stalls > 0)
 			fputs(", \\\n     data index 4 using 1:($4 > 0 ? 0 : NaN) with points pt 2 ps 1 lc rgb '#d00000' title 'reclaim stalls (trace bins)'", f);
 		if (rv->nawake > 0)
@@ -1085,6 +1090,26 @@ static int run_gnuplot(const char *dir, const char *script, struct lab_error *er
 
 /* ------------------------------------------------------------ driver */
 
+/* gnuplot opens its output itself, following a symlink and writing into a
+ * device or FIFO: before it runs, a chart already there must be a regular
+ * file (it is removed, so gnuplot creates a new one); anything else is
+ * refused, nothing written through it. */
+static int chart_clear(const char *dir, const char *stem, const struct plot_opts *o, struct lab_error *err)
+{
+	char path[PATH_MAX];
+	struct stat st;
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s.%s", dir, stem, chart_ext(o)) >= sizeof(path))
+		return lab_error_set(err, ENAMETOOLONG, "path too long: %s/%s", dir, stem);
+	if (lstat(path, &st) < 0)
+		return errno == ENOENT ? 0 : lab_error_errno(err, errno, "%s", path);
+	if (!S_ISREG(st.st_mode))
+		return lab_error_set(err, EEXIST, "%s exists and is %s: not overwritten", path, lab_file_kind(st.st_mode));
+	if (unlink(path) < 0)
+		return lab_error_errno(err, errno, "cannot replace %s", path);
+	return 0;
+}
+
 static int write_file(const char *dir, const char *name, const struct text *t, struct lab_error *err)
 {
 	char path[PATH_MAX];
@@ -1253,6 +1278,8 @@ int plot_document(const char *src, const json_t *doc, const struct plot_opts *o,
 		text_free(&d);
 		text_free(&g);
 		if (ret == 0)
+			ret = chart_clear(o->out_dir, rv->stem, o, err);
+		if (ret == 0)
 			ret = run_gnuplot(o->out_dir, name, err);
 		if (ret == 0)
 			ret = chart_add(out, o->out_dir, rv->stem, o, title, rv->label, (int)(rv->repeat ? rv->repeat : 1));
@@ -1288,9 +1315,11 @@ int plot_document(const char *src, const json_t *doc, const struct plot_opts *o,
 		snprintf(name, sizeof(name), "%s-variants.gp", stem);
 		ret = write_file(o->out_dir, name, &g, err);
 		text_free(&g);
+		snprintf(ostem, sizeof(ostem), "%s-variants", stem);
+		if (ret == 0)
+			ret = chart_clear(o->out_dir, ostem, o, err);
 		if (ret == 0)
 			ret = run_gnuplot(o->out_dir, name, err);
-		snprintf(ostem, sizeof(ostem), "%s-variants", stem);
 		if (ret == 0)
 			ret = chart_add(out, o->out_dir, ostem, o, title, "variants", 0);
 	}
@@ -1438,7 +1467,7 @@ int plot_main(int argc, char **argv)
 		if (load_result(argv[i], &doc, &err) < 0 ||
 		    plot_document(argv[i], doc, &o, &charts, &err) < 0) {
 			fprintf(stderr, "pagelab plot: %s\n", err.msg);
-			status = err.code == EINVAL ? EXIT_BAD_INPUT : EXIT_INTERNAL;
+			status = err.code == EINVAL || err.code == EEXIST ? EXIT_BAD_INPUT : EXIT_INTERNAL;
 		}
 		json_decref(doc);
 		for (; done < charts.n; done++)

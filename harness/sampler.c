@@ -61,6 +61,8 @@ struct ctx {
 	uint64_t last_full_ns, burst_since;
 	unsigned long long nr_burst, burst_windows, stalls_seen;
 	double burst_cpu_us, burst_ms;
+	double burst_cost_us;           /* a burst sample's CPU, smoothed */
+	unsigned burst_eff_ms, burst_eff_max_ms;
 	struct lowest {
 		int node;
 		char zone[16];
@@ -187,7 +189,12 @@ static json_t *take_burst(struct ctx *c)
 	result_stream(c->res, "sample", c->run_index, s);
 	c->nr_samples++;
 	c->nr_burst++;
-	c->burst_cpu_us += (double)(thread_cpu_ns() - cpu0) / 1e3;
+	{
+		double us = (double)(thread_cpu_ns() - cpu0) / 1e3;
+
+		c->burst_cpu_us += us;
+		c->burst_cost_us = c->burst_cost_us > 0 ? 0.8 * c->burst_cost_us + 0.2 * us : us;
+	}
 	return s;
 }
 
@@ -245,21 +252,39 @@ static void burst_decide(struct ctx *c)
 {
 	unsigned long long done = trace_stalls_done(c->tr);
 	bool want = c->o->burst_ms > 0 && c->o->burst_ms < c->o->interval_ms &&
-		    (c->near_low || trace_kswapd_awake(c->tr) || trace_stall_open(c->tr) ||
+		    (c->o->burst_always || c->near_low || trace_kswapd_awake(c->tr) || trace_stall_open(c->tr) ||
 		     done != c->stalls_seen);
 	uint64_t now = now_ns();
 
 	c->stalls_seen = done;
+	/* A burst costs at most 5 % of a CPU: where a burst sample costs more
+	 * than 5 % of the interval (a TCG guest: ~1 ms), the interval
+	 * stretches to 20 samples' cost. */
+	unsigned eff = c->o->burst_ms;
+
+	if (c->burst_cost_us * 20 / 1000 > eff)
+		eff = (unsigned)(c->burst_cost_us * 20 / 1000) + 1;
+	if (eff > c->o->interval_ms / 2)
+		eff = c->o->interval_ms / 2;
+	if (want && c->bursting && eff != c->burst_eff_ms) {
+		c->burst_eff_ms = eff;
+		if (eff > c->burst_eff_max_ms)
+			c->burst_eff_max_ms = eff;
+		set_timer(c, eff);
+	}
 	if (want == c->bursting)
 		return;
 	c->bursting = want;
 	if (want) {
 		c->burst_since = now;
 		c->burst_windows++;
+		c->burst_eff_ms = eff;
+		if (eff > c->burst_eff_max_ms)
+			c->burst_eff_max_ms = eff;
 	} else {
 		c->burst_ms += (double)(now - c->burst_since) / 1e6;
 	}
-	set_timer(c, want ? c->o->burst_ms : c->o->interval_ms);
+	set_timer(c, want ? eff : c->o->interval_ms);
 }
 
 /* Whether pid is a task of the sandbox: a workload, or a process whose
@@ -674,7 +699,8 @@ static void run_summary_extra(struct ctx *c, json_t *sum)
 	if (c->bursting)
 		c->burst_ms += (double)(now_ns() - c->burst_since) / 1e6;
 	json_object_set_new(sum, "bursts",
-			    json_pack("{s:i, s:i, s:I, s:I, s:f, s:f, s:f}", "interval_ms", (int)c->o->burst_ms,
+			    json_pack("{s:i, s:i, s:i, s:I, s:I, s:f, s:f, s:f}", "interval_ms", (int)c->o->burst_ms,
+				      "stretched_to_ms", (int)c->burst_eff_max_ms,
 				      "margin_pct", (int)c->o->burst_margin_pct, "windows",
 				      (json_int_t)c->burst_windows, "samples", (json_int_t)c->nr_burst,
 				      "ms", c->burst_ms, "cpu_us", c->burst_cpu_us,
@@ -902,4 +928,36 @@ out:
 	if (ret < 0)
 		return ret;
 	return interrupted;
+}
+
+bool sampler_run_failed(const json_t *run, char *msg, size_t len)
+{
+	const json_t *ex = json_object_get(run, "exit");
+	const json_t *ws = json_object_get(run, "workloads");
+	const char *why;
+	size_t i;
+
+	for (i = 0; i < json_array_size(ws); i++) {
+		const json_t *w = json_array_get(ws, i);
+		const char *name = json_string_value(json_object_get(w, "name"));
+
+		if (!json_is_string(json_object_get(w, "fate")) ||
+		    strcmp(json_string_value(json_object_get(w, "fate")), "failed") != 0)
+			continue;
+		why = json_string_value(json_object_get(w, "error"));
+		if (why != NULL)
+			snprintf(msg, len, "workload %s failed: %s", name ? name : "?", why);
+		else
+			snprintf(msg, len, "workload %s failed: exit code %lld", name ? name : "?",
+				 (long long)json_integer_value(json_object_get(w, "code")));
+		return true;
+	}
+	why = json_string_value(json_object_get(ex, "outcome"));
+	if (why != NULL && strcmp(why, "failed") == 0) {
+		const char *e = json_string_value(json_object_get(ex, "error"));
+
+		snprintf(msg, len, "the run failed: %s", e ? e : "its main workload did not complete");
+		return true;
+	}
+	return false;
 }

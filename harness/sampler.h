@@ -30,6 +30,7 @@ struct sampler_opts {
 	 * low line, or kswapd is awake, or a reclaim stall is open. */
 	unsigned burst_ms;
 	unsigned burst_margin_pct;
+	bool burst_always;      /* whatever the trigger (a benchmark of the burst's cost) */
 };
 
 /* Fills run (a JSON object) with workloads, steps, samples, actions, exit and
@@ -42,5 +43,12 @@ int sampler_run(const struct run_spec *spec, struct sandbox *sb, const struct sa
 /* One sample of the machine-wide sources of the table, as in a result's
  * samples[] (no sandbox or workloads); NULL with err filled on failure. */
 json_t *sampler_probe_once(struct lab_error *err);
+
+/* Did a workload of this run (its JSON as sampler_run left it) fail on its
+ * own — exit with a non-zero code, or never start — rather than end, be
+ * stopped or be killed (an OOM kill is data)?  Then msg gets "NAME: why" (the
+ * workload's own error message when it sent one) and it returns true: the
+ * harness exits 1, not 0. */
+bool sampler_run_failed(const json_t *run, char *msg, size_t len);
 
 #endif

@@ -1328,6 +1328,8 @@ int vm_main(int argc, char **argv)
 	/* Every variant, against the guest's memory (the guest checks its own
 	 * MemTotal again, which is a little less than -m). */
 	run_spec_free(&specs[0]);
+	s.machine_bytes = g.mem + g.swap;
+	s.machine_what = "the guest's --mem + --swap";
 	for (size_t v = 0; v < nv; v++)
 		if (scenario_instantiate(&s, v, g.mem, &specs[v], &err) < 0) {
 			fprintf(stderr, "pagelab: %s (the guest has %llu MiB: --mem)\n", err.msg, g.mem >> 20);

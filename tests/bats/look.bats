@@ -190,6 +190,20 @@ svg_points() {
   assert_failure 2
   assert_output --partial "no run labelled Z"
   [ ! -e "$OUT/look-p700a-A1.svg" ]
+  # gnuplot writes the chart itself: one that is a symlink or a FIFO is
+  # refused, never written through.
+  mkdir -p "$OUT"
+  echo keep > "$BATS_TEST_TMPDIR/victim"
+  ln -s "$BATS_TEST_TMPDIR/victim" "$OUT/look-p700a-A1.svg"
+  run "$PAGELAB" plot --out "$OUT" --run A "$RESULTS/look-p700a.json"
+  assert_failure 2
+  assert_output --partial "look-p700a-A1.svg exists and is a symbolic link: not overwritten"
+  [ "$(cat "$BATS_TEST_TMPDIR/victim")" = keep ]
+  rm "$OUT/look-p700a-A1.svg"
+  mkfifo "$OUT/look-p700a-A1.svg"
+  run timeout 20 "$PAGELAB" plot --out "$OUT" --run A "$RESULTS/look-p700a.json"
+  assert_failure 2
+  assert_output --partial "exists and is a FIFO"
 }
 
 @test "compare: 700 vs 800 MiB of pressure marks the reclaimed part real" {
