@@ -125,10 +125,12 @@ static void bracketed_word(const char *buf, char *out, size_t len)
  *   6.11 +       hugepage_pmd_enabled() (commit 00f58104202c "mm: fix
  *                khugepaged activation policy"): only the PMD size counts —
  *                its own control always/madvise, or inherit with the global
- *                control on — or shmem's PMD size (mm/shmem.c:
- *                shmem_hpage_pmd_enabled: shmem_enabled not deny, and the PMD
- *                size's shmem_enabled always/within_size/advise, or inherit with
- *                shmem_enabled not never); 64kB alone no longer counts.
+ *                control on; 64kB alone no longer counts;
+ *   6.13 +       and shmem's PMD size too (mm/shmem.c: shmem_hpage_pmd_enabled:
+ *                shmem_enabled not deny, and the PMD size's shmem_enabled
+ *                always/within_size/advise, or inherit with shmem_enabled not
+ *                never).  Measured: on 6.12.117 (Debian, arm64 and x86)
+ *                shmem_enabled always with THP never leaves the sqrt value.
  * (CONFIG_READ_ONLY_THP_FOR_FS adds "global control on" in 6.11+; Debian's
  * kernels do not set it, and the global control already counts through the
  * PMD size's inherit.) */
@@ -139,6 +141,7 @@ static void khugepaged_rule(struct host_mm *h)
 	bool global = h->thp_enabled[0] && strcmp(h->thp_enabled, "never") != 0;
 	bool v611 = h->kmajor > 6 || (h->kmajor == 6 && h->kminor >= 11);
 	bool v68 = h->kmajor > 6 || (h->kmajor == 6 && h->kminor >= 8);
+	bool v613 = h->kmajor > 6 || (h->kmajor == 6 && h->kminor >= 13);
 	bool pmd_own = h->thp_pmd[0] && strcmp(h->thp_pmd, "inherit") != 0 && strcmp(h->thp_pmd, "never") != 0;
 	bool pmd_inherit = h->thp_pmd[0] == '\0' || strcmp(h->thp_pmd, "inherit") == 0;
 	bool shmem_pmd = false;
@@ -185,7 +188,7 @@ static void khugepaged_rule(struct host_mm *h)
 		}
 		closedir(d);
 	}
-	if (h->shmem_enabled[0] && strcmp(h->shmem_enabled, "deny") != 0 && h->pmd_shmem[0]) {
+	if (v613 && h->shmem_enabled[0] && strcmp(h->shmem_enabled, "deny") != 0 && h->pmd_shmem[0]) {
 		if (strcmp(h->pmd_shmem, "inherit") == 0)
 			shmem_pmd = strcmp(h->shmem_enabled, "never") != 0;
 		else
@@ -204,15 +207,16 @@ static void khugepaged_rule(struct host_mm *h)
 	} else {
 		h->thp_pmd_on = pmd_own || (pmd_inherit && global) || shmem_pmd;
 		snprintf(h->khugepaged_why, sizeof(h->khugepaged_why),
-			 "6.11+ (hugepage_pmd_enabled): only the PMD size counts: anon hugepages-%llukB [%s]%s, "
-			 "shmem [%s] with hugepages-%llukB/shmem_enabled [%s]%s; other anon sizes on (%s) %s",
+			 "6.11+ (hugepage_pmd_enabled): only the PMD size counts: anon hugepages-%llukB [%s]%s; "
+			 "shmem [%s], hugepages-%llukB/shmem_enabled [%s]: %s; %s%s",
 			 h->pageblock_pages * h->page_kb, h->thp_pmd[0] ? h->thp_pmd : "none",
-			 pmd_inherit ? (global ? " inheriting THP enabled, which is on" : " inheriting THP enabled, which is never")
-				     : "",
+			 pmd_inherit ? (global ? ", inheriting THP enabled, which is on"
+					       : ", inheriting THP enabled, which is never") : "",
 			 h->shmem_enabled[0] ? h->shmem_enabled : "none", h->pageblock_pages * h->page_kb,
-			 h->pmd_shmem[0] ? h->pmd_shmem : "none", shmem_pmd ? ": on" : ": off",
-			 h->mthp_on[0] ? h->mthp_on : "none",
-			 h->mthp_on[0] ? "do not keep khugepaged" : "");
+			 h->pmd_shmem[0] ? h->pmd_shmem : "none",
+			 !v613 ? "does not count before 6.13" : shmem_pmd ? "on" : "off",
+			 h->mthp_on[0] ? "other anon sizes on, which do not keep khugepaged: " : "no other anon size on",
+			 h->mthp_on);
 	}
 }
 

@@ -1213,60 +1213,185 @@ out:
 
 static int find_env(struct vm_env *env, const struct vm_opts *o, const char *scn_name);
 
-/* `pagelab vm [vm options] audit [audit options]`: `pagelab audit` inside each
- * guest (and on this host with --host), for the watermark arithmetic of a
- * machine shape this host is not: another architecture, more or less memory,
- * NUMA nodes.  The audit options go to the guest's audit as they are (it
- * checks them: exit 2 comes back); --with sets knobs through the guest's own
- * journal.  Each target's output lands in OUT-DIR/audit-STAMP-LABEL.json
- * (--json: the audit document plus the `vm` object a run's result carries)
- * or .txt, and is printed; the console log is kept beside a guest's. */
-static int vm_audit_target(const struct vm_env *env, const struct vm_opts *o,
-			   const struct guest_shape *g, int argc, char **argv, bool json,
-			   struct target *t)
+/* `pagelab vm [vm options] audit [audit options] [--then [audit options]]...`:
+ * `pagelab audit` inside each guest (and on this host with --host), for the
+ * watermark arithmetic of a machine shape this host is not: another
+ * architecture, more or less memory, NUMA nodes.  Each "--then" starts another
+ * audit in the same guest, one after the other (a state: e.g. `--with
+ * thp=never`, which the guest's own journal sets and puts back before the
+ * next), so one boot audits several settings.  The audit options go to the
+ * guest's audit as they are (it checks them: its exit 2 comes back).
+ * Each target writes OUT-DIR/audit-STAMP-LABEL.json with --json (schema
+ * pagelab.vm-audit/1: "states": [{"args", "exit", "audit": the audit's own
+ * document}], and the `vm` object a run's result carries), else .txt; the
+ * text is printed, the paths last; a guest's console log is kept beside. */
+
+#define VM_AUDIT_MAX_STATES 16
+
+struct audit_states {
+	size_t n;
+	int start[VM_AUDIT_MAX_STATES];         /* index of each state's first option in argv */
+	int len[VM_AUDIT_MAX_STATES];
+};
+
+/* A word single-quoted for sh. */
+static int sh_quote(char *buf, size_t len, size_t *off, const char *w)
+{
+	if (*off + 3 >= len)
+		return -ENAMETOOLONG;
+	buf[(*off)++] = '\'';
+	for (; *w; w++) {
+		if (*w == '\'') {
+			if (*off + 5 >= len)
+				return -ENAMETOOLONG;
+			memcpy(buf + *off, "'\\''", 4);
+			*off += 4;
+		} else {
+			if (*off + 2 >= len)
+				return -ENAMETOOLONG;
+			buf[(*off)++] = *w;
+		}
+	}
+	buf[(*off)++] = '\'';
+	buf[*off] = '\0';
+	return 0;
+}
+
+/* The guest's script: one audit per state, each into /out/files/audit-N.out
+ * with its status in audit-N.rc; the script's status is the first non-zero. */
+static int audit_script(const struct audit_states *st, char **argv, char *buf, size_t len)
+{
+	size_t off = 0;
+	int n;
+
+	n = snprintf(buf, len, "status=0\n");
+	off = (size_t)n;
+	for (size_t i = 0; i < st->n; i++) {
+		if (off + 32 >= len)
+			return -ENAMETOOLONG;
+		memcpy(buf + off, "pagelab audit", 13);
+		off += 13;
+		for (int k = 0; k < st->len[i]; k++) {
+			buf[off++] = ' ';
+			if (sh_quote(buf, len, &off, argv[st->start[i] + k]) < 0)
+				return -ENAMETOOLONG;
+		}
+		n = snprintf(buf + off, len - off,
+			     " >/out/files/audit-%zu.out; rc=$?; echo $rc >/out/files/audit-%zu.rc; "
+			     "[ $status -ne 0 ] || status=$rc\n", i + 1, i + 1);
+		if (n < 0 || (size_t)n >= len - off)
+			return -ENAMETOOLONG;
+		off += (size_t)n;
+	}
+	n = snprintf(buf + off, len - off, "exit $status\n");
+	return n < 0 || (size_t)n >= len - off ? -ENAMETOOLONG : 0;
+}
+
+/* The document of one target: every state's audit, parsed. */
+static json_t *audit_states_doc(const struct audit_states *st, char **argv, const char *files_dir,
+				const char *label, bool *ok)
+{
+	json_t *doc = json_object(), *states = json_array();
+
+	*ok = true;
+	json_object_set_new(doc, "schema", json_string("pagelab.vm-audit/1"));
+	json_object_set_new(doc, "target", json_string(label));
+	for (size_t i = 0; i < st->n; i++) {
+		char path[PATH_MAX + 64];
+		cleanup_free char *rc = NULL;
+		json_t *one = json_object(), *args = json_array(), *a;
+		json_error_t je;
+		struct lab_error e;
+		unsigned long long v = 0;
+
+		for (int k = 0; k < st->len[i]; k++)
+			json_array_append_new(args, json_string(argv[st->start[i] + k]));
+		json_object_set_new(one, "args", args);
+		pathf(path, sizeof(path), "%s/audit-%zu.rc", files_dir, i + 1);
+		if (lab_read_file(path, &rc, NULL, &e) == 0) {
+			rc[strcspn(rc, "\n")] = '\0';
+			lab_parse_uint(rc, &v, &e);
+		} else {
+			v = VM_HARNESS;
+		}
+		json_object_set_new(one, "exit", json_integer((json_int_t)v));
+		pathf(path, sizeof(path), "%s/audit-%zu.out", files_dir, i + 1);
+		a = json_load_file(path, 0, &je);
+		if (a == NULL || !json_is_object(a)) {
+			fprintf(stderr, "pagelab: vm: %s: state %zu printed no JSON object: %s\n", label, i + 1,
+				a == NULL ? je.text : "not an object");
+			json_decref(a);
+			a = json_null();
+			*ok = false;
+		}
+		json_object_set_new(one, "audit", a);
+		json_array_append_new(states, one);
+	}
+	json_object_set_new(doc, "states", states);
+	return doc;
+}
+
+static int vm_audit_target(const struct vm_env *env, const struct vm_opts *o, const struct guest_shape *g,
+			   const struct audit_states *sts, char **argv, bool json, struct target *t)
 {
 	char rundir[PATH_MAX + 64], console[PATH_MAX + 16], out[PATH_MAX + 8], vs_path[PATH_MAX + 80];
-	char gi_path[PATH_MAX + 80], mem[32], cpus[16], tmo[16], numa[16], exe[PATH_MAX];
+	char gi_path[PATH_MAX + 80], files[PATH_MAX + 80], mem[32], cpus[16], tmo[16], numa[16];
+	char script[8192];
 	char *av[VM_MAX_ARGS + 48];
 	const char *b;
 	struct lab_error err;
 	json_t *vs = NULL, *gi = NULL, *doc = NULL;
-	json_error_t je;
 	int a = 0, st, ret;
 
-	if (pathf(out, sizeof(out), "%s.%s", t->stem, json ? "json" : "txt") < 0) {
+	if (pathf(out, sizeof(out), "%s.%s", t->stem, json ? "json" : "txt") < 0 ||
+	    pathf(rundir, sizeof(rundir), "%s/.cache/vm/runs/%s", env->src,
+		  (b = strrchr(t->stem, '/')) ? b + 1 : t->stem) < 0 ||
+	    pathf(vs_path, sizeof(vs_path), "%s/vm-status", rundir) < 0 ||
+	    pathf(gi_path, sizeof(gi_path), "%s/guest-info", rundir) < 0 ||
+	    pathf(files, sizeof(files), "%s/files", rundir) < 0) {
 		fprintf(stderr, "pagelab: vm: path too long: %s\n", t->stem);
 		return t->status = VM_USAGE;
 	}
+	if (audit_script(sts, argv, script, sizeof(script)) < 0) {
+		fprintf(stderr, "pagelab: vm: audit: the options are too long\n");
+		return t->status = VM_USAGE;
+	}
 	if (t->kernel == NULL) {
+		/* This host: the same script, with this binary as pagelab. */
+		char exe[PATH_MAX], dir[PATH_MAX + 80];
 		ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+		char *sv[] = { "/bin/sh", "-c", NULL, NULL };
+		char *fixed;
 
 		if (n < 0) {
 			fprintf(stderr, "pagelab: vm: readlink /proc/self/exe: %s\n", strerror(errno));
 			return t->status = VM_HARNESS;
 		}
 		exe[n] = '\0';
-		av[a++] = exe;
-		av[a++] = "audit";
-		for (int i = 0; i < argc; i++)
-			av[a++] = argv[i];
-		av[a] = NULL;
-		fprintf(stderr, "pagelab: vm: %s: pagelab audit on this host\n", t->label);
-		st = run_to_file(av, out, false, &err);
+		if (pathf(dir, sizeof(dir), "%s.files", t->stem) < 0 || lab_mkdir_p(dir, 0755, &err) < 0) {
+			fprintf(stderr, "pagelab: vm: %s: cannot make %s.files\n", t->label, t->stem);
+			return t->status = VM_HARNESS;
+		}
+		/* The script names /out/files and pagelab; on the host both are
+		 * variables instead. */
+		if (asprintf(&fixed, "PATH=\"$(dirname '%s'):$PATH\"\ncd '%s' || exit 1\n%s", exe, dir, script) < 0)
+			return t->status = VM_HARNESS;
+		for (char *p; (p = strstr(fixed, "/out/files/")) != NULL;)
+			memmove(p, p + 11, strlen(p + 11) + 1);
+		sv[2] = fixed;
+		fprintf(stderr, "pagelab: vm: %s: pagelab audit on this host (%zu state%s)\n", t->label, sts->n,
+			sts->n == 1 ? "" : "s");
+		st = run_to_file(sv, NULL, false, &err);
+		free(fixed);
 		if (st < 0) {
 			fprintf(stderr, "pagelab: vm: %s\n", err.msg);
 			return t->status = VM_HARNESS;
 		}
-		snprintf(t->result, sizeof(t->result), "%s", out);
-		t->ok = st == 0;
-		return t->status = st;
-	}
-	if (pathf(rundir, sizeof(rundir), "%s/.cache/vm/runs/%s", env->src,
-		  (b = strrchr(t->stem, '/')) ? b + 1 : t->stem) < 0 ||
-	    pathf(vs_path, sizeof(vs_path), "%s/vm-status", rundir) < 0 ||
-	    pathf(gi_path, sizeof(gi_path), "%s/guest-info", rundir) < 0) {
-		fprintf(stderr, "pagelab: vm: path too long under %s/.cache\n", env->src);
-		return t->status = VM_HARNESS;
+		snprintf(files, sizeof(files), "%s", dir);
+		vs = json_object();
+		gi = json_object();
+		ret = st;
+		goto collect;
 	}
 	snprintf(console, sizeof(console), "%s.console.log", t->stem);
 	snprintf(mem, sizeof(mem), "%lluM", g->mem >> 20);
@@ -1301,15 +1426,14 @@ static int vm_audit_target(const struct vm_env *env, const struct vm_opts *o,
 	av[a++] = "--";
 	av[a++] = "env";
 	av[a++] = "PAGELAB_GUEST=1";
-	av[a++] = "pagelab";
-	av[a++] = "audit";
-	for (int i = 0; i < argc; i++)
-		av[a++] = argv[i];
+	av[a++] = "sh";
+	av[a++] = "-c";
+	av[a++] = script;
 	av[a] = NULL;
-	fprintf(stderr, "pagelab: vm: %s: booting (%s, %s%s%s, %u cpus%s%s) for pagelab audit, timeout %u s\n",
+	fprintf(stderr, "pagelab: vm: %s: booting (%s, %s%s%s, %u cpus%s%s) for %zu audit state%s, timeout %u s\n",
 		t->label, o->arch, mem, o->numa ? " in nodes: " : "", o->numa ? numa : "", g->cpus,
-		g->thp[0] ? ", thp " : "", g->thp, o->timeout_s);
-	st = run_to_file(av, out, false, &err);
+		g->thp[0] ? ", thp " : "", g->thp, sts->n, sts->n == 1 ? "" : "s", o->timeout_s);
+	st = run_to_file(av, NULL, false, &err);
 	if (st < 0) {
 		fprintf(stderr, "pagelab: vm: %s: %s\n", t->label, err.msg);
 		return t->status = VM_HARNESS;
@@ -1324,61 +1448,88 @@ static int vm_audit_target(const struct vm_env *env, const struct vm_opts *o,
 			fprintf(stderr, "pagelab: vm: warning: keeping the console log: %s\n", err.msg);
 	}
 	if (strcmp(kvs(vs, "status"), "ok") != 0) {
-		unlink(out);
 		ret = guest_failure(t, vs, st, console);
 		goto done;
 	}
 	ret = st;
-	snprintf(t->result, sizeof(t->result), "%s", out);
-	if (json && st == 0) {
-		json_t *v = json_object();
+collect:
+	if (json) {
+		bool ok;
 		char *text;
 
-		doc = json_load_file(out, 0, &je);
-		if (doc == NULL || !json_is_object(doc)) {
-			fprintf(stderr, "pagelab: vm: %s: the guest's audit printed no JSON object: %s (console: %s)\n",
-				t->label, doc == NULL ? je.text : "not an object", console);
+		doc = audit_states_doc(sts, argv, files, t->label, &ok);
+		if (!ok && ret == VM_RAN)
 			ret = VM_HARNESS;
-			goto done;
+		if (t->kernel != NULL) {
+			json_t *v = json_object();
+
+			json_object_set_new(v, "kernel_asked", json_string(t->kernel));
+			json_object_set_new(v, "package", json_string(kvs(t->kinfo, "package")));
+			json_object_set_new(v, "package_version", json_string(kvs(t->kinfo, "version")));
+			json_object_set_new(v, "release", json_string(kvs(gi, "uname_r")));
+			json_object_set_new(v, "arch", json_string(o->arch));
+			json_object_set_new(v, "machine", json_string(kvs(gi, "uname_m")));
+			json_object_set_new(v, "accel", json_string("tcg"));
+			json_object_set_new(v, "mem_bytes", json_integer((json_int_t)((g->mem >> 20) << 20)));
+			json_object_set_new(v, "cpus", json_integer(g->cpus));
+			json_object_set_new(v, "numa_nodes_asked", json_integer(o->numa));
+			json_object_set_new(v, "numa_nodes", kv_number(gi, "numa_nodes"));
+			json_object_set_new(v, "thp_asked", g->thp[0] ? json_string(g->thp) : json_null());
+			json_object_set_new(v, "thp_enabled", json_string(kvs(gi, "thp_enabled")));
+			json_object_set_new(v, "cmdline", json_string(kvs(gi, "cmdline")));
+			json_object_set_new(v, "boot_wall_s", kv_number(vs, "boot_wall_s"));
+			json_object_set_new(v, "command_s", kv_number(vs, "command_s"));
+			json_object_set_new(v, "wall_s", kv_number(vs, "wall_s"));
+			json_object_set_new(v, "console_log", json_string(console));
+			json_object_set(v, "guest_info", gi);
+			json_object_set_new(doc, "vm", v);
 		}
-		json_object_set_new(v, "kernel_asked", json_string(t->kernel));
-		json_object_set_new(v, "package", json_string(kvs(t->kinfo, "package")));
-		json_object_set_new(v, "package_version", json_string(kvs(t->kinfo, "version")));
-		json_object_set_new(v, "release", json_string(kvs(gi, "uname_r")));
-		json_object_set_new(v, "arch", json_string(o->arch));
-		json_object_set_new(v, "machine", json_string(kvs(gi, "uname_m")));
-		json_object_set_new(v, "accel", json_string("tcg"));
-		json_object_set_new(v, "mem_bytes", json_integer((json_int_t)((g->mem >> 20) << 20)));
-		json_object_set_new(v, "cpus", json_integer(g->cpus));
-		json_object_set_new(v, "numa_nodes_asked", json_integer(o->numa));
-		json_object_set_new(v, "numa_nodes", kv_number(gi, "numa_nodes"));
-		json_object_set_new(v, "thp_asked", g->thp[0] ? json_string(g->thp) : json_null());
-		json_object_set_new(v, "thp_enabled", json_string(kvs(gi, "thp_enabled")));
-		json_object_set_new(v, "cmdline", json_string(kvs(gi, "cmdline")));
-		json_object_set_new(v, "boot_wall_s", kv_number(vs, "boot_wall_s"));
-		json_object_set_new(v, "command_s", kv_number(vs, "command_s"));
-		json_object_set_new(v, "wall_s", kv_number(vs, "wall_s"));
-		json_object_set_new(v, "console_log", json_string(console));
-		json_object_set(v, "guest_info", gi);
-		json_object_set_new(doc, "vm", v);
 		text = json_dumps(doc, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
 		if (text == NULL || lab_write_atomic(out, text, strlen(text), &err) < 0) {
-			fprintf(stderr, "pagelab: vm: %s: writing %s: %s\n", t->label, out,
-				text ? err.msg : "out of memory");
+			fprintf(stderr, "pagelab: vm: %s: writing %s: %s\n", t->label, out, text ? err.msg : "out of memory");
 			free(text);
 			ret = VM_HARNESS;
 			goto done;
 		}
 		free(text);
+	} else {
+		FILE *f = fopen(out, "we");
+
+		if (f == NULL) {
+			fprintf(stderr, "pagelab: vm: %s: %s: %s\n", t->label, out, strerror(errno));
+			ret = VM_HARNESS;
+			goto done;
+		}
+		for (size_t i = 0; i < sts->n; i++) {
+			cleanup_free char *text = NULL;
+			char path[PATH_MAX + 64];
+			struct lab_error e;
+
+			fprintf(f, "== %s, state %zu: pagelab audit", t->label, i + 1);
+			for (int k = 0; k < sts->len[i]; k++)
+				fprintf(f, " %s", argv[sts->start[i] + k]);
+			fprintf(f, " ==\n");
+			pathf(path, sizeof(path), "%s/audit-%zu.out", files, i + 1);
+			if (lab_read_file(path, &text, NULL, &e) == 0)
+				fputs(text, f);
+			fputc('\n', f);
+		}
+		if (fclose(f) != 0)
+			ret = VM_HARNESS;
 	}
+	snprintf(t->result, sizeof(t->result), "%s", out);
 	t->ok = true;
-	fprintf(stderr, "pagelab: vm: %s: audit exited %d (%s), boot %s s, %s s in all; console %s\n", t->label,
-		st, kvs(gi, "uname_r"), kvs(vs, "boot_wall_s"), kvs(vs, "wall_s"), console);
+	if (t->kernel != NULL)
+		fprintf(stderr, "pagelab: vm: %s: audit exited %d (%s), boot %s s, %s s in all; console %s\n",
+			t->label, st, kvs(gi, "uname_r"), kvs(vs, "boot_wall_s"), kvs(vs, "wall_s"), console);
 done:
-	if (ret == VM_RAN)
+	if (t->kernel == NULL) {
+		nftw(files, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	} else if (ret == VM_RAN) {
 		nftw(rundir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-	else
+	} else {
 		fprintf(stderr, "pagelab: vm: %s: the guest's files are kept in %s\n", t->label, rundir);
+	}
 	json_decref(vs);
 	json_decref(gi);
 	json_decref(doc);
@@ -1388,6 +1539,7 @@ done:
 static int vm_audit(struct vm_opts *o, int argc, char **argv)
 {
 	struct target targets[VM_MAX_KERNELS + 1];
+	struct audit_states sts;
 	struct guest_shape g;
 	struct vm_env env;
 	size_t nt = 0;
@@ -1395,11 +1547,32 @@ static int vm_audit(struct vm_opts *o, int argc, char **argv)
 	int status = VM_RAN;
 
 	memset(targets, 0, sizeof(targets));
+	memset(&sts, 0, sizeof(sts));
 	if (argc > VM_MAX_ARGS)
 		return vm_usage("audit: too many options");
-	for (int i = 0; i < argc; i++)
+	sts.n = 1;
+	for (int i = 0; i < argc; i++) {
+		if (strcmp(argv[i], "--then") == 0) {
+			if (sts.n == VM_AUDIT_MAX_STATES)
+				return vm_usage("audit: at most %d states (--then)", VM_AUDIT_MAX_STATES);
+			sts.start[sts.n++] = i + 1;
+			continue;
+		}
+		sts.len[sts.n - 1]++;
 		if (strcmp(argv[i], "--json") == 0)
 			json = true;
+		if (strcmp(argv[i], "--watch") == 0 || strcmp(argv[i], "--advice") == 0)
+			return vm_usage("audit: %s is for this host's own audit (pagelab audit)", argv[i]);
+	}
+	if (json)
+		for (size_t i = 0; i < sts.n; i++) {
+			bool has = false;
+
+			for (int k = 0; k < sts.len[i]; k++)
+				has = has || strcmp(argv[sts.start[i] + k], "--json") == 0;
+			if (!has)
+				return vm_usage("audit: --json in one state needs --json in every state");
+		}
 	if (o->swap_set || o->disk_set || o->modules)
 		return vm_usage("audit: --swap, --disk and --modules are for run");
 	memset(&g, 0, sizeof(g));
@@ -1458,25 +1631,22 @@ static int vm_audit(struct vm_opts *o, int argc, char **argv)
 	}
 	status = VM_RAN;
 	for (size_t i = 0; i < nt && !vm_signal; i++) {
-		int st = vm_audit_target(&env, o, &g, argc, argv, json, &targets[i]);
+		int st = vm_audit_target(&env, o, &g, &sts, argv, json, &targets[i]);
 
 		if (st == VM_INTERRUPTED || vm_signal)
 			status = VM_INTERRUPTED;
 		else if (st != VM_RAN && status == VM_RAN)
 			status = st;
 	}
-	/* The outputs: text ones printed with a heading, then every path. */
 	for (size_t i = 0; i < nt; i++) {
 		cleanup_free char *buf = NULL;
 		struct lab_error e;
 
-		if (!targets[i].ok || json)
-			continue;
-		if (lab_read_file(targets[i].result, &buf, NULL, &e) == 0)
-			printf("== %s ==\n%s\n", targets[i].label, buf);
+		if (targets[i].ok && !json && lab_read_file(targets[i].result, &buf, NULL, &e) == 0)
+			fputs(buf, stdout);
 	}
 	for (size_t i = 0; i < nt; i++)
-		if (targets[i].result[0])
+		if (targets[i].ok)
 			printf("%s\n", targets[i].result);
 done:
 	for (size_t i = 0; i < nt; i++)
