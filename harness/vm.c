@@ -1171,6 +1171,7 @@ static int run_guest(const struct vm_env *env, const struct vm_opts *o, const st
 		json_object_set_new(v, "boot_wall_s", kv_number(vs, "boot_wall_s"));
 		json_object_set_new(v, "command_s", kv_number(vs, "command_s"));
 		json_object_set_new(v, "wall_s", kv_number(vs, "wall_s"));
+		json_object_set_new(v, "qemu_peak_rss_kb", kv_number(vs, "qemu_peak_rss_kb"));
 		json_object_set_new(v, "exit_code", json_integer(st));
 		json_object_set_new(v, "console_log", json_string(console));
 		json_object_set(v, "guest_info", gi);
@@ -1480,6 +1481,7 @@ collect:
 			json_object_set_new(v, "boot_wall_s", kv_number(vs, "boot_wall_s"));
 			json_object_set_new(v, "command_s", kv_number(vs, "command_s"));
 			json_object_set_new(v, "wall_s", kv_number(vs, "wall_s"));
+			json_object_set_new(v, "qemu_peak_rss_kb", kv_number(vs, "qemu_peak_rss_kb"));
 			json_object_set_new(v, "console_log", json_string(console));
 			json_object_set(v, "guest_info", gi);
 			json_object_set_new(doc, "vm", v);
