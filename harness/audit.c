@@ -1118,10 +1118,10 @@ static int advice_main(const struct host_mm *h, const char *file, bool json, uns
 	int lineno = 0;
 	char *p, *save = NULL, *line;
 
-	if (lab_read_file(file, &text, NULL, &e) < 0) {
+	if (lab_read_input(file, "advice file", LAB_ADVICE_MAX, 0, &text, NULL, &e) < 0) {
 		fprintf(stderr, "pagelab audit: %s\n", e.msg);
 		json_decref(l.findings);
-		return AUDIT_FAIL;
+		return AUDIT_USAGE;
 	}
 	/* Lines one by one (strtok_r would skip empty lines and lose the count). */
 	for (p = text; p && *p; p = line) {
@@ -1258,7 +1258,7 @@ static int with_apply(const struct with_knob *w, size_t n, unsigned long long me
 	ret = knob_journal_open(knob_journal_path(), jout, &stale, &owner, &err);
 	if (ret < 0) {
 		fprintf(stderr, "pagelab audit: %s\n", err.msg);
-		return ret == -EBUSY ? AUDIT_CANNOT : AUDIT_FAIL;
+		return ret == -EBUSY ? AUDIT_CANNOT : ret == -EPERM ? AUDIT_USAGE : AUDIT_FAIL;
 	}
 	if (stale) {
 		ret = knob_journal_restore(*jout, &rep, &err);

@@ -2,12 +2,14 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <libgen.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+
+#include "size.h"
 
 int lab_read_fd(int fd, char **out, size_t *len_out, struct lab_error *err)
 {
@@ -133,17 +135,153 @@ int lab_mkdir_p(const char *dir, unsigned mode, struct lab_error *err)
 	return 0;
 }
 
+static int output_kind_refused(const char *what, const char *path, mode_t mode, struct lab_error *err)
+{
+	if (S_ISLNK(mode))
+		return lab_error_set(err, EEXIST, "%s %s is a symbolic link: pagelab writes no file through "
+				     "one (name the file itself)", what, path);
+	return lab_error_set(err, EEXIST, "%s %s is %s: pagelab writes only a new or a regular file",
+			     what, path, lab_file_kind(mode));
+}
+
+/* path's directory into dir ("." when path has no '/'). */
+static int dir_of(const char *path, char *dir, size_t len, struct lab_error *err)
+{
+	char *slash;
+
+	if ((size_t)snprintf(dir, len, "%s", path) >= len)
+		return lab_error_set(err, ENAMETOOLONG, "path too long: %s", path);
+	slash = strrchr(dir, '/');
+	if (slash == NULL)
+		snprintf(dir, len, ".");
+	else if (slash == dir)
+		dir[1] = '\0';
+	else
+		*slash = '\0';
+	return 0;
+}
+
+static int check_dir(const char *dir, const char *what, const char *path, struct lab_error *err)
+{
+	struct stat st;
+
+	if (stat(dir, &st) < 0) {
+		int e = errno;
+
+		if ((e == ENOENT || e == ENOTDIR) && strcmp(dir, path) == 0)
+			return lab_error_set(err, e, "%s %s does not exist "
+					     "(pagelab makes no directory you name: mkdir -p it first)", what, dir);
+		if (e == ENOENT || e == ENOTDIR)
+			return lab_error_set(err, e, "%s %s: the directory %s does not exist "
+					     "(pagelab makes no directory you name: mkdir -p it first)",
+					     what, path, dir);
+		return lab_error_errno(err, e, "%s %s: directory %s", what, path, dir);
+	}
+	if (!S_ISDIR(st.st_mode))
+		return lab_error_set(err, ENOTDIR, "%s %s: %s is %s, not a directory", what, path, dir,
+				     lab_file_kind(st.st_mode));
+	if (access(dir, W_OK | X_OK) < 0) {
+		int e = errno;
+
+		return lab_error_errno(err, e, "%s %s: the directory %s cannot be written", what, path, dir);
+	}
+	return 0;
+}
+
+int lab_check_output(const char *path, const char *what, struct lab_error *err)
+{
+	char dir[PATH_MAX];
+	struct stat st;
+	int ret;
+
+	if (path == NULL || *path == '\0')
+		return lab_error_set(err, EINVAL, "%s: an empty path", what);
+	if (lstat(path, &st) == 0) {
+		if (!S_ISREG(st.st_mode))
+			return output_kind_refused(what, path, st.st_mode, err);
+	} else if (errno != ENOENT) {
+		int e = errno;
+
+		if (e == ENOTDIR)
+			return lab_error_set(err, e, "%s %s: a part of the path is not a directory", what, path);
+		return lab_error_errno(err, e, "%s %s", what, path);
+	}
+	ret = dir_of(path, dir, sizeof(dir), err);
+	if (ret < 0)
+		return ret;
+	return check_dir(dir, what, path, err);
+}
+
+int lab_check_output_dir(const char *dir, const char *what, bool create, struct lab_error *err)
+{
+	struct stat st;
+
+	if (dir == NULL || *dir == '\0')
+		return lab_error_set(err, EINVAL, "%s: an empty path", what);
+	if (lstat(dir, &st) == 0 && !S_ISDIR(st.st_mode) && !S_ISLNK(st.st_mode))
+		return lab_error_set(err, ENOTDIR, "%s %s is %s, not a directory", what, dir,
+				     lab_file_kind(st.st_mode));
+	if (create) {
+		int ret = lab_mkdir_p(dir, 0755, err);
+
+		if (ret < 0)
+			return lab_error_prefix(err, "%s", what);
+	}
+	return check_dir(dir, what, dir, err);
+}
+
+int lab_open_output(const char *path, const char *what, struct lab_error *err)
+{
+	struct stat st;
+	int fd;
+
+	/* Look first (opening a device has effects of its own), then check what
+	 * was opened: O_NOFOLLOW refuses a link, O_NONBLOCK a FIFO's wait. */
+	if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode))
+		return output_kind_refused(what, path, st.st_mode, err);
+	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		int e = errno;
+
+		if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode))
+			return output_kind_refused(what, path, st.st_mode, err);
+		return lab_error_errno(err, e, "create %s", path);
+	}
+	if (fstat(fd, &st) < 0) {
+		int e = errno;
+
+		close(fd);
+		return lab_error_errno(err, e, "create %s", path);
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		return output_kind_refused(what, path, st.st_mode, err);
+	}
+	if (ftruncate(fd, 0) < 0 || fcntl(fd, F_SETFL, O_APPEND) < 0) {
+		int e = errno;
+
+		close(fd);
+		return lab_error_errno(err, e, "empty %s", path);
+	}
+	return fd;
+}
+
 int lab_write_atomic(const char *path, const char *data, size_t len, struct lab_error *err)
 {
 	char tmp[PATH_MAX], dir[PATH_MAX];
 	size_t off = 0;
-	int fd, dfd;
+	struct stat st;
+	int fd, dfd, ret;
 
-	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid()) >= sizeof(tmp))
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp.XXXXXX", path) >= sizeof(tmp))
 		return lab_error_set(err, ENAMETOOLONG, "path too long: %s", path);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	/* A fresh name, made with O_EXCL: nothing already at it is followed. */
+	fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0)
 		return lab_error_errno(err, errno, "create %s", tmp);
+	if (fchmod(fd, 0644) < 0) {
+		/* not fatal: the file stays 0600 */
+	}
 	while (off < len) {
 		ssize_t n = write(fd, data + off, len - off);
 
@@ -164,17 +302,135 @@ int lab_write_atomic(const char *path, const char *data, size_t len, struct lab_
 		unlink(tmp);
 		return lab_error_errno(err, e, "sync %s", tmp);
 	}
+	/* Only over a regular file or nothing: never over /dev/full. */
+	if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		ret = output_kind_refused("the result", path, st.st_mode, err);
+		unlink(tmp);
+		return ret;
+	}
 	if (rename(tmp, path) < 0) {
 		int e = errno;
 
 		unlink(tmp);
 		return lab_error_errno(err, e, "rename %s to %s", tmp, path);
 	}
-	snprintf(dir, sizeof(dir), "%s", path);
-	dfd = open(dirname(dir), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd >= 0) {
-		fsync(dfd);
-		close(dfd);
+	if (dir_of(path, dir, sizeof(dir), err) == 0) {
+		dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (dfd >= 0) {
+			fsync(dfd);
+			close(dfd);
+		}
 	}
+	return 0;
+}
+
+const char *lab_file_kind(mode_t mode)
+{
+	switch (mode & S_IFMT) {
+	case S_IFREG: return "a regular file";
+	case S_IFDIR: return "a directory";
+	case S_IFCHR: return "a character device";
+	case S_IFBLK: return "a block device";
+	case S_IFIFO: return "a FIFO";
+	case S_IFSOCK: return "a socket";
+	case S_IFLNK: return "a symbolic link";
+	default: return "not a regular file";
+	}
+}
+
+static int input_too_big(const char *what, const char *path, unsigned long long size,
+			 unsigned long long cap, bool at_least, struct lab_error *err)
+{
+	char a[32], b[32];
+
+	return lab_error_set(err, EFBIG, "%s %s is %s%s, over the %s limit", what, path,
+			     at_least ? "more than " : "", lab_format_size(size, a, sizeof(a)),
+			     lab_format_size(cap, b, sizeof(b)));
+}
+
+int lab_read_input(const char *path, const char *what, unsigned long long cap, unsigned flags,
+		   char **out, size_t *len_out, struct lab_error *err)
+{
+	bool nofollow = flags & LAB_INPUT_NOFOLLOW;
+	struct stat before, st;
+	size_t len = 0, room;
+	char *buf;
+	int fd;
+
+	/* Look before opening: opening a device can have effects of its own
+	 * (a tape rewinds, a tty becomes the controlling terminal). */
+	if ((nofollow ? lstat(path, &before) : stat(path, &before)) < 0)
+		return lab_error_errno(err, errno, "cannot read %s %s", what, path);
+	if (!S_ISREG(before.st_mode))
+		return lab_error_set(err, EINVAL, "%s %s is %s, not a regular file", what, path,
+				     lab_file_kind(before.st_mode));
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | (nofollow ? O_NOFOLLOW : 0));
+	if (fd < 0)
+		return lab_error_errno(err, errno, "cannot read %s %s", what, path);
+	/* ...and check again what was opened: the path may have been swapped. */
+	if (fstat(fd, &st) < 0) {
+		int e = errno;
+
+		close(fd);
+		return lab_error_errno(err, e, "cannot read %s %s", what, path);
+	}
+	if (!S_ISREG(st.st_mode) || st.st_dev != before.st_dev || st.st_ino != before.st_ino) {
+		close(fd);
+		return lab_error_set(err, EINVAL, "%s %s is %s, not a regular file (it changed while opened)",
+				     what, path, lab_file_kind(st.st_mode));
+	}
+	if ((unsigned long long)st.st_size > cap) {
+		close(fd);
+		return input_too_big(what, path, (unsigned long long)st.st_size, cap, false, err);
+	}
+	/* The size can grow while read: read at most cap + 1 bytes. */
+	room = (size_t)st.st_size + 1;
+	if (room < 4096)
+		room = 4096;
+	buf = malloc(room);
+	if (buf == NULL) {
+		close(fd);
+		return lab_error_errno(err, ENOMEM, "read %s %s", what, path);
+	}
+	for (;;) {
+		ssize_t n;
+
+		if (len + 1 >= room) {
+			size_t nr = room * 2;
+			char *nb;
+
+			nb = realloc(buf, nr);
+			if (nb == NULL) {
+				free(buf);
+				close(fd);
+				return lab_error_errno(err, ENOMEM, "read %s %s", what, path);
+			}
+			buf = nb;
+			room = nr;
+		}
+		n = read(fd, buf + len, room - len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int e = errno;
+
+			free(buf);
+			close(fd);
+			return lab_error_errno(err, e, "read %s %s", what, path);
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+		if (len > cap) {
+			free(buf);
+			close(fd);
+			return input_too_big(what, path, cap, cap, true, err);
+		}
+	}
+	close(fd);
+	buf[len] = '\0';
+	*out = buf;
+	if (len_out != NULL)
+		*len_out = len;
 	return 0;
 }

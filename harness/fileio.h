@@ -6,8 +6,10 @@
 #ifndef PAGELAB_FILEIO_H
 #define PAGELAB_FILEIO_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdlib.h>
+#include <sys/types.h>
 #include <unistd.h>
 
 #include "error.h"
@@ -41,12 +43,60 @@ int lab_read_u64(const char *path, unsigned long long *val, struct lab_error *er
 /* Write str to an existing file (O_WRONLY|O_TRUNC, no create), in one write. */
 int lab_write_file(const char *path, const char *str, struct lab_error *err);
 
-/* Write data to path atomically: path.tmp.PID, fsync, rename, fsync dir. */
+/* Write data to path atomically: a new path.tmp.XXXXXX (O_EXCL, in path's
+ * directory), fsync, rename, fsync dir.  The rename goes only over a regular
+ * file or nothing (lab_check_output), never over a device, FIFO, socket,
+ * directory or symlink: that is refused and the tmp removed. */
 int lab_write_atomic(const char *path, const char *data, size_t len, struct lab_error *err);
+
+/* Where pagelab writes, checked before anything on the host changes.
+ * lab_check_output: path (what names it in messages: "--out") must be
+ * nothing yet or a regular file — not a device, FIFO, socket, directory or
+ * symlink (a rename over a link would replace the link, an open would write
+ * through it) — and its directory must exist and be writable; pagelab does
+ * not make a tree a user named.  lab_check_output_dir: dir must be an
+ * existing, writable directory (with create, it and its parents are made
+ * first: the default results/).  Return 0, or -errno with one line in err:
+ * -EEXIST for a path of the wrong kind, -ENOENT / -ENOTDIR for a missing
+ * directory, -EACCES / -EROFS for one that cannot be written. */
+int lab_check_output(const char *path, const char *what, struct lab_error *err);
+int lab_check_output_dir(const char *dir, const char *what, bool create, struct lab_error *err);
+
+/* Open path for appending pagelab's own stream (the result's .jsonl),
+ * emptied: created or a regular file only (lab_check_output's rules, checked
+ * on what was opened; a FIFO does not block the open).  Returns the fd, or
+ * -errno with err. */
+int lab_open_output(const char *path, const char *what, struct lab_error *err);
 
 /* mkdir -p: every missing directory of dir, the last one with mode (the
  * others 0755).  Existing directories are fine. */
 int lab_mkdir_p(const char *dir, unsigned mode, struct lab_error *err);
+
+/* Input files a user or another run hands pagelab (scenarios, --advice files,
+ * result documents, the knob journal) are data from outside: each is read
+ * through lab_read_input, which takes only a regular file, never blocks on a
+ * FIFO or a device, and refuses one larger than its kind's cap. */
+#define LAB_SCENARIO_MAX (1ULL << 20)   /* a scenario file: the largest in scenarios/ is 5 KiB */
+#define LAB_ADVICE_MAX (1ULL << 20)     /* an --advice sysctl.conf-style file */
+#define LAB_JOURNAL_MAX (1ULL << 20)    /* the knob journal: one short line per change */
+/* A result document: a probe run writes ~8 KiB per sample here, so one run
+ * at the 600 s default timeout and 250 ms tick is ~19 MiB; 256 MiB holds a
+ * dozen such runs, and is still a size jansson can load. */
+#define LAB_RESULT_MAX (256ULL << 20)
+
+#define LAB_INPUT_NOFOLLOW 0x1u          /* refuse a symlink (the journal) */
+
+/* Read the input file path, a `what` (e.g. "scenario") at most cap bytes,
+ * into a new NUL-terminated buffer.  Anything but a regular file (a device,
+ * FIFO, socket, directory; a symlink with LAB_INPUT_NOFOLLOW) is refused
+ * before it is read, without blocking.  On failure err holds one line naming
+ * what, the path and why; returns -ENOENT, -EACCES… from open, -EINVAL for a
+ * file that is not regular, -EFBIG for one over cap. */
+int lab_read_input(const char *path, const char *what, unsigned long long cap, unsigned flags,
+		   char **out, size_t *len_out, struct lab_error *err);
+
+/* What kind of file st is, for messages ("a character device"). */
+const char *lab_file_kind(mode_t mode);
 
 /* Read all of fd into a new buffer (for pipes). */
 int lab_read_fd(int fd, char **out, size_t *len_out, struct lab_error *err);

@@ -21,17 +21,21 @@
 
 #include "audit.h"
 #include "catalog.h"
+#include "compare.h"
 #include "fileio.h"
 #include "host.h"
 #include "kmsg.h"
 #include "knobs.h"
 #include "launch.h"
+#include "plot.h"
 #include "report.h"
 #include "result.h"
 #include "sampler.h"
 #include "sandbox.h"
 #include "scenario.h"
 #include "size.h"
+#include "trace/trace.h"
+#include "trace/tracedef.h"
 #include "vm.h"
 
 enum { EXIT_RAN = 0, EXIT_HARNESS = 1, EXIT_USAGE = 2, EXIT_CANNOT = 3, EXIT_INTERRUPTED = 130 };
@@ -42,7 +46,12 @@ static const char usage_text[] =
 	"  run NAME|FILE [options]   run a scenario and write its result document\n"
 	"  list                      the scenarios pagelab knows, with their titles\n"
 	"  show NAME|FILE            a scenario's parameters, matrix and runs, checked but not run\n"
-	"  report RESULT.json...     the article's tables beside this host's figures\n"
+	"  report RESULT.json...     tables from data: an article beside this host, or the generic report\n"
+	"                            (--html DIR: one page with the plots; --plots DIR)\n"
+	"  plot RESULT.json...       each run's timeline drawn by gnuplot (SVG/PNG)\n"
+	"  compare BASE.json... -- NEW.json... | --by KEY RESULT.json...\n"
+	"                            which differences are real (Welch t-test + LKP rule;\n"
+	"                            Fisher's exact test for outcome counts)\n"
 	"  check [--json]            what this host can and cannot run, and why\n"
 	"  audit [--json] [--wsf N] [--watch S] [--with KNOB=V] [--advice FILE]\n"
 	"                            this host's watermark arithmetic explained (reads only;\n"
@@ -69,6 +78,13 @@ static const char usage_text[] =
 	"  --sandbox child|self child (default): a new cgroup below pagelab's own; self:\n"
 	"                       pagelab's own cgroup is the sandbox (a container started with\n"
 	"                       --memory M --memory-swap M); its limit must be the scenario's\n"
+	"  --trace SET          tracepoints: default (the lab's), all, none, or groups of\n"
+	"                       kswapd direct memcg compaction oom markers (default:\n"
+	"                       the scenario's [trace] events, else the lab's)\n"
+	"  --trace-raw          keep high-rate events (reclaim stalls, compaction) one by\n"
+	"                       one, not only as per-interval counts and histograms\n"
+	"  --burst MS           sample every MS (2..1000, 0 = never; default 10) while a zone\n"
+	"                       is near its low line, kswapd is awake or a stall is open\n"
 	"  --no-report          do not print the summary table\n"
 	"  -v, --verbose        one stderr line per workload step\n"
 	"\n"
@@ -138,9 +154,9 @@ static int load_scenario(const char *arg, struct scenario *s, char *path, size_t
 		fprintf(stderr, "pagelab: %s\n", err.msg);
 		return EXIT_USAGE;
 	}
-	ret = lab_read_file(path, &text, NULL, &err);
+	ret = lab_read_input(path, "scenario", LAB_SCENARIO_MAX, 0, &text, NULL, &err);
 	if (ret < 0) {
-		fprintf(stderr, "pagelab: cannot read scenario %s\n", err.msg);
+		fprintf(stderr, "pagelab: %s\n", err.msg);
 		return EXIT_USAGE;
 	}
 	if (scenario_parse(path, text, s, &err) < 0) {
@@ -197,7 +213,7 @@ static int cmd_list(void)
 				struct lab_error err;
 
 				snprintf(path, sizeof(path), "%s/%s", sub, names[i]->d_name);
-				if (lab_read_file(path, &text, NULL, &err) == 0 &&
+				if (lab_read_input(path, "scenario", LAB_SCENARIO_MAX, 0, &text, NULL, &err) == 0 &&
 				    scenario_parse(path, text, &s, &err) == 0) {
 					printf("%-28s %s%s\n", s.name, s.destructive ? "[destructive] " : "",
 					       s.title ? s.title : "");
@@ -225,6 +241,9 @@ struct run_opts {
 	unsigned timeout_s;
 	bool allow_destructive, verbose, no_report, dry;
 	bool sandbox_self;      /* --sandbox self: pagelab's own cgroup is the sandbox */
+	const char *trace;      /* --trace SET, NULL = the scenario's */
+	bool trace_raw;
+	int burst_ms;           /* --burst MS, -1 = the scenario's */
 	size_t nr_sets;
 	char *sets[64];
 };
@@ -240,6 +259,9 @@ static int parse_run_opts(int argc, char **argv, struct run_opts *o, const char 
 		{ "allow-destructive", no_argument, NULL, 'D' },
 		{ "sandbox", required_argument, NULL, 'B' },
 		{ "no-report", no_argument, NULL, 'N' },
+		{ "trace", required_argument, NULL, 'T' },
+		{ "trace-raw", no_argument, NULL, 'R' },
+		{ "burst", required_argument, NULL, 'U' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -249,6 +271,7 @@ static int parse_run_opts(int argc, char **argv, struct run_opts *o, const char 
 	memset(o, 0, sizeof(*o));
 	o->interval_ms = 250;
 	o->timeout_s = 600;
+	o->burst_ms = -1;
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "o:r:s:i:t:vh", longopts, NULL)) != -1) {
@@ -289,6 +312,23 @@ static int parse_run_opts(int argc, char **argv, struct run_opts *o, const char 
 			break;
 		case 'N':
 			o->no_report = true;
+			break;
+		case 'T': {
+			unsigned set;
+			bool dflt;
+
+			if (tracedef_parse_set(optarg, &set, &dflt, &err) < 0)
+				return usage_error("--trace: %s", err.msg);
+			o->trace = optarg;
+			break;
+		}
+		case 'R':
+			o->trace_raw = true;
+			break;
+		case 'U':
+			if (lab_parse_uint(optarg, &v, &err) < 0 || (v != 0 && (v < 2 || v > 1000)))
+				return usage_error("--burst: expected 0 or 2..1000 ms, got '%s'", optarg);
+			o->burst_ms = (int)v;
 			break;
 		case 'v':
 			o->verbose = true;
@@ -418,7 +458,7 @@ static int journal_begin(bool need, struct knob_journal **out)
 	int ret;
 
 	*out = NULL;
-	if (!need && stat(knob_journal_path(), &st) < 0)
+	if (!need && lstat(knob_journal_path(), &st) < 0)
 		return EXIT_RAN;
 	ret = knob_journal_open(knob_journal_path(), out, &stale, &owner, &err);
 	if (ret == -EBUSY && !need)
@@ -426,7 +466,7 @@ static int journal_begin(bool need, struct knob_journal **out)
 	if (ret < 0) {
 		fprintf(stderr, "pagelab: %s%s\n", err.msg,
 			ret == -EBUSY ? ": knob-changing runs go one at a time" : "");
-		return ret == -EBUSY ? EXIT_CANNOT : EXIT_HARNESS;
+		return ret == -EBUSY ? EXIT_CANNOT : ret == -EPERM ? EXIT_USAGE : EXIT_HARNESS;
 	}
 	if (stale && journal_restore_say(*out, "found the knob journal of a run that did not finish: "
 					 "restoring it first") < 0) {
@@ -540,9 +580,12 @@ static int cmd_run(int argc, char **argv, bool show_only)
 	const char *doc_status = "ok";
 	char doc_error[LAB_ERROR_MSG_MAX] = "";
 	sigset_t mask;
+	bool want_trace = false, trace_ok = false, trace_mounted = false;
+	char trace_why[LAB_ERROR_MSG_MAX] = "";
 
 	if (show_only) {
 		memset(&o, 0, sizeof(o));
+		o.burst_ms = -1;
 		if (argc != 2)
 			return usage_error("%s", "show: which scenario?");
 		name = argv[1];
@@ -575,6 +618,22 @@ static int cmd_run(int argc, char **argv, bool show_only)
 			return EXIT_USAGE;
 		}
 	repeat = o.repeat ? o.repeat : s.repeat;
+	/* --trace / --trace-raw / --burst over the scenario's [trace]. */
+	for (size_t v = 0; v < nv; v++) {
+		struct run_trace *t = &specs[v].trace;
+
+		if (o.trace != NULL) {
+			unsigned set;
+			bool dflt;
+
+			if (tracedef_parse_set(o.trace, &set, &dflt, &err) == 0)
+				t->set = dflt ? tracedef_default_set(s.name) : set;
+		}
+		t->raw |= o.trace_raw;
+		if (o.burst_ms >= 0)
+			t->burst_ms = (unsigned)o.burst_ms;
+		want_trace |= t->set != TRACE_SET_NONE;
+	}
 	if (show_only) {
 		printf("%s — %s\nsource: %s\nrepeat %u, %zu variant(s):\n", s.name, s.title ? s.title : "",
 		       s.source ? s.source : "-", repeat, nv);
@@ -592,10 +651,23 @@ static int cmd_run(int argc, char **argv, bool show_only)
 			for (size_t k = 0; k < specs[v].nr_knobs; k++)
 				printf("    knob %s = %s (writes %s)\n", specs[v].knobs[k].name, specs[v].knobs[k].text,
 				       specs[v].knobs[k].value);
+			{
+				char ts[160];
+
+				tracedef_set_text(specs[v].trace.set, ts, sizeof(ts));
+				printf("    trace %s%s, bursts %u ms\n", ts, specs[v].trace.raw ? " (raw)" : "",
+				       specs[v].trace.burst_ms);
+			}
 		}
 		goto done;
 	}
 
+	/* Where the result goes, before anything on the host changes. */
+	if (result_check(o.out, &err) < 0) {
+		fprintf(stderr, "pagelab: %s\n", err.msg);
+		status = EXIT_USAGE;
+		goto done;
+	}
 	/* Can this host run it? */
 	if (host_probe(&host, &err) < 0) {
 		fprintf(stderr, "pagelab: %s\n", err.msg);
@@ -689,6 +761,26 @@ static int cmd_run(int argc, char **argv, bool show_only)
 		else if (removed > 0)
 			fprintf(stderr, "pagelab: removed %d stale sandbox(es) of dead pagelab runs\n", removed);
 	}
+	/* Tracepoints: a private instance per run; those of dead runs go first. */
+	if (want_trace) {
+		int removed = 0;
+
+		trace_ok = trace_available(&trace_mounted, &err) == 0;
+		if (!trace_ok) {
+			snprintf(trace_why, sizeof(trace_why), "%s", err.msg);
+			if (o.trace != NULL) {
+				fprintf(stderr, "pagelab: --trace %s: %s\n", o.trace, err.msg);
+				status = EXIT_CANNOT;
+				goto done;
+			}
+			fprintf(stderr, "pagelab: warning: running without tracepoints: %s\n", err.msg);
+		} else if (trace_sweep(&removed, &err) < 0) {
+			fprintf(stderr, "pagelab: warning: sweeping stale tracing instances: %s\n", err.msg);
+		} else if (removed > 0) {
+			fprintf(stderr, "pagelab: removed %d stale tracing instance(s) of dead pagelab runs\n",
+				removed);
+		}
+	}
 	if (result_open(o.out, s.name, &res, &err) < 0) {
 		fprintf(stderr, "pagelab: %s\n", err.msg);
 		status = EXIT_HARNESS;
@@ -705,6 +797,9 @@ static int cmd_run(int argc, char **argv, bool show_only)
 		json_object_set_new(doc, "host", host_to_json(&host));
 		json_object_set_new(doc, "scenario", scenario_json(&s, repeat));
 		json_object_set_new(doc, "interval_ms", json_integer(o.interval_ms));
+		json_object_set_new(doc, "tracing", json_pack("{s:b, s:b, s:s?}", "available", trace_ok,
+							      "tracefs_mounted_by_run", trace_mounted,
+							      "unavailable", trace_why[0] ? trace_why : NULL));
 		json_object_set_new(doc, "runs", json_array());
 		result_stream(res, "header", -1, doc);
 	}
@@ -718,8 +813,13 @@ static int cmd_run(int argc, char **argv, bool show_only)
 						   .oom_group = specs[v].oom_group && !o.sandbox_self &&
 								host.cg.memory == CG_VERSION_V2 };
 			unsigned long long baseline = 0;
+			struct trace_config tc = { .set = trace_ok ? specs[v].trace.set : TRACE_SET_NONE,
+						   .raw = specs[v].trace.raw, .bin_ms = specs[v].trace.bin_ms };
 			struct sampler_opts so = { .interval_ms = o.interval_ms, .timeout_s = o.timeout_s,
-						   .bindir = bindir, .sigfd = sigfd, .verbose = o.verbose };
+						   .bindir = bindir, .sigfd = sigfd, .verbose = o.verbose,
+						   .trace = tc.set != TRACE_SET_NONE ? &tc : NULL,
+						   .burst_ms = specs[v].trace.burst_ms,
+						   .burst_margin_pct = specs[v].trace.burst_margin_pct };
 			struct sandbox *sb = NULL;
 			json_t *run = run_json(&specs[v], rep);
 			char vt[256], lim[32];
@@ -860,6 +960,8 @@ done:
 	}
 	if (sigfd >= 0)
 		close(sigfd);
+	if (trace_mounted)
+		trace_unmount();
 	for (size_t v = 0; v < nv; v++)
 		run_spec_free(&specs[v]);
 	free(specs);
@@ -886,12 +988,12 @@ static int cmd_restore(int argc, char **argv)
 	(void)argv;
 	if (argc > 1)
 		return usage_error("%s", "restore takes no arguments");
-	if (stat(path, &st) < 0) {
+	if (lstat(path, &st) < 0) {
 		printf("pagelab restore: no knob journal at %s: nothing to restore\n", path);
 	} else if ((ret = knob_journal_open(path, &j, &stale, &owner, &err)) < 0) {
 		fprintf(stderr, "pagelab restore: %s%s\n", err.msg,
 			ret == -EBUSY ? ": it puts its knobs back when it ends (stop it with SIGINT)" : "");
-		return ret == -EBUSY ? EXIT_CANNOT : EXIT_HARNESS;
+		return ret == -EBUSY ? EXIT_CANNOT : ret == -EPERM ? EXIT_USAGE : EXIT_HARNESS;
 	} else {
 		ret = knob_journal_restore(j, &rep, &err);
 		printf("pagelab restore: knob journal %s (written by pid %d):\n", path, (int)rep.journal_pid);
@@ -912,6 +1014,12 @@ static int cmd_restore(int argc, char **argv)
 		} else if (removed > 0) {
 			printf("pagelab restore: removed %d stale sandbox(es) of dead pagelab runs\n", removed);
 		}
+	}
+	if (trace_sweep(&removed, &err) < 0) {
+		fprintf(stderr, "pagelab restore: sweeping stale tracing instances: %s\n", err.msg);
+		status = EXIT_HARNESS;
+	} else if (removed > 0) {
+		printf("pagelab restore: removed %d stale tracing instance(s) of dead pagelab runs\n", removed);
 	}
 	return status;
 }
@@ -949,5 +1057,9 @@ int main(int argc, char **argv)
 		return cmd_restore(argc - 1, argv + 1);
 	if (!strcmp(cmd, "vm"))
 		return vm_main(argc - 1, argv + 1);
+	if (!strcmp(cmd, "plot"))
+		return plot_main(argc - 1, argv + 1);
+	if (!strcmp(cmd, "compare"))
+		return compare_main(argc - 1, argv + 1);
 	return usage_error("unknown command '%s'", cmd);
 }

@@ -625,30 +625,14 @@ static json_t *kv_number(const json_t *o, const char *key)
 static int copy_file(const char *src, const char *dst, struct lab_error *err)
 {
 	cleanup_free char *buf = NULL;
-	size_t len = 0, off = 0;
-	int fd, ret;
+	size_t len = 0;
+	int ret;
 
 	ret = lab_read_file(src, &buf, &len, err);
 	if (ret < 0)
 		return ret;
-	fd = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return lab_error_errno(err, errno, "create %s", dst);
-	while (off < len) {
-		ssize_t n = write(fd, buf + off, len - off);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			ret = lab_error_errno(err, errno, "write %s", dst);
-			close(fd);
-			return ret;
-		}
-		off += (size_t)n;
-	}
-	if (close(fd) < 0)
-		return lab_error_errno(err, errno, "close %s", dst);
-	return 0;
+	/* Into --out-dir: only over a regular file or nothing (fileio.h). */
+	return lab_write_atomic(dst, buf, len, err);
 }
 
 static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
@@ -1132,7 +1116,15 @@ static int run_guest(const struct vm_env *env, const struct vm_opts *o, const st
 		}
 		goto out;
 	}
-	doc = json_load_file(res, 0, &je);
+	{
+		cleanup_free char *text = NULL;
+		size_t tlen = 0;
+
+		if (lab_read_input(res, "result", LAB_RESULT_MAX, 0, &text, &tlen, &err) < 0)
+			snprintf(je.text, sizeof(je.text), "%.*s", (int)sizeof(je.text) - 1, err.msg);
+		else
+			doc = json_loadb(text, tlen, 0, &je);
+	}
 	if (doc == NULL || !json_is_object(doc) ||
 	    strcmp(kvs(doc, "schema"), "pagelab.result/1") != 0) {
 		ret = VM_HARNESS;
@@ -1686,9 +1678,11 @@ static int find_env(struct vm_env *env, const struct vm_opts *o, const char *scn
 		if (dir == NULL || *dir == '\0')
 			dir = "results";
 	}
-	if (lab_mkdir_p(dir, 0755, &err) < 0) {
-		fprintf(stderr, "pagelab: vm: --out-dir: %s\n", err.msg);
-		return VM_HARNESS;
+	/* The default directory is made; one --out-dir names must exist. */
+	if (lab_check_output_dir(dir, o->out_dir != NULL && *o->out_dir ? "--out-dir" : "the results directory",
+				 o->out_dir == NULL || *o->out_dir == '\0', &err) < 0) {
+		fprintf(stderr, "pagelab: vm: %s\n", err.msg);
+		return VM_USAGE;
 	}
 	if (realpath(dir, env->out_dir) == NULL) {
 		fprintf(stderr, "pagelab: vm: --out-dir %s: %s\n", dir, strerror(errno));
@@ -1751,8 +1745,8 @@ int vm_main(int argc, char **argv)
 	ret = scenario_location(f.name, scn_dir, sizeof(scn_dir), scn_path, sizeof(scn_path), &is_file);
 	if (ret != 0)
 		return ret;
-	if (lab_read_file(scn_path, &text, NULL, &err) < 0) {
-		fprintf(stderr, "pagelab: cannot read scenario %s\n", err.msg);
+	if (lab_read_input(scn_path, "scenario", LAB_SCENARIO_MAX, 0, &text, NULL, &err) < 0) {
+		fprintf(stderr, "pagelab: %s\n", err.msg);
 		return VM_USAGE;
 	}
 	if (scenario_parse(scn_path, text, &s, &err) < 0) {
