@@ -81,3 +81,33 @@ arm_result() {
     echo "# $(jq -r '.vm.release' "$f"): 45056 with THP always; $(jq -r "$b.min_free_kbytes.value_kb" "$f") kB with THP never; boot $(jq -r .vm.boot_wall_s "$f") s, qemu peak RSS $(jq -r .vm.qemu_peak_rss_kb "$f") kB" >&3
   done
 }
+
+# The reduced pressure-800: a 128 MiB region (the article's 512 MiB / 4) in a
+# 256 MiB sandbox with 38M of ballast, 200 MiB of pressure; THP on and off.
+ARM_SMALL=(--set region=128M --set memory_max=256M --set ballast=38M --set pressure=200M)
+
+@test "vm arm64 pressure-800 at 1/4 size (6.1 and 6.12): THP off survives; THP on: coverage, outcome and what was reclaimed recorded" {
+  guest_run arm-p800 --arch arm64 --kernel 6.1 --kernel 6.12 --mem 1G --timeout 600 \
+    run madv-free/pressure-800 --repeat 1 "${ARM_SMALL[@]}"
+  assert_success
+  for f in "$RESULTS"/arm-p800/*-guest-*arm64.json; do
+    jq -e '.status == "ok" and .vm.arch == "arm64" and .vm.machine == "aarch64" and .host.cgroup.memory == "v2"' "$f"
+    for r in 0 1; do
+      thp=$(jq -r ".runs[$r].variant.thp" "$f")
+      fill=$(jq -c "[.runs[$r].steps[] | select(.workload == \"region\" and .step == \"fill\")][0]" "$f")
+      out=$(jq -r ".runs[$r].exit.outcome" "$f")
+      if [ "$thp" = off ]; then
+        [ "$out" = completed ]
+        jq -e '.counters.region.anonhuge_kb == 0' <<<"$fill"
+        scan=$(jq -c "[.runs[$r].steps[] | select(.workload == \"region\" and .step == \"scan\")][0]" "$f")
+        jq -e '.counters.scan | .pattern + .zero + .written + .other == 32768 and .written == 1 and .other == 0' <<<"$scan"
+      else
+        # Huge pages back the region (MADV_HUGEPAGE, 2 MiB aligned): PMD folios
+        # of 2,048 kB on arm64 with 4 KiB pages as on x86.
+        jq -e '.counters.region.anonhuge_kb >= 65536 and .counters.region.anonhuge_kb % 2048 == 0' <<<"$fill"
+        [ "$out" = completed ] || { [ "$out" = oom_killed ] && jq -e ".runs[$r].exit.victims | index(\"region\")" "$f"; }
+      fi
+      echo "# $(jq -r .vm.release "$f") THP $thp: AnonHugePages $(jq .counters.region.anonhuge_kb <<<"$fill") kB after the fill, $out" >&3
+    done
+  done
+}
