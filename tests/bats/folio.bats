@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # "The folio, not the page" (issue "Beyond the articles", item 4): a write of
 # 1 byte, 4 KiB and 2 MiB into a lazily freed 512 MiB region, THP off and on
-# (scenarios/madv-free/folio-write.scn), then 700 MiB of pressure with the THP
+# (scenarios/beyond/folio-write.scn), then 700 MiB of pressure with the THP
 # split counters recorded.  On this host (6.18, cgroup v1: the vmstat deltas are
 # machine-wide) 9 s.  Measured here: THP on, 700 MiB: thp_split_pmd 173-174,
 # thp_split_page 0, thp_deferred_split_page 0 — reclaim unmaps each lazily freed
@@ -22,7 +22,7 @@ teardown() {
 
 @test "folio-write: 1 B and 4 KiB cost one page of LazyFree with THP off, one 2 MiB folio with THP on; 2 MiB costs 2 MiB either way" {
   stem=folio-write
-  run_scenario madv-free/folio-write $stem
+  run_scenario beyond/folio-write $stem
   assert_success
   check_folio_write "$RESULTS/$stem.json"
   # 6.18 here: reclaim never splits a lazily freed huge folio; it splits the PMD
