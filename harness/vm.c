@@ -55,6 +55,7 @@
 #include "error.h"
 #include "catalog.h"
 #include "fileio.h"
+#include "paths.h"
 #include "report.h"
 #include "scenario.h"
 #include "size.h"
@@ -1139,9 +1140,9 @@ static int find_env(struct vm_env *env, const struct vm_opts *o, const char *scn
 	struct lab_error err;
 	const char *dir = o->out_dir;
 
-	if (realpath(PAGELAB_SOURCE_DIR, env->src) == NULL) {
+	if (realpath(lab_data_dir(), env->src) == NULL) {
 		fprintf(stderr, "pagelab: vm: the source tree %s is gone (%s): VM mode runs its scripts/vm-run\n",
-			PAGELAB_SOURCE_DIR, strerror(errno));
+			lab_data_dir(), strerror(errno));
 		return VM_HARNESS;
 	}
 	snprintf(env->vm_run, sizeof(env->vm_run), "%s/scripts/vm-run", env->src);
