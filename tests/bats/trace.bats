@@ -17,10 +17,14 @@ setup() {
 }
 
 # Instances named pagelab-PID-* whose PID is dead: left behind (a live
-# pagelab on this machine, another user's run, keeps its own).
+# pagelab on this machine, another user's run, keeps its own; instances of
+# another pid namespace, -nsINO, are not this shell's to judge).
 pagelab_instances() {
   local n pid
+  local ns
+  ns=$(stat -Lc %i /proc/self/ns/pid)
   for n in $(ls /sys/kernel/tracing/instances 2>/dev/null | grep '^pagelab-[0-9]*-' || true); do
+    case $n in *-ns*) [ "${n##*-ns}" = "$ns" ] || continue ;; esac
     pid=${n#pagelab-}; pid=${pid%%-*}
     kill -0 "$pid" 2>/dev/null || echo "$n"
   done
@@ -90,18 +94,20 @@ SMALL=(--set region=128M --set pressure=200M --set memory_max=320M --set ballast
   "$PAGELAB" run "$TOP/tests/scenarios/long.scn" --no-report --out "$RESULTS/$stem.json" 2>/dev/null &
   bg=$!
   wait_for $stem advise
-  [ -d "/sys/kernel/tracing/instances/pagelab-$bg-0" ]
+  ns=$(stat -Lc %i /proc/self/ns/pid)
+  inst="/sys/kernel/tracing/instances/pagelab-$bg-0-ns$ns"
+  [ -d "$inst" ]
   # Events stream as they come: the step markers are in the stream already.
   jq -se '[.[] | select(.type == "event" and .event == "print")] | length >= 3' "$RESULTS/$stem.jsonl"
   kill -9 "$bg"
   wait "$bg" 2>/dev/null || true
   dead=$bg
   bg=
-  [ -d "/sys/kernel/tracing/instances/pagelab-$dead-0" ]
+  [ -d "$inst" ]
   run "$PAGELAB" run madv-free/probe --repeat 1 --no-report --out "$RESULTS/$stem-after.json"
   assert_success
   assert_output --regexp "removed [0-9]+ stale tracing instance"
-  [ ! -d "/sys/kernel/tracing/instances/pagelab-$dead-0" ]
+  [ ! -d "$inst" ]
 }
 
 @test "--trace none: no instance, no events; a bad set or [trace] value is refused before anything runs" {
