@@ -176,11 +176,117 @@ static void variant_text(const json_t *run, const char *skip, char *buf, size_t 
 
 /* ------------------------------------------------------------ figures */
 
+/* The report's table model as the JSON compare and the HTML page read:
+ * pagelab.report/1's tables (id, name, columns, rows with cells of per-run
+ * "values") plus, per row, its "variant" and "row_base" — the row's label
+ * without the variant's prefix ("THP on · Sandbox" -> "Sandbox"), which is
+ * what pairs the rows of two variants under --by. */
+/* The variant of the run behind a row's first value, without the --by key:
+ * what pairs a row of one group with the row of another (runs A–D split by
+ * wsf: A pairs with B, C with D — the same pace).  "" when unknown. */
+static void row_others(const struct report_row *row, size_t ncols, const char *const *files, json_t *const *docs,
+		       size_t n, const char *by, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	for (size_t c = 0; c < ncols; c++)
+		for (size_t i = 0; i < row->cells[c].nvalues; i++) {
+			const struct report_origin *o = row->cells[c].origin != NULL ? row->cells[c].origin[i] : NULL;
+
+			if (!row->cells[c].present[i] || o == NULL || o->file == NULL)
+				continue;
+			for (size_t d = 0; d < n; d++)
+				if (strcmp(files[d], o->file) == 0) {
+					variant_text(json_array_get(json_object_get(docs[d], "runs"), o->run), by, buf, len);
+					return;
+				}
+		}
+}
+
+static json_t *model_json(const struct report *rep, const char *const *files, json_t *const *docs, size_t n,
+			  const char *by)
+{
+	json_t *doc = json_pack("{s:s, s:[]}", "schema", "pagelab.report/1", "tables");
+	json_t *tables = json_object_get(doc, "tables");
+	const char *refpath = NULL;
+	const json_t *ref = report_reference(rep, &refpath);
+
+	if (doc != NULL && ref != NULL)
+		json_object_set_new(doc, "reference", json_pack("{s:s?, s:O*}", "path", refpath, "article",
+								  json_object_get(json_object_get(ref, "header"), "article")));
+
+	for (size_t t = 0; doc != NULL && t < report_ntables(rep); t++) {
+		const struct report_table *tb = report_table_at(rep, t);
+		json_t *tj = json_pack("{s:s, s:s?, s:I, s:s?, s:s?, s:s?, s:[], s:[], s:[]}", "id", tb->id, "name",
+				       tb->name, "number", (json_int_t)tb->number, "compare", tb->compare,
+				       "article_table", tb->article_table, "article_column",
+				       tb->has_article ? tb->article_col : NULL, "columns", "rows", "notes");
+
+		if (tj == NULL || json_array_append_new(tables, tj) < 0)
+			goto fail;
+		for (size_t c = 0; c < tb->ncols; c++)
+			json_array_append_new(json_object_get(tj, "columns"),
+					      json_pack("{s:s, s:s?, s:s?, s:b, s:I}", "label", tb->cols[c].label, "kernel",
+							tb->cols[c].kernel, "cgroup", tb->cols[c].cgroup, "guest",
+							tb->cols[c].guest, "runs", (json_int_t)tb->colruns[c]));
+		for (size_t k = 0; k < tb->nnotes; k++)
+			json_array_append_new(json_object_get(tj, "notes"), json_string(tb->notes[k]));
+		for (size_t r = 0; r < tb->nrows; r++) {
+			const struct report_row *row = &tb->rows[r];
+			const char *base = row->label;
+			json_t *rj, *cells;
+
+			if (row->variant != NULL) {
+				const char *dot = strstr(row->label, " · ");
+
+				base = dot != NULL ? dot + strlen(" · ") : "";
+			}
+			rj = json_pack("{s:s, s:s, s:s, s:s?, s:s?, s:[], s:{s:s}}", "row", row->label, "row_base", base,
+				       "figure", row->figure, "unit", row->unit, "variant", row->variant, "cells",
+				       "article", "text", row->article.text);
+			if (rj != NULL && row->variant != NULL) {
+				/* Its place within its variant's rows: a table's
+				 * figures are expanded in the same order for every
+				 * variant, so the k-th row of one is the k-th of
+				 * another. */
+				json_int_t k = 0;
+
+				for (size_t q = 0; q < r; q++)
+					k += tb->rows[q].variant != NULL && strcmp(tb->rows[q].variant, row->variant) == 0;
+				json_object_set_new(rj, "vindex", json_integer(k));
+			}
+			if (rj != NULL && row->variant != NULL && docs != NULL && by != NULL) {
+				char others[200];
+
+				row_others(row, tb->ncols, files, docs, n, by, others, sizeof(others));
+				json_object_set_new(rj, "others", json_string(others));
+			}
+			if (rj == NULL || json_array_append_new(json_object_get(tj, "rows"), rj) < 0)
+				goto fail;
+			cells = json_object_get(rj, "cells");
+			for (size_t c = 0; c < tb->ncols; c++) {
+				const struct report_cell *cell = &row->cells[c];
+				json_t *cj = json_pack("{s:s, s:s, s:I, s:[]}", "column", tb->cols[c].label, "text",
+						       cell->text, "runs", (json_int_t)cell->runs, "values");
+
+				if (cj == NULL || json_array_append_new(cells, cj) < 0)
+					goto fail;
+				for (size_t i = 0; i < cell->nvalues; i++)
+					json_array_append_new(json_object_get(cj, "values"),
+							      cell->present[i] ? json_real(cell->values[i]) : json_null());
+			}
+		}
+	}
+	return doc;
+fail:
+	json_decref(doc);
+	return NULL;
+}
+
 /* The report engine's tables for result documents (harness/report.h), as
  * its pagelab.report/1 JSON: every row × column with each repeat's value.
  * docs, when given, are --by's filtered copies: written to a private
  * directory first, since the engine loads files. */
-static int report_of(const char *const *paths, json_t *const *docs, size_t n, const char *what,
+static int report_of(const char *const *paths, json_t *const *docs, size_t n, const char *what, const char *by,
 		     const struct report_options *given, json_t **out, struct lab_error *err)
 {
 	char dir[] = "/tmp/pagelab-compare.XXXXXX";
@@ -188,10 +294,7 @@ static int report_of(const char *const *paths, json_t *const *docs, size_t n, co
 	char **tmp = NULL;
 	struct report_options opt = { .quiet = true };
 	struct report *rep = NULL;
-	char *text = NULL;
-	size_t len = 0, i;
-	json_error_t je;
-	FILE *m = NULL;
+	size_t i;
 	int ret = 0;
 
 	*out = NULL;
@@ -230,22 +333,11 @@ static int report_of(const char *const *paths, json_t *const *docs, size_t n, co
 			err->code = EINVAL;
 		goto out;
 	}
-	m = open_memstream(&text, &len);
-	if (m == NULL) {
-		ret = lab_error_errno(err, errno, "open_memstream");
-		goto out;
-	}
-	ret = report_write(rep, REPORT_JSON, m, err);
-	if (fclose(m) != 0 && ret == 0)
-		ret = lab_error_set(err, ENOMEM, "out of memory");
-	if (ret < 0)
-		goto out;
-	*out = json_loads(text, 0, &je);
+	*out = model_json(rep, files, docs, n, by);
 	if (*out == NULL)
-		ret = lab_error_set(err, EIO, "%s: the report wrote no JSON: %s", what, je.text);
+		ret = lab_error_set(err, ENOMEM, "%s: out of memory", what);
 out:
 	report_free(rep);
-	free(text);
 	for (i = 0; tmp != NULL && i < n; i++) {
 		if (tmp[i] != NULL)
 			unlink(tmp[i]);
@@ -261,12 +353,12 @@ out:
 int compare_report_json(const char *const *paths, size_t n, const struct report_options *opt, json_t **out,
 			struct lab_error *err)
 {
-	return report_of(paths, NULL, n, "report", opt, out, err);
+	return report_of(paths, NULL, n, "report", NULL, opt, out, err);
 }
 
-static int side_report(const struct side *s, json_t **out, struct lab_error *err)
+static int side_report(const struct side *s, const char *by, json_t **out, struct lab_error *err)
 {
-	return report_of(s->paths, s->docs, s->n, s->name, NULL, out, err);
+	return report_of(s->paths, s->docs, s->n, s->name, by, NULL, out, err);
 }
 
 /* A cell's repeats: its "values" that are numbers. */
@@ -296,17 +388,51 @@ static bool str_eq(const char *a, const char *b)
 	return (a == NULL && b == NULL) || (a != NULL && b != NULL && strcmp(a, b) == 0);
 }
 
-static const json_t *find_row(const json_t *t, const json_t *row)
+/* A cell with at least one number. */
+static bool has_values(const json_t *cells)
 {
-	const json_t *rows = json_object_get(t, "rows");
+	for (size_t c = 0; c < json_array_size(cells); c++) {
+		const json_t *v = json_object_get(json_array_get(cells, c), "values");
+
+		for (size_t i = 0; i < json_array_size(v); i++)
+			if (json_is_number(json_array_get(v, i)))
+				return true;
+	}
+	return false;
+}
+
+/* The row of t that is row: the same label and figure; under --by (by_variant)
+ * rows of a variant group pair by their label without the variant's
+ * prefix, the one with numbers first (the other variant's rows are empty
+ * on a side that --by filtered). */
+static const json_t *find_row(const json_t *t, const json_t *row, bool by_variant)
+{
+	const json_t *rows = json_object_get(t, "rows"), *empty = NULL;
+	bool variant = by_variant && json_is_string(json_object_get(row, "variant"));
 
 	for (size_t i = 0; i < json_array_size(rows); i++) {
 		const json_t *r = json_array_get(rows, i);
 
-		if (str_eq(jstr(r, "row"), jstr(row, "row")) && str_eq(jstr(r, "figure"), jstr(row, "figure")))
+		if (!str_eq(jstr(r, "figure"), jstr(row, "figure")))
+			continue;
+		if (variant && json_is_string(json_object_get(r, "variant"))) {
+			if (json_integer_value(json_object_get(r, "vindex")) !=
+			    json_integer_value(json_object_get(row, "vindex")))
+				continue;
+			/* The other variant keys must match too (A with B, C
+			 * with D); a row with no value has no "others" to say. */
+			if (jstr(r, "others") && jstr(row, "others") && *jstr(r, "others") && *jstr(row, "others") &&
+			    strcmp(jstr(r, "others"), jstr(row, "others")) != 0)
+				continue;
+			if (has_values(json_object_get(r, "cells")))
+				return r;
+			if (empty == NULL)
+				empty = r;
+		} else if (str_eq(jstr(r, "row"), jstr(row, "row"))) {
 			return r;
+		}
 	}
-	return NULL;
+	return empty;
 }
 
 static json_t *side_json(const struct stats_side *s, const double *v, size_t n)
@@ -323,7 +449,7 @@ static json_t *side_json(const struct stats_side *s, const double *v, size_t n)
 
 /* One figure both sides have: its verdict as JSON. */
 static json_t *figure_json(const json_t *t, const json_t *row, const char *column, const double *bv, size_t bn,
-			   const double *nv, size_t nn, double threshold)
+			   const double *nv, size_t nn, double threshold, bool by_variant)
 {
 	struct stats_side b, n;
 	struct stats_verdict v;
@@ -332,8 +458,24 @@ static json_t *figure_json(const json_t *t, const json_t *row, const char *colum
 	stats_summarize(bv, bn, &b);
 	stats_summarize(nv, nn, &n);
 	stats_verdict(&b, &n, threshold, &v);
+	char label[400];
+	const char *rowtext = jstr(row, "row");
+
+	/* Under --by a variant's row is named by what it shares with its
+	 * pair: the other keys ("pace=64M/50") and its label without the
+	 * variant. */
+	if (json_is_string(json_object_get(row, "variant")) && by_variant) {
+		const char *others = jstr(row, "others"), *base = jstr(row, "row_base");
+
+		if (others != NULL && *others && strcmp(others, "all runs") != 0)
+			snprintf(label, sizeof(label), "%s", others);
+		else
+			snprintf(label, sizeof(label), "%s", base ? base : "");
+		rowtext = label;
+	}
 	j = json_pack("{s:s?, s:s?, s:s?, s:s?, s:s?, s:s?, s:o, s:o, s:o, s:{s:b, s:b}, s:s}",
-		      "table", jstr(t, "id"), "table_name", jstr(t, "name"), "row", jstr(row, "row"),
+		      "table", jstr(t, "id"), "table_name", jstr(t, "name"),
+		      "row", rowtext,
 		      "figure", jstr(row, "figure"), "column", column, "unit", jstr(row, "unit"),
 		      "base", side_json(&b, bv, bn), "new", side_json(&n, nv, nn),
 		      "change_pct", isnan(v.change_pct) ? json_null() : json_real(v.change_pct),
@@ -350,8 +492,8 @@ static json_t *figure_json(const json_t *t, const json_t *row, const char *colum
 #define VALUES_MAX 256
 
 /* Every figure of every table both reports have. */
-static int compare_tables(const json_t *brep, const json_t *nrep, double threshold, json_t *figs,
-			  json_t *notes)
+static int compare_tables(const json_t *brep, const json_t *nrep, double threshold, bool by_variant,
+			  json_t *figs, json_t *notes)
 {
 	const json_t *bts = json_object_get(brep, "tables");
 	double bv[VALUES_MAX], nv[VALUES_MAX];
@@ -367,9 +509,14 @@ static int compare_tables(const json_t *brep, const json_t *nrep, double thresho
 		ncols = json_object_get(nt, "columns");
 		for (size_t r = 0; r < json_array_size(rows); r++) {
 			const json_t *brow = json_array_get(rows, r);
-			const json_t *nrow = find_row(nt, brow);
+			const json_t *nrow;
 			const json_t *bcells = json_object_get(brow, "cells"), *ncells;
 
+			/* Under --by, of a variant group only the rows this side has
+			 * numbers for (the other variants' are empty after the split). */
+			if (by_variant && json_is_string(json_object_get(brow, "variant")) && !has_values(bcells))
+				continue;
+			nrow = find_row(nt, brow, by_variant);
 			if (nrow == NULL)
 				continue;
 			ncells = json_object_get(nrow, "cells");
@@ -394,7 +541,7 @@ static int compare_tables(const json_t *brep, const json_t *nrep, double thresho
 				nn = cell_values(nc, nv, VALUES_MAX);
 				if (bn == 0 || nn == 0)
 					continue;       /* a text cell, or a figure one side lacks */
-				json_array_append_new(figs, figure_json(bt, brow, col, bv, bn, nv, nn, threshold));
+				json_array_append_new(figs, figure_json(bt, brow, col, bv, bn, nv, nn, threshold, by_variant));
 			}
 		}
 		if (json_array_size(bcols) != 1 || json_array_size(ncols) != 1) {
@@ -512,12 +659,12 @@ static int compare_pair(const struct side *b, const struct side *n, const char *
 		ret = lab_error_set(err, ENOMEM, "out of memory");
 		goto out;
 	}
-	ret = side_report(b, &brep, err);
+	ret = side_report(b, by, &brep, err);
 	if (ret == 0)
-		ret = side_report(n, &nrep, err);
+		ret = side_report(n, by, &nrep, err);
 	if (ret < 0)
 		goto out;
-	compare_tables(brep, nrep, threshold, figs, notes);
+	compare_tables(brep, nrep, threshold, by != NULL && strcmp(by, "kernel") != 0, figs, notes);
 	if (count_outcomes(b, 0, by, false, &t, &nt) < 0 || count_outcomes(n, 1, by, false, &t, &nt) < 0 ||
 	    count_outcomes(b, 0, by, true, &t, &nt) < 0 || count_outcomes(n, 1, by, true, &t, &nt) < 0) {
 		ret = lab_error_set(err, ENOMEM, "out of memory");
@@ -688,7 +835,7 @@ static void fmt_num(double v, char *buf, size_t len)
 	buf[k] = '\0';
 }
 
-static void side_text(const json_t *s, const char *unit, char *buf, size_t len)
+void compare_side_text(const json_t *s, const char *unit, char *buf, size_t len)
 {
 	char med[48], lo[48], hi[48];
 	double m = json_number_value(json_object_get(s, "median"));
@@ -783,8 +930,8 @@ void compare_markdown(const json_t *cmp, FILE *o)
 					"|---|---|---:|---:|---:|---:|---|\n", jstr(f, "table_name") ? jstr(f, "table_name") : "",
 					last_table, bn, nn);
 			}
-			side_text(json_object_get(f, "base"), unit, b, sizeof(b));
-			side_text(json_object_get(f, "new"), unit, n, sizeof(n));
+			compare_side_text(json_object_get(f, "base"), unit, b, sizeof(b));
+			compare_side_text(json_object_get(f, "new"), unit, n, sizeof(n));
 			change_text(json_object_get(f, "change_pct"), ch, sizeof(ch));
 			p_text(json_object_get(f, "welch"), pt, sizeof(pt));
 			fputs("| ", o);

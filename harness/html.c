@@ -124,7 +124,7 @@ static void rel_path(const char *dir, const char *target, char *buf, size_t len)
 /* ------------------------------------------------------------ page */
 
 static const char style[] =
-	"body{font-family:'DejaVu Sans',sans-serif;margin:24px;color:#111;max-width:1500px}"
+	"body{font-family:'DejaVu Sans',sans-serif;margin:24px;color:#111}"
 	"h1{font-size:22px}h2{font-size:18px;margin-top:32px;border-bottom:1px solid #999}"
 	"h3{font-size:15px}table{border-collapse:collapse;margin:8px 0;font-size:12px}"
 	"th,td{border:1px solid #bbb;padding:3px 7px;vertical-align:top}th{background:#eee}"
@@ -132,7 +132,9 @@ static const char style[] =
 	"a{color:#333}.notes{font-size:12px;color:#444}"
 	"figure{margin:12px 0;display:inline-block;vertical-align:top}"
 	"figure img{width:700px;border:1px solid #ddd}figcaption{font-size:11px;color:#444;max-width:700px}"
-	".charts{display:flex;flex-wrap:wrap;gap:12px}";
+	".charts{display:flex;flex-wrap:wrap;gap:12px}"
+	".side{display:flex;gap:20px;align-items:flex-start}.side>.tbl{flex:1 1 auto;min-width:0}"
+	".side>.col{flex:0 0 704px}";
 
 struct page_chart {
 	const char *src;                /* the result file it came from */
@@ -201,9 +203,12 @@ static void html_table(FILE *o, const json_t *t)
 		fprintf(o, " (%lld run%s)</th>", (long long)json_integer_value(json_object_get(c, "runs")),
 			json_integer_value(json_object_get(c, "runs")) == 1 ? "" : "s");
 	}
-	fputs("<th>", o);
-	esc(o, article ? article : "article");
-	fputs("</th></tr>\n", o);
+	if (article != NULL) {
+		fputs("<th>", o);
+		esc(o, article);
+		fputs("</th>", o);
+	}
+	fputs("</tr>\n", o);
 	for (i = 0; i < json_array_size(rows); i++) {
 		const json_t *r = json_array_get(rows, i), *cells = json_object_get(r, "cells");
 
@@ -217,9 +222,12 @@ static void html_table(FILE *o, const json_t *t)
 			esc(o, jstr(json_array_get(cells, k), "text"));
 			fputs("</td>", o);
 		}
-		fputs("<td class=\"n\">", o);
-		esc(o, jstr(json_object_get(r, "article"), "text"));
-		fputs("</td></tr>\n", o);
+		if (article != NULL) {
+			fputs("<td class=\"n\">", o);
+			esc(o, jstr(json_object_get(r, "article"), "text"));
+			fputs("</td>", o);
+		}
+		fputs("</tr>\n", o);
 	}
 	fputs("</table>\n", o);
 	if (json_array_size(json_object_get(t, "notes")) > 0) {
@@ -235,15 +243,12 @@ static void html_table(FILE *o, const json_t *t)
 
 static void html_side(FILE *o, const json_t *s, const char *unit)
 {
-	double m = json_number_value(json_object_get(s, "median"));
-	double a = json_number_value(json_object_get(s, "min")), b = json_number_value(json_object_get(s, "max"));
+	char t[256];
 
-	if (a == b)
-		fprintf(o, "<td class=\"n\">%.10g%s%s (n=%lld)</td>", m, unit ? " " : "", unit ? unit : "",
-			(long long)json_integer_value(json_object_get(s, "n")));
-	else
-		fprintf(o, "<td class=\"n\">%.10g%s%s (%.10g–%.10g, n=%lld)</td>", m, unit ? " " : "", unit ? unit : "",
-			a, b, (long long)json_integer_value(json_object_get(s, "n")));
+	compare_side_text(s, unit, t, sizeof(t));
+	fputs("<td class=\"n\">", o);
+	esc(o, t);
+	fputs("</td>", o);
 }
 
 static void html_compare(FILE *o, const json_t *cmp)
@@ -508,9 +513,8 @@ static int write_page(const struct html_args *a, json_t **docs, struct lab_error
 		esc(o, jstr(r, "path"));
 		fputs(")</p>\n", o);
 	}
-	fputs("<h2>Inputs</h2>\n<table><tr><th>Result</th><th>Scenario</th><th>Kernel</th><th>Column</th><th>Runs</th><th>Status</th></tr>\n", o);
+	fputs("<h2>Inputs</h2>\n<table><tr><th>Result</th><th>Scenario</th><th>Kernel</th><th>cgroup</th><th>Runs</th><th>Status</th></tr>\n", o);
 	for (i = 0; i < a->nfiles; i++) {
-		const json_t *in = json_array_get(json_object_get(rep, "inputs"), i);
 		char rel[PATH_MAX * 2];
 
 		rel_path(a->html_dir, a->files[i], rel, sizeof(rel));
@@ -523,7 +527,7 @@ static int write_page(const struct html_args *a, json_t **docs, struct lab_error
 		fputs("</td><td>", o);
 		esc(o, jstr(json_object_get(docs[i], "host"), "kernel"));
 		fputs("</td><td>", o);
-		esc(o, jstr(in, "column"));
+		esc(o, jstr(json_object_get(json_object_get(docs[i], "host"), "cgroup"), "memory"));
 		fprintf(o, "</td><td class=\"n\">%zu</td><td>", json_array_size(json_object_get(docs[i], "runs")));
 		esc(o, jstr(docs[i], "status"));
 		fputs("</td></tr>\n", o);
@@ -534,7 +538,11 @@ static int write_page(const struct html_args *a, json_t **docs, struct lab_error
 		const json_t *t = json_array_get(json_object_get(rep, "tables"), k);
 		bool any = false;
 
+		/* The table, and beside it the timelines of the runs that fed it
+		 * (each chart once: a run feeding two tables is drawn by the first). */
+		fputs("<div class=\"side\"><div class=\"tbl\">\n", o);
 		html_table(o, t);
+		fputs("</div>\n", o);
 		for (i = 0; i < a->nfiles; i++) {
 			if (!doc_feeds(docs[i], jstr(t, "id")))
 				continue;
@@ -542,7 +550,7 @@ static int write_page(const struct html_args *a, json_t **docs, struct lab_error
 				if (shown[c])
 					continue;
 				if (!any)
-					fputs("<h3>Timelines of the runs above</h3>\n<div class=\"charts\">\n", o);
+					fputs("<div class=\"col\"><h3>Timelines of these runs</h3>\n", o);
 				any = true;
 				shown[c] = true;
 				inline_svg(o, &charts.v[c]);
@@ -550,6 +558,7 @@ static int write_page(const struct html_args *a, json_t **docs, struct lab_error
 		}
 		if (any)
 			fputs("</div>\n", o);
+		fputs("</div>\n", o);
 	}
 	if (json_array_size(json_object_get(rep, "tables")) == 0)
 		fputs("<p>No article table has data in these results.</p>\n", o);

@@ -592,6 +592,8 @@ static int cmd_run(int argc, char **argv, bool show_only)
 	}
 	if ((ret = load_scenario(name, &s, path, sizeof(path))) != 0)
 		return ret;
+	s.machine_bytes = host_meminfo_bytes("MemTotal") + host_meminfo_bytes("SwapTotal");
+	s.machine_what = "this machine's MemTotal + SwapTotal";
 	for (size_t i = 0; i < o.nr_sets; i++)
 		if (scenario_override(&s, o.sets[i], &err) < 0) {
 			fprintf(stderr, "pagelab: %s\n", err.msg);
@@ -812,12 +814,14 @@ static int cmd_run(int argc, char **argv, bool show_only)
 								host.cg.memory == CG_VERSION_V2 };
 			unsigned long long baseline = 0;
 			struct trace_config tc = { .set = trace_ok ? specs[v].trace.set : TRACE_SET_NONE,
-						   .raw = specs[v].trace.raw, .bin_ms = specs[v].trace.bin_ms };
+						   .raw = specs[v].trace.raw, .bin_ms = specs[v].trace.bin_ms,
+						   .buffer_kb = specs[v].trace.buffer_kb };
 			struct sampler_opts so = { .interval_ms = o.interval_ms, .timeout_s = o.timeout_s,
 						   .bindir = bindir, .sigfd = sigfd, .verbose = o.verbose,
 						   .trace = tc.set != TRACE_SET_NONE ? &tc : NULL,
 						   .burst_ms = specs[v].trace.burst_ms,
-						   .burst_margin_pct = specs[v].trace.burst_margin_pct };
+						   .burst_margin_pct = specs[v].trace.burst_margin_pct,
+						   .burst_always = specs[v].trace.burst_always };
 			struct sandbox *sb = NULL;
 			json_t *run = run_json(&specs[v], rep);
 			char vt[256], lim[32];
@@ -912,6 +916,13 @@ static int cmd_run(int argc, char **argv, bool show_only)
 					oc ? oc : "?",
 					json_number_value(json_object_get(sm, "duration_ms")) / 1000.0,
 					(int)json_integer_value(json_object_get(sm, "samples")));
+			}
+			/* A workload that failed on its own is not data: exit 1 (an OOM kill is). */
+			if (ret >= 0 && sampler_run_failed(run, why, sizeof(why))) {
+				fprintf(stderr, "pagelab: run %d: %s\n", run_index + 1, why);
+				status = EXIT_HARNESS;
+				doc_status = "error";
+				snprintf(doc_error, sizeof(doc_error), "run %d: %.900s", run_index + 1, why);
 			}
 			result_stream(res, "run-end", run_index, json_object_get(run, "exit"));
 			result_stream_sync(res);

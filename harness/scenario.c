@@ -122,14 +122,15 @@ static void tokens_free(struct tokens *t)
 /* parsing                                                                   */
 
 enum section_kind { SEC_NONE, SEC_SCENARIO, SEC_PARAMS, SEC_MATRIX, SEC_SANDBOX, SEC_VM,
-		    SEC_WORKLOAD, SEC_ACTION, SEC_KNOBS, SEC_TRACE };
+		    SEC_WORKLOAD, SEC_ACTION, SEC_KNOBS, SEC_TRACE, SEC_SAMPLE };
 
 static const char *const scenario_keys[] = {
 	"name", "title", "source", "expect", "report", "requires", "destructive", "repeat", NULL,
 };
 static const char *const sandbox_keys[] = { "memory_max", "swap_max", "oom_group", NULL };
 static const char *const vm_keys[] = { "mem", "cpus", "thp", "swap", "disk", "kernel", NULL };
-static const char *const trace_keys[] = { "events", "raw", "burst", "burst_margin", "bin", NULL };
+static const char *const trace_keys[] = { "events", "raw", "burst", "burst_margin", "burst_always", "bin", "buffer_kb", NULL };
+static const char *const sample_keys[] = { "walk_interval_ms", NULL };
 
 /* A [knobs] key is a sysctl name: "vm.watermark_scale_factor", "vm.page-cluster", "thp". */
 static bool is_knob_key(const char *s)
@@ -384,6 +385,9 @@ static int parse_inner(const char *file, const char *text, struct scenario *s, s
 			} else if (!strcmp(b, "trace") && !sp) {
 				kind = SEC_TRACE;
 				cur = &s->trace;
+			} else if (!strcmp(b, "sample") && !sp) {
+				kind = SEC_SAMPLE;
+				cur = &s->sample;
 			} else if ((!strcmp(b, "workload") || !strcmp(b, "action")) && sp) {
 				bool wl = b[0] == 'w';
 				size_t *n = wl ? &s->nr_workloads : &s->nr_actions;
@@ -407,7 +411,7 @@ static int parse_inner(const char *file, const char *text, struct scenario *s, s
 				}
 			} else {
 				ret = perr(err, file, kp,
-					   "unknown section [%s%s%s] (known: [scenario], [params], [matrix], [sandbox], [vm], [knobs], [trace], [workload NAME], [action NAME])",
+					   "unknown section [%s%s%s] (known: [scenario], [params], [matrix], [sandbox], [vm], [knobs], [trace], [sample], [workload NAME], [action NAME])",
 					   b, sp ? " " : "", sp ? sp : "");
 			}
 			free(l);
@@ -455,14 +459,17 @@ static int parse_inner(const char *file, const char *text, struct scenario *s, s
 				break;
 			case SEC_SANDBOX:
 			case SEC_VM:
-			case SEC_TRACE: {
+			case SEC_TRACE:
+			case SEC_SAMPLE: {
 				const char *const *keys = kind == SEC_SANDBOX ? sandbox_keys
-							  : kind == SEC_VM ? vm_keys : trace_keys;
+							  : kind == SEC_VM ? vm_keys
+							  : kind == SEC_TRACE ? trace_keys : sample_keys;
 
 				if (!in_list(keys, key)) {
 					join_list(keys, known, sizeof(known));
 					ret = perr(err, file, kp, "unknown key '%s' in [%s] (known: %s)", key,
-						   kind == SEC_SANDBOX ? "sandbox" : kind == SEC_VM ? "vm" : "trace", known);
+						   kind == SEC_SANDBOX ? "sandbox" : kind == SEC_VM ? "vm"
+						   : kind == SEC_TRACE ? "trace" : "sample", known);
 				} else {
 					ret = section_add(cur, file, key, val, kp, vp, err);
 				}
@@ -598,6 +605,7 @@ void scenario_free(struct scenario *s)
 	section_free(&s->vm);
 	section_free(&s->knobs);
 	section_free(&s->trace);
+	section_free(&s->sample);
 	for (size_t i = 0; i < s->nr_workloads; i++)
 		section_free(&s->workloads[i]);
 	for (size_t i = 0; i < s->nr_actions; i++)
@@ -714,7 +722,10 @@ static int expand(struct inst *in, const char *raw, struct scn_pos pos, struct e
 	return 0;
 }
 
-enum kind { K_SIZE, K_POSITIVE_SIZE, K_BYTE, K_UINT, K_POSITIVE_UINT, K_BOOL, K_ENUM };
+/* K_MEM: a positive size of memory a workload takes (a region, a ballast, a
+ * pressure, a stepper's step or target, a cache file): never more than the
+ * machine could ever hold (scenario.machine_bytes). */
+enum kind { K_SIZE, K_POSITIVE_SIZE, K_BYTE, K_UINT, K_POSITIVE_UINT, K_BOOL, K_ENUM, K_MEM };
 
 /* Type one expanded word.  field names the thing for the message. */
 static int typed(struct inst *in, const char *field, const char *word, enum kind k, const char *enums,
@@ -726,10 +737,19 @@ static int typed(struct inst *in, const char *field, const char *word, enum kind
 	switch (k) {
 	case K_SIZE:
 	case K_POSITIVE_SIZE:
+	case K_MEM:
 		if (lab_parse_size(word, out, &e2) < 0)
 			return inst_err(in, pos, x, "%s: %s", field, e2.msg);
-		if (k == K_POSITIVE_SIZE && *out == 0)
+		if (k != K_SIZE && *out == 0)
 			return inst_err(in, pos, x, "%s: size must be greater than zero, got '%s'", field, word);
+		if (k == K_MEM && in->s->machine_bytes && *out > in->s->machine_bytes) {
+			char sa[32], sb[32];
+
+			return inst_err(in, pos, x, "%s: %s is more than this machine could ever hold (%s: %s)",
+					field, lab_format_size(*out, sa, sizeof(sa)),
+					in->s->machine_what ? in->s->machine_what : "its memory",
+					lab_format_size(in->s->machine_bytes, sb, sizeof(sb)));
+		}
 		return 0;
 	case K_BYTE: {
 		unsigned int byte;
@@ -806,7 +826,7 @@ static const struct step_schema step_schemas[] = {
 	{ "series", 1, { K_POSITIVE_UINT }, NULL },
 	{ "readback", 1, { K_BYTE }, NULL },
 	{ "write", 2, { K_POSITIVE_UINT, K_BYTE }, NULL },
-	{ "pressure", 1, { K_POSITIVE_SIZE }, NULL },
+	{ "pressure", 1, { K_MEM }, NULL },
 	{ "mincore", 0, { K_UINT }, NULL },
 	{ "drain", 0, { K_UINT }, NULL },
 	{ "scan", 2, { K_BYTE, K_BYTE }, NULL },
@@ -898,14 +918,14 @@ struct program {
 };
 
 static const struct prog_key region_keys[] = {
-	{ "size", K_POSITIVE_SIZE, NULL, true },
+	{ "size", K_MEM, NULL, true },
 	{ "thp", K_ENUM, "on|off|default", false },
 	{ "shared", K_BOOL, NULL, false },
 	{ "steps", K_ENUM, NULL, true },        /* typed by region_steps */
 	{ NULL, K_SIZE, NULL, false },
 };
 static const struct prog_key hold_keys[] = {
-	{ "size", K_POSITIVE_SIZE, NULL, false },       /* this or leave */
+	{ "size", K_MEM, NULL, false },                 /* this or leave */
 	{ "leave", K_POSITIVE_SIZE, NULL, false },      /* hold MemFree - leave: shape the machine */
 	{ "oom_score_adj", K_UINT, NULL, false },       /* 0..1000: a bystander, not the victim */
 	{ "fill", K_BYTE, NULL, false },
@@ -915,8 +935,8 @@ static const struct prog_key no_keys[] = { { NULL, K_SIZE, NULL, false } };
 /* workloads/stepper.c: the watermark article's stepped allocator. */
 static const struct prog_key stepper_keys[] = {
 	{ "pace", K_ENUM, NULL, false },                /* "SIZE/MS": step and interval in one (typed below) */
-	{ "step", K_POSITIVE_SIZE, NULL, false },       /* this or pace */
-	{ "target", K_POSITIVE_SIZE, NULL, true },
+	{ "step", K_MEM, NULL, false },                 /* this or pace */
+	{ "target", K_MEM, NULL, true },
 	{ "interval", K_UINT, NULL, false },            /* ms between steps */
 	{ "hold", K_UINT, NULL, false },                /* ms at the target */
 	{ "shared", K_BOOL, NULL, false },              /* MAP_SHARED|MAP_ANONYMOUS (shmem) */
@@ -926,7 +946,7 @@ static const struct prog_key stepper_keys[] = {
 };
 /* workloads/cachefill.c: a file read into the page cache. */
 static const struct prog_key cachefill_keys[] = {
-	{ "size", K_POSITIVE_SIZE, NULL, true },
+	{ "size", K_MEM, NULL, true },
 	{ "reads", K_UINT, NULL, false },
 	{ "cold", K_BOOL, NULL, false },
 	{ "stay", K_BOOL, NULL, false },                /* keep the file (and its cache) until stopped */
@@ -1037,7 +1057,7 @@ static int workload_inst(struct inst *in, size_t idx, struct run_workload *w)
 				return inst_err(in, it->value_pos, &x, "%s pace: expected SIZE/MS (64M/50), got '%s'", what,
 						x.text);
 			*slash = '\0';
-			ret = typed(in, "pace", x.text, K_POSITIVE_SIZE, NULL, it->value_pos, &x, &v);
+			ret = typed(in, "pace", x.text, K_MEM, NULL, it->value_pos, &x, &v);
 			if (ret == 0)
 				ret = typed(in, "pace", slash + 1, K_UINT, NULL, it->value_pos, &x, &ms);
 			if (ret < 0)
@@ -1184,7 +1204,7 @@ static int trace_inst(struct inst *in, struct run_spec *r)
 	int ret;
 
 	r->trace = (struct run_trace){ .set = tracedef_default_set(in->s->name), .raw = false,
-				       .burst_ms = 10, .burst_margin_pct = 50, .bin_ms = 1000 };
+				       .burst_ms = 10, .burst_margin_pct = 50, .bin_ms = 1000, .buffer_kb = 4096 };
 	if ((it = section_get(sec, "events")) != NULL) {
 		struct lab_error e;
 		bool dflt;
@@ -1215,6 +1235,18 @@ static int trace_inst(struct inst *in, struct run_spec *r)
 		if (v > 1000)
 			return inst_err(in, it->value_pos, &x, "[trace] burst_margin: 0..1000 (%% of the low-high gap), got %llu", v);
 		r->trace.burst_margin_pct = (unsigned)v;
+	}
+	if ((it = section_get(sec, "burst_always")) != NULL) {
+		if ((ret = typed_item(in, sec, "[trace]", it, K_BOOL, NULL, &v, &x)) < 0)
+			return ret;
+		r->trace.burst_always = v != 0;
+	}
+	if ((it = section_get(sec, "buffer_kb")) != NULL) {
+		if ((ret = typed_item(in, sec, "[trace]", it, K_POSITIVE_UINT, NULL, &v, &x)) < 0)
+			return ret;
+		if (v < 4 || v > 1048576)
+			return inst_err(in, it->value_pos, &x, "[trace] buffer_kb: 4..1048576 (per CPU), got %llu", v);
+		r->trace.buffer_kb = (unsigned)v;
 	}
 	if ((it = section_get(sec, "bin")) != NULL) {
 		if ((ret = typed_item(in, sec, "[trace]", it, K_POSITIVE_UINT, NULL, &v, &x)) < 0)
@@ -1312,6 +1344,18 @@ int scenario_instantiate(const struct scenario *s, size_t v, unsigned long long 
 		ret = typed_item(&in, &s->vm, "[vm]", vi, k, enums, &val, &x);
 		if (ret < 0)
 			return ret;
+	}
+	/* [sample]: the step sources' own cadence (sources/source.h). */
+	r->walk_interval_ms = SCN_WALK_INTERVAL_MS;
+	it = section_get(&s->sample, "walk_interval_ms");
+	if (it != NULL) {
+		ret = typed_item(&in, &s->sample, "[sample]", it, K_UINT, NULL, &val, &x);
+		if (ret < 0)
+			return ret;
+		if (val != 0 && (val < 10 || val > 3600000))
+			return inst_err(&in, it->value_pos, &x,
+					"[sample] walk_interval_ms: expected 0 (only at steps) or 10..3600000, got %llu", val);
+		r->walk_interval_ms = (unsigned)val;
 	}
 	r->nr_workloads = s->nr_workloads;
 	for (size_t i = 0; i < s->nr_workloads; i++) {

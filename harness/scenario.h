@@ -19,6 +19,7 @@
 #define SCN_MAX_ARGS 48
 #define SCN_MAX_REPORT 4
 #define SCN_MAX_KNOBS 12
+#define SCN_WALK_INTERVAL_MS 2000       /* [sample] walk_interval_ms default */
 
 struct scn_pos {
 	int line, col;          /* 1-based; line 0 = from the command line */
@@ -77,12 +78,19 @@ struct scenario {
 	struct scn_section sandbox;     /* items of [sandbox] */
 	struct scn_section vm;          /* items of [vm] (guest shape defaults) */
 	struct scn_section knobs;       /* items of [knobs] (machine-wide settings, harness/knobdef.h) */
+	struct scn_section sample;      /* items of [sample] (sampling cadences) */
 	struct scn_section trace;       /* items of [trace] (tracepoints and bursts, harness/trace/) */
 	size_t nr_workloads;
 	struct scn_section workloads[SCN_MAX_WORKLOADS];
 	size_t nr_actions;
 	struct scn_section actions[SCN_MAX_ACTIONS];
 	char *overrides_text;   /* "region=300M memory_max=640M" for the record */
+	/* Set by the caller before scenario_instantiate: the most memory the
+	 * machine could ever hold (MemTotal + SwapTotal; a guest's mem + swap),
+	 * which bounds every workload size; 0 = not checked.  machine_what says
+	 * what it is in messages ("MemTotal + SwapTotal"). */
+	unsigned long long machine_bytes;
+	const char *machine_what;
 };
 
 /* Parse text (the contents of file).  Errors: "FILE:LINE:COL: what". */
@@ -128,7 +136,9 @@ struct run_trace {                      /* [trace], typed; the command line may 
 	bool raw;                       /* high-rate records one by one, not only per interval */
 	unsigned burst_ms;              /* adaptive bursts' interval, 0 = none (default 10) */
 	unsigned burst_margin_pct;      /* of a zone's low-high gap above low (default 50) */
+	bool burst_always;              /* burst all the time (scripts/bench-trace) */
 	unsigned bin_ms;                /* per-interval histograms (default 1000) */
+	unsigned buffer_kb;             /* ring buffer per CPU (default 4096) */
 };
 
 struct run_spec {
@@ -147,6 +157,7 @@ struct run_spec {
 	struct run_action actions[SCN_MAX_ACTIONS];
 	size_t nr_knobs;
 	struct run_knob knobs[SCN_MAX_KNOBS];
+	unsigned walk_interval_ms;      /* [sample]: step sources between steps, 0 = only at steps */
 	struct run_trace trace;
 };
 

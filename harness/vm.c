@@ -55,6 +55,7 @@
 #include "error.h"
 #include "catalog.h"
 #include "fileio.h"
+#include "paths.h"
 #include "report.h"
 #include "scenario.h"
 #include "size.h"
@@ -1139,9 +1140,9 @@ static int find_env(struct vm_env *env, const struct vm_opts *o, const char *scn
 	struct lab_error err;
 	const char *dir = o->out_dir;
 
-	if (realpath(PAGELAB_SOURCE_DIR, env->src) == NULL) {
+	if (realpath(lab_data_dir(), env->src) == NULL) {
 		fprintf(stderr, "pagelab: vm: the source tree %s is gone (%s): VM mode runs its scripts/vm-run\n",
-			PAGELAB_SOURCE_DIR, strerror(errno));
+			lab_data_dir(), strerror(errno));
 		return VM_HARNESS;
 	}
 	snprintf(env->vm_run, sizeof(env->vm_run), "%s/scripts/vm-run", env->src);
@@ -1328,6 +1329,8 @@ int vm_main(int argc, char **argv)
 	/* Every variant, against the guest's memory (the guest checks its own
 	 * MemTotal again, which is a little less than -m). */
 	run_spec_free(&specs[0]);
+	s.machine_bytes = g.mem + g.swap;
+	s.machine_what = "the guest's --mem + --swap";
 	for (size_t v = 0; v < nv; v++)
 		if (scenario_instantiate(&s, v, g.mem, &specs[v], &err) < 0) {
 			fprintf(stderr, "pagelab: %s (the guest has %llu MiB: --mem)\n", err.msg, g.mem >> 20);

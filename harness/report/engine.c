@@ -388,6 +388,11 @@ static bool sample_value(const struct runref *r, const struct fig *f, const char
 
 		if (!json_num(json_object_get(s, "t_ms"), &t) || t < t0)
 			continue;
+		/* A burst sample holds only the zones' free pages (harness/result.md):
+		 * a first, last or delta figure is a full sample's. */
+		if (f->samples != S_MIN && f->samples != S_MAX &&
+		    !strcmp(str_or(json_object_get(s, "cause"), ""), "burst"))
+			continue;
 		switch (f->samples) {
 		case S_FIRST:
 			return path_num(s, path, out);
