@@ -106,6 +106,30 @@ void trace_unmount(void)
 		we_mounted = false;
 }
 
+/* The pid namespace's inode: instance names carry it, since a pid means
+ * nothing across namespaces (two containers each run pagelab as pid 1, and
+ * the host's pid 1 is alive whatever a container's pagelab did). */
+static unsigned long long pidns_ino(void)
+{
+	struct stat st;
+
+	return stat("/proc/self/ns/pid", &st) == 0 ? (unsigned long long)st.st_ino : 0;
+}
+
+/* "pagelab-PID-RUN-nsINO": the namespace part, 0 when absent. */
+static unsigned long long instance_ns(const char *name)
+{
+	const char *p = strstr(name, "-ns");
+	char *end;
+	unsigned long long v;
+
+	if (p == NULL)
+		return 0;
+	errno = 0;
+	v = strtoull(p + 3, &end, 10);
+	return errno || *end != '\0' ? 0 : v;
+}
+
 static long instance_pid(const char *name)
 {
 	char *end;
@@ -124,6 +148,7 @@ struct sweep {
 	int removed;
 	int ret;
 	struct lab_error *err;
+	unsigned long long ns;
 };
 
 /* tracefs_instances_walk() callback (tracefs_instances() leaks its regex in 1.6.4). */
@@ -134,6 +159,9 @@ static int sweep_one(const char *name, void *ctx)
 	struct tracefs_instance *inst;
 
 	if (pid < 0 || pid == (long)getpid())
+		return 0;
+	/* Another pid namespace's run: its pid cannot be checked from here. */
+	if (instance_ns(name) != 0 && instance_ns(name) != sw->ns)
 		return 0;
 	/* A live pid (or one we may not signal) keeps its instance. */
 	if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
@@ -151,7 +179,7 @@ static int sweep_one(const char *name, void *ctx)
 
 int trace_sweep(int *removed, struct lab_error *err)
 {
-	struct sweep sw = { 0, 0, err };
+	struct sweep sw = { 0, 0, err, pidns_ino() };
 
 	*removed = 0;
 	if (!tracefs_mounted())
@@ -187,7 +215,7 @@ int trace_open(const struct trace_config *cfg, int run_index, uint64_t t0_ns, tr
 	t->in_sandbox = in_sandbox;
 	t->sctx = sctx;
 	t->missing = json_array();
-	snprintf(t->name, sizeof(t->name), INSTANCE_PREFIX "%d-%d", (int)getpid(), run_index);
+	snprintf(t->name, sizeof(t->name), INSTANCE_PREFIX "%d-%d-ns%llu", (int)getpid(), run_index, pidns_ino());
 	/* The formats of the running kernel: fields differ between 6.1, 6.12, 6.18. */
 	t->tep = tracefs_local_events_system(NULL, systems);
 	if (t->tep == NULL) {

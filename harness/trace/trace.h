@@ -1,6 +1,6 @@
 /* trace.h — a run's tracepoints through libtracefs and libtraceevent.
  *
- * Each run gets a private tracing instance, instances/pagelab-<pid>-<run>
+ * Each run gets a private tracing instance, instances/pagelab-<pid>-<run>-ns<pid namespace inode>
  * (never the top-level buffer a user may be tracing with), trace_clock mono
  * (the samples' CLOCK_MONOTONIC), the events of its set (tracedef.h)
  * enabled there, their formats read from the running kernel.  The sampler
@@ -33,7 +33,7 @@ struct trace;
 int trace_available(bool *mounted, struct lab_error *err);
 void trace_unmount(void);
 
-/* Remove instances named pagelab-<pid>-… whose pid is dead. */
+/* Remove instances named pagelab-<pid>-… of this pid namespace whose pid is dead. */
 int trace_sweep(int *removed, struct lab_error *err);
 
 /* Whether pid is a task of the run's sandbox (the sampler knows). */
