@@ -64,6 +64,8 @@ static const char usage_text[] =
 	"                            --cpus N, --thp MODE, --swap SIZE, --disk SIZE (ext2 on\n"
 	"                            the guest's /var/tmp), --cmdline TEXT, --timeout S,\n"
 	"                            --out-dir DIR (docs/vm.md)\n"
+	"                            --arch arm64: an arm64 guest (Debian's arm64 kernel);\n"
+	"                            --numa N: N NUMA nodes sharing --mem evenly\n"
 	"  version                   harness version and commit\n"
 	"\n"
 	"run options:\n"
@@ -814,7 +816,8 @@ static int cmd_run(int argc, char **argv, bool show_only)
 								host.cg.memory == CG_VERSION_V2 };
 			unsigned long long baseline = 0;
 			struct trace_config tc = { .set = trace_ok ? specs[v].trace.set : TRACE_SET_NONE,
-						   .raw = specs[v].trace.raw, .bin_ms = specs[v].trace.bin_ms };
+						   .raw = specs[v].trace.raw, .bin_ms = specs[v].trace.bin_ms,
+						   .buffer_kb = specs[v].trace.buffer_kb };
 			struct sampler_opts so = { .interval_ms = o.interval_ms, .timeout_s = o.timeout_s,
 						   .bindir = bindir, .sigfd = sigfd, .verbose = o.verbose,
 						   .trace = tc.set != TRACE_SET_NONE ? &tc : NULL,

@@ -718,6 +718,16 @@ static void run_summary_extra(struct ctx *c, json_t *sum)
 		}
 		if (c->trace_error[0])
 			json_object_set_new(t, "error", json_string(c->trace_error));
+		{
+			json_int_t lost = json_integer_value(json_object_get(json_object_get(t, "lost"), "total"));
+
+			/* Never silent: a run that lost events says so here and in its report. */
+			if (lost > 0 || json_is_true(json_object_get(json_object_get(t, "lost"), "missed_unknown")))
+				fprintf(stderr, "pagelab: warning: run %d lost %lld trace event(s) (summary.trace.lost)\n",
+					c->run_index + 1, (long long)lost);
+			if (c->trace_error[0])
+				fprintf(stderr, "pagelab: warning: run %d: tracing: %s\n", c->run_index + 1, c->trace_error);
+		}
 		json_object_set_new(sum, "trace", t);
 	} else {
 		json_object_set_new(sum, "trace", json_null());
