@@ -781,6 +781,7 @@ int sampler_run(const struct run_spec *spec, struct sandbox *sb, const struct sa
 		ret = lab_error_prefix(err, "tracing");
 		goto out;
 	}
+	launch_set_marker_fd(trace_marker_fd(c.tr));
 	c.sctx.sb = sb;
 	c.sctx.cg = sandbox_version(sb);
 	c.sctx.nr_procs = spec->nr_workloads;
@@ -928,6 +929,7 @@ out:
 	run_summary_extra(&c, json_object_get(run, "summary"));
 	for (size_t i = 0; i < spec->nr_workloads; i++)
 		launch_release(&c.wl[i].proc);
+	launch_set_marker_fd(-1);
 	trace_close(c.tr);
 	if (c.tfd >= 0)
 		close(c.tfd);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
@@ -53,6 +54,9 @@ struct trace {
 	double drain_cpu_us;
 	struct { int pid; char comm[20]; } comms[64];     /* /proc/PID/comm, read once per pid */
 	bool iterate;                   /* PAGELAB_TRACE_READER=iterate */
+	int marker_fd;                  /* for the workloads' "pagelab child PID" lines */
+	struct { int global, local; } pidmap[64];       /* from those lines */
+	size_t n_pidmap;
 	unsigned comm_next;
 };
 
@@ -215,6 +219,7 @@ int trace_open(const struct trace_config *cfg, int run_index, uint64_t t0_ns, tr
 		t->cfg.buffer_kb = 4096;
 	t->in_sandbox = in_sandbox;
 	t->sctx = sctx;
+	t->marker_fd = -1;
 	t->missing = json_array();
 	snprintf(t->name, sizeof(t->name), INSTANCE_PREFIX "%d-%d-ns%llu", (int)getpid(), run_index, pidns_ino());
 	/* The formats of the running kernel: fields differ between 6.1, 6.12, 6.18. */
@@ -260,8 +265,14 @@ int trace_open(const struct trace_config *cfg, int run_index, uint64_t t0_ns, tr
 		}
 		t->ids[i] = ev->id;
 		t->enabled[i] = true;
-		if (d->point == TP_MARKER)
+		if (d->point == TP_MARKER) {
+			char *path = tracefs_instance_get_file(t->inst, "trace_marker");
+
 			t->marker_ok = tracefs_print_init(t->inst) == 0;
+			if (path != NULL)
+				t->marker_fd = open(path, O_WRONLY | O_CLOEXEC);
+			tracefs_put_tracing_file(path);
+		}
 	}
 	t->nr_cpus = (int)sysconf(_SC_NPROCESSORS_CONF);
 	if (t->nr_cpus > MAX_CPUS)
@@ -423,12 +434,10 @@ static int decode_record(struct trace *t, int cpu, void *data, int size, unsigne
 	r.ts_ns = ts;
 	r.cpu = cpu;
 	r.pid = tep_data_pid(t->tep, &rec);
-	r.in_sandbox = t->in_sandbox ? t->in_sandbox(t->sctx, r.pid) : false;
+	r.in_sandbox = false;           /* classify(), once the whole drain is read */
 	r.nid = num_field(ev, "nid", data);
 	r.nr_reclaimed = num_field(ev, "nr_reclaimed", data);
 	r.victim_pid = r.def->point == TP_MARK_VICTIM ? num_field(ev, "pid", data) : -1;
-	if (r.def->point == TP_MARK_VICTIM && r.victim_pid > 0)
-		r.in_sandbox = t->in_sandbox ? t->in_sandbox(t->sctx, (int)r.victim_pid) : false;
 	/* Only what will be kept is decoded in full: a memcg reclaim storm
 	 * stays counts and histograms unless --trace-raw. */
 	if (!r.def->high_rate || t->cfg.raw)
@@ -478,6 +487,67 @@ static int iterate_cb(struct tep_event *ev, struct tep_record *rec, int cpu, voi
 	return decode_record(t, cpu, rec->data, rec->size, rec->ts) < 0 ? -1 : 0;
 }
 
+/* The kernel's global pid -> this pid namespace's (the same outside a
+ * container), from the workloads' "pagelab child PID" markers. */
+static int local_pid(const struct trace *t, int global)
+{
+	for (size_t i = 0; i < t->n_pidmap; i++)
+		if (t->pidmap[i].global == global)
+			return t->pidmap[i].local;
+	return global;
+}
+
+/* After a drain is read whole (markers on one CPU may follow records on
+ * another): learn the pid map, then say which records are the sandbox's. */
+static void classify(struct trace *t)
+{
+	for (size_t i = 0; i < t->n_batch; i++) {
+		struct trace_rec *r = &t->batch[i];
+		const char *buf;
+		char *end;
+		long local;
+
+		if (r->def->point != TP_MARKER || r->raw == NULL)
+			continue;
+		buf = json_string_value(json_object_get(r->raw, "buf"));
+		if (buf == NULL || strncmp(buf, "pagelab child ", 14) != 0)
+			continue;
+		errno = 0;
+		local = strtol(buf + 14, &end, 10);
+		if (errno || end == buf + 14 || local <= 0 || t->n_pidmap == sizeof(t->pidmap) / sizeof(t->pidmap[0]))
+			continue;
+		if (local != r->pid) {
+			t->pidmap[t->n_pidmap].global = r->pid;
+			t->pidmap[t->n_pidmap].local = (int)local;
+			t->n_pidmap++;
+		}
+	}
+	for (size_t i = 0; i < t->n_batch; i++) {
+		struct trace_rec *r = &t->batch[i];
+		int who = local_pid(t, r->pid);
+
+		if (r->def->point == TP_MARK_VICTIM && r->victim_pid > 0) {
+			int v = local_pid(t, (int)r->victim_pid);
+
+			if (r->raw != NULL && v != r->victim_pid)
+				json_object_set_new(r->raw, "victim_run_pid", json_integer(v));
+			r->victim_pid = v;
+			who = v;
+		}
+		r->in_sandbox = t->in_sandbox ? t->in_sandbox(t->sctx, who) : false;
+		if (r->raw != NULL) {
+			json_object_set_new(r->raw, "sandbox", json_boolean(r->in_sandbox));
+			if (who != r->pid && r->def->point != TP_MARK_VICTIM)
+				json_object_set_new(r->raw, "task_run_pid", json_integer(who));
+		}
+	}
+}
+
+int trace_marker_fd(const struct trace *t)
+{
+	return t != NULL ? t->marker_fd : -1;
+}
+
 int trace_drain(struct trace *t, bool final, json_t *events, json_t *intervals, timeline_emit_fn emit,
 		void *ectx, struct lab_error *err)
 {
@@ -506,6 +576,7 @@ int trace_drain(struct trace *t, bool final, json_t *events, json_t *intervals, 
 				return lab_error_errno(err, -ret, "decode trace records");
 		}
 	}
+	classify(t);
 	ret = timeline_feed(t->tl, t->batch, t->n_batch, final ? UINT64_MAX : horizon, events, intervals, emit,
 			    ectx);
 	t->n_batch = 0;
@@ -629,6 +700,8 @@ void trace_close(struct trace *t)
 		/* An open trace_marker keeps the instance busy (rmdir: EBUSY). */
 		if (t->marker_ok)
 			tracefs_print_close(t->inst);
+		if (t->marker_fd >= 0)
+			close(t->marker_fd);
 		tracefs_instance_destroy(t->inst);
 		tracefs_instance_free(t->inst);
 	}
