@@ -826,6 +826,7 @@ static const struct step_schema step_schemas[] = {
 	{ "series", 1, { K_POSITIVE_UINT }, NULL },
 	{ "readback", 1, { K_BYTE }, NULL },
 	{ "write", 2, { K_POSITIVE_UINT, K_BYTE }, NULL },
+	{ "poke", 2, { K_POSITIVE_SIZE, K_BYTE }, NULL },
 	{ "pressure", 1, { K_MEM }, NULL },
 	{ "mincore", 0, { K_UINT }, NULL },
 	{ "drain", 0, { K_UINT }, NULL },
