@@ -28,19 +28,21 @@
 #include <jansson.h>
 
 #include "error.h"
+#include "exitcode.h"
+#include "result_keys.h"
 
 #ifndef PAGELAB_SOURCE_DIR
 #define PAGELAB_SOURCE_DIR "."
 #endif
 
-#define RESULT_SCHEMA "pagelab.result/1"
+#define RESULT_SCHEMA RESULT_SCHEMA_ID
 #define REFERENCE_SCHEMA "pagelab.reference/1"
 #define REPORT_SCHEMA "pagelab.report/1"
 #define MISSING "—"
 #define TEXT_MAX 256
 #define NOTES_MAX 8
-#define EXIT_BAD_INPUT 2
-#define EXIT_INTERNAL 1
+#define EXIT_BAD_INPUT LAB_EXIT_USAGE
+#define EXIT_INTERNAL LAB_EXIT_HARNESS
 
 enum report_format { FMT_MARKDOWN, FMT_CSV, FMT_JSON };
 
