@@ -1014,10 +1014,10 @@ static int advice_main(const struct host_mm *h, const char *file, bool json, uns
 	int lineno = 0;
 	char *p, *save = NULL, *line;
 
-	if (lab_read_file(file, &text, NULL, &e) < 0) {
+	if (lab_read_input(file, "advice file", LAB_ADVICE_MAX, 0, &text, NULL, &e) < 0) {
 		fprintf(stderr, "pagelab audit: %s\n", e.msg);
 		json_decref(l.findings);
-		return AUDIT_FAIL;
+		return AUDIT_USAGE;
 	}
 	/* Lines one by one (strtok_r would skip empty lines and lose the count). */
 	for (p = text; p && *p; p = line) {

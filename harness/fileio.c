@@ -4,10 +4,13 @@
 #include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+
+#include "size.h"
 
 int lab_read_fd(int fd, char **out, size_t *len_out, struct lab_error *err)
 {
@@ -176,5 +179,116 @@ int lab_write_atomic(const char *path, const char *data, size_t len, struct lab_
 		fsync(dfd);
 		close(dfd);
 	}
+	return 0;
+}
+
+const char *lab_file_kind(mode_t mode)
+{
+	switch (mode & S_IFMT) {
+	case S_IFREG: return "a regular file";
+	case S_IFDIR: return "a directory";
+	case S_IFCHR: return "a character device";
+	case S_IFBLK: return "a block device";
+	case S_IFIFO: return "a FIFO";
+	case S_IFSOCK: return "a socket";
+	case S_IFLNK: return "a symbolic link";
+	default: return "not a regular file";
+	}
+}
+
+static int input_too_big(const char *what, const char *path, unsigned long long size,
+			 unsigned long long cap, bool at_least, struct lab_error *err)
+{
+	char a[32], b[32];
+
+	return lab_error_set(err, EFBIG, "%s %s is %s%s, over the %s limit", what, path,
+			     at_least ? "more than " : "", lab_format_size(size, a, sizeof(a)),
+			     lab_format_size(cap, b, sizeof(b)));
+}
+
+int lab_read_input(const char *path, const char *what, unsigned long long cap, unsigned flags,
+		   char **out, size_t *len_out, struct lab_error *err)
+{
+	bool nofollow = flags & LAB_INPUT_NOFOLLOW;
+	struct stat before, st;
+	size_t len = 0, room;
+	char *buf;
+	int fd;
+
+	/* Look before opening: opening a device can have effects of its own
+	 * (a tape rewinds, a tty becomes the controlling terminal). */
+	if ((nofollow ? lstat(path, &before) : stat(path, &before)) < 0)
+		return lab_error_errno(err, errno, "cannot read %s %s", what, path);
+	if (!S_ISREG(before.st_mode))
+		return lab_error_set(err, EINVAL, "%s %s is %s, not a regular file", what, path,
+				     lab_file_kind(before.st_mode));
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | (nofollow ? O_NOFOLLOW : 0));
+	if (fd < 0)
+		return lab_error_errno(err, errno, "cannot read %s %s", what, path);
+	/* ...and check again what was opened: the path may have been swapped. */
+	if (fstat(fd, &st) < 0) {
+		int e = errno;
+
+		close(fd);
+		return lab_error_errno(err, e, "cannot read %s %s", what, path);
+	}
+	if (!S_ISREG(st.st_mode) || st.st_dev != before.st_dev || st.st_ino != before.st_ino) {
+		close(fd);
+		return lab_error_set(err, EINVAL, "%s %s is %s, not a regular file (it changed while opened)",
+				     what, path, lab_file_kind(st.st_mode));
+	}
+	if ((unsigned long long)st.st_size > cap) {
+		close(fd);
+		return input_too_big(what, path, (unsigned long long)st.st_size, cap, false, err);
+	}
+	/* The size can grow while read: read at most cap + 1 bytes. */
+	room = (size_t)st.st_size + 1;
+	if (room < 4096)
+		room = 4096;
+	buf = malloc(room);
+	if (buf == NULL) {
+		close(fd);
+		return lab_error_errno(err, ENOMEM, "read %s %s", what, path);
+	}
+	for (;;) {
+		ssize_t n;
+
+		if (len + 1 >= room) {
+			size_t nr = room * 2;
+			char *nb;
+
+			nb = realloc(buf, nr);
+			if (nb == NULL) {
+				free(buf);
+				close(fd);
+				return lab_error_errno(err, ENOMEM, "read %s %s", what, path);
+			}
+			buf = nb;
+			room = nr;
+		}
+		n = read(fd, buf + len, room - len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int e = errno;
+
+			free(buf);
+			close(fd);
+			return lab_error_errno(err, e, "read %s %s", what, path);
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+		if (len > cap) {
+			free(buf);
+			close(fd);
+			return input_too_big(what, path, cap, cap, true, err);
+		}
+	}
+	close(fd);
+	buf[len] = '\0';
+	*out = buf;
+	if (len_out != NULL)
+		*len_out = len;
 	return 0;
 }

@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdlib.h>
+#include <sys/types.h>
 #include <unistd.h>
 
 #include "error.h"
@@ -47,6 +48,32 @@ int lab_write_atomic(const char *path, const char *data, size_t len, struct lab_
 /* mkdir -p: every missing directory of dir, the last one with mode (the
  * others 0755).  Existing directories are fine. */
 int lab_mkdir_p(const char *dir, unsigned mode, struct lab_error *err);
+
+/* Input files a user or another run hands pagelab (scenarios, --advice files,
+ * result documents, the knob journal) are data from outside: each is read
+ * through lab_read_input, which takes only a regular file, never blocks on a
+ * FIFO or a device, and refuses one larger than its kind's cap. */
+#define LAB_SCENARIO_MAX (1ULL << 20)   /* a scenario file: the largest in scenarios/ is 5 KiB */
+#define LAB_ADVICE_MAX (1ULL << 20)     /* an --advice sysctl.conf-style file */
+#define LAB_JOURNAL_MAX (1ULL << 20)    /* the knob journal: one short line per change */
+/* A result document: a probe run writes ~8 KiB per sample here, so one run
+ * at the 600 s default timeout and 250 ms tick is ~19 MiB; 256 MiB holds a
+ * dozen such runs, and is still a size jansson can load. */
+#define LAB_RESULT_MAX (256ULL << 20)
+
+#define LAB_INPUT_NOFOLLOW 0x1u          /* refuse a symlink (the journal) */
+
+/* Read the input file path, a `what` (e.g. "scenario") at most cap bytes,
+ * into a new NUL-terminated buffer.  Anything but a regular file (a device,
+ * FIFO, socket, directory; a symlink with LAB_INPUT_NOFOLLOW) is refused
+ * before it is read, without blocking.  On failure err holds one line naming
+ * what, the path and why; returns -ENOENT, -EACCES… from open, -EINVAL for a
+ * file that is not regular, -EFBIG for one over cap. */
+int lab_read_input(const char *path, const char *what, unsigned long long cap, unsigned flags,
+		   char **out, size_t *len_out, struct lab_error *err);
+
+/* What kind of file st is, for messages ("a character device"). */
+const char *lab_file_kind(mode_t mode);
 
 /* Read all of fd into a new buffer (for pipes). */
 int lab_read_fd(int fd, char **out, size_t *len_out, struct lab_error *err);

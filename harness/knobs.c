@@ -359,7 +359,7 @@ static int journal_has_knob(struct knob_journal *j, const char *name)
 	pid_t pid;
 	int n;
 
-	if (lab_read_file(j->path, &text, NULL, &e) < 0)
+	if (lab_read_input(j->path, "knob journal", LAB_JOURNAL_MAX, LAB_INPUT_NOFOLLOW, &text, NULL, &e) < 0)
 		return 0;
 	n = journal_parse(text, recs, MAX_RECORDS, &pid, &u, &w);
 	for (int i = 0; i < n; i++)
@@ -675,9 +675,9 @@ int knob_journal_restore(struct knob_journal *j, struct knob_restore_report *rep
 	rep->user_min_free_kbytes = -1;
 	if (!knob_journal_pending(j))
 		return 0;
-	ret = lab_read_file(j->path, &text, NULL, err);
+	ret = lab_read_input(j->path, "knob journal", LAB_JOURNAL_MAX, LAB_INPUT_NOFOLLOW, &text, NULL, err);
 	if (ret < 0)
-		return lab_error_prefix(err, "the knob journal");
+		return ret;
 	n = journal_parse(text, recs, MAX_RECORDS, &rep->journal_pid, &rep->user_min_free_kbytes,
 			  &rep->min_free_written);
 	if (n < 0)

@@ -111,7 +111,7 @@ static int cmd_list(void)
 				struct lab_error err;
 
 				snprintf(path, sizeof(path), "%s/%s", sub, names[i]->d_name);
-				if (lab_read_file(path, &text, NULL, &err) == 0 &&
+				if (lab_read_input(path, "scenario", LAB_SCENARIO_MAX, 0, &text, NULL, &err) == 0 &&
 				    scenario_parse(path, text, &s, &err) == 0) {
 					printf("%-28s %s%s\n", s.name, s.destructive ? "[destructive] " : "",
 					       s.title ? s.title : "");

@@ -30,6 +30,7 @@
 #include "error.h"
 #include "exitcode.h"
 #include "result_keys.h"
+#include "fileio.h"
 
 #ifndef PAGELAB_SOURCE_DIR
 #define PAGELAB_SOURCE_DIR "."
@@ -2006,13 +2007,16 @@ static const char *spec_article(const struct table_spec *t)
 static int load_json(const char *path, const char *schema, json_t **out, struct lab_error *err)
 {
 	json_error_t je;
-	FILE *f = fopen(path, "re");
+	cleanup_free char *text = NULL;
+	size_t len = 0;
 	const char *s;
+	int ret;
 
-	if (f == NULL)
-		return lab_error_errno(err, errno, "%s: cannot read", path);
-	*out = json_loadf(f, 0, &je);
-	fclose(f);
+	ret = lab_read_input(path, strcmp(schema, RESULT_SCHEMA) == 0 ? "result" : "reference",
+			     LAB_RESULT_MAX, 0, &text, &len, err);
+	if (ret < 0)
+		return ret;
+	*out = json_loadb(text, len, 0, &je);
 	if (*out == NULL)
 		return lab_error_set(err, EINVAL, "%s: not JSON: %s (line %d, column %d)", path, je.text,
 				     je.line, je.column);

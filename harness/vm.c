@@ -978,7 +978,15 @@ static int run_guest(const struct vm_env *env, const struct vm_opts *o, const st
 		}
 		goto out;
 	}
-	doc = json_load_file(res, 0, &je);
+	{
+		cleanup_free char *text = NULL;
+		size_t tlen = 0;
+
+		if (lab_read_input(res, "result", LAB_RESULT_MAX, 0, &text, &tlen, &err) < 0)
+			snprintf(je.text, sizeof(je.text), "%.*s", (int)sizeof(je.text) - 1, err.msg);
+		else
+			doc = json_loadb(text, tlen, 0, &je);
+	}
 	if (doc == NULL || !json_is_object(doc) ||
 	    strcmp(kvs(doc, "schema"), "pagelab.result/1") != 0) {
 		ret = LAB_EXIT_HARNESS;

@@ -65,7 +65,7 @@ static int parse_fd(const char *name, const char *s, int *fd, struct lab_error *
 int events_parse_arg(struct events *ev, int argc, char **argv, int *i,
 		     struct lab_error *err)
 {
-	const char *val;
+	const char *val = NULL;
 	int ret;
 
 	ret = events_opt(argc, argv, i, "--event-fd", &val, err);
@@ -364,7 +364,7 @@ void events_error(struct events *ev, const char *step, const char *msg)
 
 int events_opt_oom_adj(int argc, char **argv, int *i, long *adj, struct lab_error *err)
 {
-	const char *val;
+	const char *val = NULL;
 	char *end;
 	int ret = events_opt(argc, argv, i, "--oom-score-adj", &val, err);
 

@@ -447,8 +447,8 @@ int run_plan_load(const char *name, char *const *sets, size_t nr_sets, unsigned 
 		fprintf(stderr, "pagelab: %s\n", err.msg);
 		return LAB_EXIT_USAGE;
 	}
-	if (lab_read_file(p->path, &text, NULL, &err) < 0) {
-		fprintf(stderr, "pagelab: cannot read scenario %s\n", err.msg);
+	if (lab_read_input(p->path, "scenario", LAB_SCENARIO_MAX, 0, &text, NULL, &err) < 0) {
+		fprintf(stderr, "pagelab: %s\n", err.msg);
 		return LAB_EXIT_USAGE;
 	}
 	if (scenario_parse(p->path, text, &p->s, &err) < 0) {

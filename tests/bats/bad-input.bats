@@ -81,3 +81,46 @@ refused() {
   refused madv-free/probe --bogus
   refused
 }
+
+# Input files are data from outside: a device, FIFO, socket or directory is
+# refused before it is read (a read of /dev/zero never ends; an open of a FIFO
+# blocks), and so is a file over its kind's cap (harness/fileio.h: 1 MiB for
+# a scenario or an advice file, 256 MiB for a result document).  Each case is a
+# row of tests/bad-input/input-files.tsv, made in a private directory here.
+# input_file KIND: make one of the non-regular or huge files, print its path.
+input_file() {
+  local d="$BATS_TEST_TMPDIR/in" f
+  mkdir -p "$d"
+  case $1 in
+  chardev) f=$d/zero.scn; mknod "$f" c 1 5 ;;          # a /dev/zero of our own
+  symlink-to-device) f=$d/link.scn; ln -sf /dev/urandom "$f" ;;
+  fifo) f=$d/fifo.scn; mkfifo "$f" ;;
+  socket) f=$d/sock.scn; python3 -c 'import socket,sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' "$f" ;;
+  directory) f=$d/dir.scn; mkdir "$f" ;;
+  huge-scenario) f=$d/huge.scn; truncate -s 2M "$f" ;;
+  huge-result) f=$d/huge.json; truncate -s 300M "$f" ;;
+  esac
+  echo "$f"
+}
+
+@test "non-regular and huge input files: one line naming the file and why, exit 2, at once" {
+  n=0
+  while IFS=$'\t' read -r cmd kind want; do
+    case $cmd in ''|'#'*) continue ;; esac
+    f=$(input_file "$kind")
+    case $cmd in
+    run) args=(run "$f" --out "$RESULTS/never.json") ;;
+    show) args=(show "$f") ;;
+    report) args=(report "$f") ;;
+    advice) args=(audit --advice "$f") ;;
+    esac
+    run --separate-stderr timeout 10 "$PAGELAB" "${args[@]}"
+    [ "$status" = 2 ] || { echo "$cmd $kind: exit $status (124 = it blocked or read forever): $stderr"; return 1; }
+    [ "$(printf '%s\n' "$stderr" | grep -c .)" -eq 1 ] || { echo "$cmd $kind: stderr: $stderr"; return 1; }
+    [[ "$stderr" == *"$f"*"$want"* ]] || { echo "$cmd $kind: wanted '$f … $want', got: $stderr"; return 1; }
+    [ ! -e "$RESULTS/never.json" ]
+    rm -rf "$BATS_TEST_TMPDIR/in"
+    n=$((n + 1))
+  done < "$TOP/tests/bad-input/input-files.tsv"
+  [ "$n" -ge 12 ]
+}
