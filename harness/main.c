@@ -13,10 +13,12 @@
 #include "audit.h"
 #include "catalog.h"
 #include "cli.h"
+#include "compare.h"
 #include "exitcode.h"
 #include "fileio.h"
 #include "host.h"
 #include "knobs.h"
+#include "plot.h"
 #include "report.h"
 #include "run/run.h"
 #include "sandbox.h"
@@ -29,7 +31,12 @@ const char cli_usage_text[] =
 	"  run NAME|FILE [options]   run a scenario and write its result document\n"
 	"  list                      the scenarios pagelab knows, with their titles\n"
 	"  show NAME|FILE            a scenario's parameters, matrix and runs, checked but not run\n"
-	"  report RESULT.json...     the article's tables beside this host's figures\n"
+	"  report RESULT.json...     tables from data: an article beside this host, or the generic report\n"
+	"                            (--html DIR: one page with the plots; --plots DIR)\n"
+	"  plot RESULT.json...       each run's timeline drawn by gnuplot (SVG/PNG)\n"
+	"  compare BASE.json... -- NEW.json... | --by KEY RESULT.json...\n"
+	"                            which differences are real (Welch t-test + LKP rule;\n"
+	"                            Fisher's exact test for outcome counts)\n"
 	"  check [--json]            what this host can and cannot run, and why\n"
 	"  audit [--json] [--wsf N] [--watch S] [--with KNOB=V] [--advice FILE]\n"
 	"                            this host's watermark arithmetic explained (reads only;\n"
@@ -215,6 +222,8 @@ static const struct command {
 	{ "audit", audit_main },
 	{ "restore", cmd_restore },
 	{ "vm", vm_main },
+	{ "plot", plot_main },
+	{ "compare", compare_main },
 	{ "version", cmd_version },
 	{ "--version", cmd_version },
 	{ "help", cmd_help },

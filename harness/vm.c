@@ -57,6 +57,7 @@
 #include "catalog.h"
 #include "fileio.h"
 #include "report.h"
+#include "result_keys.h"
 #include "run/run.h"
 #include "scenario.h"
 #include "size.h"
@@ -988,7 +989,7 @@ static int run_guest(const struct vm_env *env, const struct vm_opts *o, const st
 			doc = json_loadb(text, tlen, 0, &je);
 	}
 	if (doc == NULL || !json_is_object(doc) ||
-	    strcmp(kvs(doc, "schema"), "pagelab.result/1") != 0) {
+	    strcmp(kvs(doc, RK_SCHEMA), RESULT_SCHEMA_ID) != 0) {
 		ret = LAB_EXIT_HARNESS;
 		fprintf(stderr, "pagelab: vm: %s: result truncated or garbled: %s: %s (console: %s)\n", t->label,
 			res, doc == NULL ? je.text : "not a pagelab.result/1 document", console);

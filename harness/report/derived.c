@@ -1,0 +1,431 @@
+/* derived.c — the named derived quantities a table row may ask for
+ * ("get", "label", "text" in tables.md).  Everything a path, a step
+ * selector, a sample window, a difference and a scale can express is data;
+ * only a quantity that needs arithmetic or a search of its own is here, one
+ * row in the tables at the end of this file per name.
+ */
+#include "internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* ------------------------------------------------------------- getters */
+
+/* mincore's reclaimed pages at step sel, in whole MiB (rounded down, as the
+ * article's 85,660 pages -> 334 MiB).  The page size is the region's size
+ * over its page count: the article's machine is arm64. */
+static bool get_reclaimed_mib(const struct runref *r, const struct fig *f, double *out)
+{
+	const json_t *s = select_step(r, f->sel);
+	double pages, resident, size_kb, page_kb = 4;
+
+	if (s == NULL || !path_num(s, "counters.region_pages", &pages) ||
+	    !path_num(s, "counters.resident_pages", &resident))
+		return false;
+	if (path_num(s, "counters.region.size_kb", &size_kb) && pages > 0)
+		page_kb = size_kb / pages;
+	*out = floor_of((pages - resident) * page_kb / 1024);
+	return true;
+}
+
+/* What the sandbox charged besides the region: memory.current at the main
+ * workload's first step minus the region's Rss then (reclaim under a limit
+ * stops once the shortfall is covered, so this baseline decides how much of
+ * the region goes). */
+static bool get_baseline(const struct runref *r, const struct fig *f, double *out)
+{
+	const json_t *s = select_step(r, "first");
+	double usage, rss;
+
+	(void)f;
+	if (s == NULL || !path_num(s, "memcg.usage_bytes", &usage))
+		return false;
+	if (!path_num(s, "counters.region.rss_kb", &rss) && !path_num(s, "counters.region.size_kb", &rss))
+		return false;
+	*out = usage / 1024 - rss;
+	return true;
+}
+
+enum lazy_source { SRC_NONE, SRC_MEMCG, SRC_VMSTAT };
+
+/* pglazyfree / pglazyfreed: the memcg's memory.stat where it has the key
+ * (cgroup v2), else the machine-wide /proc/vmstat delta since the run's
+ * start (v1's memory.stat has no such keys).  result.md: vmstat_delta holds
+ * the keys that changed, so a key absent from a present delta is 0. */
+static enum lazy_source lazy_counter(const struct runref *r, const char *sel, const char *key, double *out)
+{
+	const json_t *s = select_step(r, sel);
+	const json_t *stat = json_object_get(json_object_get(s, "memcg"), "stat");
+	const json_t *delta = json_object_get(s, "vmstat_delta");
+
+	if (json_num(json_object_get(stat, key), out))
+		return SRC_MEMCG;
+	if (json_is_object(delta)) {
+		if (!json_num(json_object_get(delta, key), out))
+			*out = 0;
+		return SRC_VMSTAT;
+	}
+	return SRC_NONE;
+}
+
+static bool get_lazy(const struct runref *r, const struct fig *f, double *out)
+{
+	return lazy_counter(r, f->sel, f->path, out) != SRC_NONE;
+}
+
+static long long control_pid(const struct runref *r)
+{
+	const json_t *ws = json_object_get(r->run, "workloads");
+	size_t i;
+
+	for (i = 0; i < json_array_size(ws); i++) {
+		const json_t *w = json_array_get(ws, i);
+
+		if (strcmp(str_or(json_object_get(w, "name"), ""), "control") == 0 &&
+		    json_is_integer(json_object_get(w, "pid")))
+			return json_integer_value(json_object_get(w, "pid"));
+	}
+	return -1;
+}
+
+static bool is_control(const json_t *entry, long long pid)
+{
+	const json_t *p = json_object_get(entry, "pid");
+
+	return pid >= 0 && json_is_integer(p) && json_integer_value(p) == pid;
+}
+
+/* The positive control's entry in the host scan's top[] list. */
+static const json_t *control_entry(const struct runref *r, const json_t *scan)
+{
+	const json_t *top = json_object_get(json_object_get(scan, "counters"), "top");
+	long long pid = control_pid(r);
+	size_t i;
+
+	for (i = 0; i < json_array_size(top); i++)
+		if (is_control(json_array_get(top, i), pid))
+			return json_array_get(top, i);
+	return NULL;
+}
+
+static bool get_control_lazyfree(const struct runref *r, const struct fig *f, double *out)
+{
+	return path_num(control_entry(r, select_step(r, f->sel)), "lazyfree_kb", out);
+}
+
+/* Processes with LazyFree > 0 other than the control.  When the control is
+ * not in top[] and top[] is shorter than the count, whether the control was
+ * counted is unknown: missing, not a guess. */
+static bool get_scan_others(const struct runref *r, const struct fig *f, double *out)
+{
+	const json_t *scan = select_step(r, f->sel);
+	const json_t *c = control_entry(r, scan);
+	double with, lazy;
+
+	if (!path_num(scan, "counters.with_lazyfree", &with))
+		return false;
+	if (c != NULL) {
+		*out = path_num(c, "lazyfree_kb", &lazy) && lazy > 0 ? with - 1 : with;
+		return true;
+	}
+	if (control_pid(r) >= 0 &&
+	    (double)json_array_size(json_object_get(json_object_get(scan, "counters"), "top")) < with)
+		return false;
+	*out = with;
+	return true;
+}
+
+/* Sum of "a+b+c" keys of a vmstat_delta object; a key absent did not change. */
+static bool vm_sum(const json_t *obj, const char *keys, double *out)
+{
+	const json_t *d = json_object_get(obj, "vmstat_delta");
+	char buf[160], *save = NULL, *k;
+	double sum = 0, v;
+
+	if (!json_is_object(d) || (size_t)snprintf(buf, sizeof(buf), "%s", keys) >= sizeof(buf))
+		return false;
+	for (k = strtok_r(buf, "+", &save); k != NULL; k = strtok_r(NULL, "+", &save))
+		if (json_num(json_object_get(d, k), &v))
+			sum += v;
+	*out = sum;
+	return true;
+}
+
+/* f->path's /proc/vmstat keys ("a+b"), from the step f->sel (the window's
+ * start; none: the run's start) to the run's last sample (after the
+ * workloads ended). */
+static bool get_vm_window(const struct runref *r, const struct fig *f, double *out)
+{
+	const json_t *samples = json_object_get(r->run, "samples");
+	const json_t *end = json_array_get(samples, json_array_size(samples) - 1);
+	const json_t *start = f->sel != NULL ? select_step(r, f->sel) : NULL;
+	double a, b = 0;
+
+	if (end == NULL || !vm_sum(end, f->path, &a) ||
+	    (f->sel != NULL && (start == NULL || !vm_sum(start, f->path, &b))))
+		return false;
+	*out = scaled(f, a - b);
+	return true;
+}
+
+/* The load's pace as achieved: MiB allocated over the time from its first
+ * step to the step at its target (under TCG a step takes longer than the
+ * article's 50 ms pause). */
+static bool get_pace_achieved(const struct runref *r, const struct fig *f, double *out)
+{
+	const json_t *steps = json_object_get(r->run, "steps");
+	const json_t *first = NULL, *target = NULL;
+	double t1, t2, b1, b2;
+	size_t i;
+
+	(void)f;
+	for (i = 0; i < json_array_size(steps); i++) {
+		const json_t *s = json_array_get(steps, i);
+
+		if (!step_is(s, "load", NULL))
+			continue;
+		if (first == NULL && step_is(s, "load", "alloc"))
+			first = s;
+		if (step_is(s, "load", "target"))
+			target = s;
+	}
+	if (first == NULL || target == NULL || !json_num(json_object_get(first, "t_ms"), &t1) ||
+	    !json_num(json_object_get(target, "t_ms"), &t2) ||
+	    !path_num(first, "counters.allocated_bytes", &b1) || !path_num(target, "counters.allocated_bytes", &b2) ||
+	    t2 <= t1)
+		return false;
+	*out = floor_of((b2 - b1) / 1048576.0 / ((t2 - t1) / 1000.0));
+	return true;
+}
+
+/* Records of the run's kernel log holding f->path. */
+static bool get_kmsg_count(const struct runref *r, const struct fig *f, double *out)
+{
+	const json_t *k = json_object_get(r->run, "kmsg");
+	const json_t *recs = json_object_get(k, "records");
+	size_t i, n = 0;
+
+	if (!json_is_true(json_object_get(k, "readable")))
+		return false;
+	for (i = 0; i < json_array_size(recs); i++)
+		n += strstr(str_or(json_object_get(json_array_get(recs, i), "text"), ""), f->path) != NULL;
+	*out = (double)n;
+	return true;
+}
+
+/* ------------------------------------------------------------- labels */
+
+static void label_outcome(const struct runref *r, const struct fig *f, char *buf, size_t len)
+{
+	const char *o = json_string_value(json_object_get(json_object_get(r->run, "exit"), "outcome"));
+	int code;
+
+	(void)f;
+	if (o == NULL) {
+		snprintf(buf, len, "%s", MISSING);
+	} else if (strcmp(o, "oom_killed") == 0) {
+		code = main_exit_code(r);
+		if (code > 0)
+			snprintf(buf, len, "OOM-kill (%d)", code);
+		else
+			snprintf(buf, len, "OOM-kill");
+	} else {
+		snprintf(buf, len, "%s", strcmp(o, "completed") == 0 ? "survived" : o);
+	}
+}
+
+/* Every workload's fate: "w1 passed, w2 OOM-killed, w3 stopped": a
+ * worker that reported its `target` step and was not OOM-killed passed, even
+ * when the harness stopped it in its hold (the main workload ended first). */
+static void label_fates(const struct runref *r, const struct fig *f, char *buf, size_t len)
+{
+	const json_t *ws = json_object_get(json_object_get(r->run, "exit"), "workloads");
+	const json_t *steps = json_object_get(r->run, "steps");
+	size_t i, k;
+
+	(void)f;
+	buf[0] = '\0';
+	for (i = 0; i < json_array_size(ws); i++) {
+		const json_t *w = json_array_get(ws, i);
+		const char *name = str_or(json_object_get(w, "name"), "?");
+		bool target = false;
+
+		for (k = 0; k < json_array_size(steps) && !target; k++)
+			target = step_is(json_array_get(steps, k), name, "target");
+		bufcat(buf, len, "%s%s %s", i ? ", " : "", name,
+		       json_is_true(json_object_get(w, "oom_killed")) ? "OOM-killed"
+		       : target ? "passed" : str_or(json_object_get(w, "fate"), "?"));
+	}
+	if (buf[0] == '\0')
+		snprintf(buf, len, "%s", MISSING);
+}
+
+/* -------------------------------------------------------------- texts */
+
+static const char *lazy_source_name(enum lazy_source s)
+{
+	switch (s) {
+	case SRC_MEMCG:
+		return "memory.stat of the sandbox memcg";
+	case SRC_VMSTAT:
+		return "/proc/vmstat delta over the run (machine-wide)";
+	case SRC_NONE:
+		break;
+	}
+	return MISSING;
+}
+
+static void text_lazy_source(const struct runref *const *runs, size_t n, const struct fig *f, char *buf,
+			     size_t len)
+{
+	enum lazy_source seen = SRC_NONE, s;
+	bool mixed = false;
+	double v;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		s = lazy_counter(runs[i], f->sel, f->path, &v);
+		if (s == SRC_NONE)
+			continue;
+		mixed |= seen != SRC_NONE && s != seen;
+		seen = s;
+	}
+	snprintf(buf, len, "%s%s", lazy_source_name(seen), mixed ? " (runs differ)" : "");
+}
+
+/* The largest LazyFree holders other than the control, from the first run
+ * that scanned. */
+static void text_top_others(const struct runref *const *runs, size_t n, const struct fig *f, char *buf,
+			    size_t len)
+{
+	size_t i, k, shown = 0;
+
+	snprintf(buf, len, "%s", MISSING);
+	for (i = 0; i < n; i++) {
+		const json_t *scan = select_step(runs[i], f->sel);
+		const json_t *top = json_object_get(json_object_get(scan, "counters"), "top");
+		long long pid = control_pid(runs[i]);
+
+		if (!json_is_array(top))
+			continue;
+		snprintf(buf, len, "none");
+		for (k = 0; k < json_array_size(top) && shown < 3; k++) {
+			const json_t *e = json_array_get(top, k);
+			char kb[32];
+			double v;
+
+			if (is_control(e, pid) || !path_num(e, "lazyfree_kb", &v) || v <= 0)
+				continue;
+			fmt_num(v, true, kb, sizeof(kb));
+			if (shown++ == 0)
+				buf[0] = '\0';
+			bufcat(buf, len, "%s%s (%lld) %s kB", shown > 1 ? "; " : "",
+			       str_or(json_object_get(e, "comm"), "?"),
+			       (long long)json_integer_value(json_object_get(e, "pid")), kb);
+		}
+		return;
+	}
+}
+
+/* "stepper (adj 1000, shmem 3,763,072 kB); then hold (adj 0) +91 ms". */
+static void text_victims(const struct runref *const *runs, size_t n, const struct fig *f, char *buf, size_t len)
+{
+	(void)f;
+	snprintf(buf, len, "%s", MISSING);
+	for (size_t i = 0; i < n; i++) {
+		const json_t *kills = json_object_get(json_object_get(runs[i]->run, "kmsg"), "oom_kills");
+		double t0 = 0, t = 0, shm;
+
+		if (!json_is_array(kills))
+			continue;
+		if (json_array_size(kills) == 0) {
+			snprintf(buf, len, "no OOM kill");
+			return;
+		}
+		buf[0] = '\0';
+		for (size_t k = 0; k < json_array_size(kills) && k < 4; k++) {
+			const json_t *e = json_array_get(kills, k);
+			char num[32];
+
+			json_num(json_object_get(e, "t_s"), &t);
+			if (k == 0)
+				t0 = t;
+			bufcat(buf, len, "%s%s (adj %lld", k ? "; then " : "", str_or(json_object_get(e, "comm"), "?"),
+			       (long long)json_integer_value(json_object_get(e, "oom_score_adj")));
+			if (json_num(json_object_get(e, "shmem_rss_kb"), &shm) && shm > 0) {
+				fmt_num(shm, true, num, sizeof(num));
+				bufcat(buf, len, ", shmem-rss %s kB", num);
+			}
+			bufcat(buf, len, ")");
+			if (k > 0)
+				bufcat(buf, len, " +%.0f ms", (t - t0) * 1000.0);
+		}
+		if (n > 1)
+			bufcat(buf, len, " [first of %zu runs]", n);
+		return;
+	}
+}
+
+/* ------------------------------------------------------------- tables */
+
+static const struct named_get getters[] = {
+	{"reclaimed_mib", get_reclaimed_mib, "mincore's reclaimed pages at the step, in whole MiB"},
+	{"baseline", get_baseline, "memory.current at the first step less the region's Rss, kB"},
+	{"lazy_counter", get_lazy, "memory.stat's key where it has it, else the run's /proc/vmstat delta"},
+	{"control_lazyfree", get_control_lazyfree, "the host scan's entry for the positive control"},
+	{"scan_others", get_scan_others, "processes with LazyFree > 0 besides the control"},
+	{"vmstat_window", get_vm_window, "/proc/vmstat keys (a+b) from the step to the run's last sample"},
+	{"pace_mib_s", get_pace_achieved, "MiB/s the load workload achieved from alloc to target"},
+	{"kmsg_lines", get_kmsg_count, "kernel log records of the run holding the path's text"},
+};
+
+static const struct named_label labels[] = {
+	{"outcome", label_outcome, "survived | OOM-kill (137) | the run's outcome"},
+	{"fates", label_fates, "every workload's fate: passed, OOM-killed, stopped"},
+};
+
+static const struct named_text texts[] = {
+	{"lazy_source", text_lazy_source, "where lazy_counter read the key"},
+	{"top_others", text_top_others, "the largest LazyFree holders besides the control"},
+	{"victims", text_victims, "the OOM kills of the kernel log, in order"},
+};
+
+fig_get derived_get(const char *name)
+{
+	for (size_t i = 0; i < N(getters); i++)
+		if (strcmp(getters[i].name, name) == 0)
+			return getters[i].fn;
+	return NULL;
+}
+
+fig_label derived_label(const char *name)
+{
+	for (size_t i = 0; i < N(labels); i++)
+		if (strcmp(labels[i].name, name) == 0)
+			return labels[i].fn;
+	return NULL;
+}
+
+fig_text derived_text(const char *name)
+{
+	for (size_t i = 0; i < N(texts); i++)
+		if (strcmp(texts[i].name, name) == 0)
+			return texts[i].fn;
+	return NULL;
+}
+
+void derived_names(char *buf, size_t len)
+{
+	size_t i;
+
+	buf[0] = '\0';
+	bufcat(buf, len, "get:");
+	for (i = 0; i < N(getters); i++)
+		bufcat(buf, len, " %s", getters[i].name);
+	bufcat(buf, len, "; label:");
+	for (i = 0; i < N(labels); i++)
+		bufcat(buf, len, " %s", labels[i].name);
+	bufcat(buf, len, "; text:");
+	for (i = 0; i < N(texts); i++)
+		bufcat(buf, len, " %s", texts[i].name);
+}

@@ -1,0 +1,398 @@
+/* format.c — the built tables as markdown, CSV or a "pagelab.report/1"
+ * JSON document.  The three print the same rows; a table without an
+ * article (a user's, the generic report) has no article column.
+ */
+#include "internal.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+/* ------------------------------------------------------------ markdown */
+
+static void md_text(FILE *o, const char *s)
+{
+	for (; *s != '\0'; s++) {
+		if (*s == '|')
+			fputs("\\|", o);
+		else if (*s == '\n')
+			fputc(' ', o);
+		else
+			fputc(*s, o);
+	}
+}
+
+static void md_columns(const struct report *rep, FILE *o)
+{
+	size_t i, k;
+
+	fprintf(o, "| Column | Result files |\n|---|---|\n");
+	for (i = 0; i < rep->ncols; i++) {
+		fprintf(o, "| ");
+		md_text(o, rep->cols[i].label);
+		fprintf(o, " |");
+		for (k = 0; k < rep->nin; k++) {
+			const json_t *doc = rep->in[k].doc;
+			const char *status = str_or(json_object_get(doc, "status"), "?");
+
+			if (rep->in[k].col != i)
+				continue;
+			size_t nruns = json_array_size(json_object_get(doc, "runs"));
+
+			fprintf(o, " `%s` (%s, %zu run%s%s%s)", rep->in[k].path,
+				str_or(json_object_get(json_object_get(doc, "scenario"), "name"), "?"),
+				nruns, nruns == 1 ? "" : "s",
+				strcmp(status, "ok") != 0 ? ", " : "", strcmp(status, "ok") != 0 ? status : "");
+		}
+		fprintf(o, " |\n");
+	}
+}
+
+static void md_header(const struct report *rep, FILE *o)
+{
+	const json_t *h = json_object_get(rep->ref, "header");
+	const json_t *a = json_object_get(h, "article");
+	const json_t *m = json_object_get(h, "machine");
+	size_t i, k;
+
+	if (rep->ref == NULL) {
+		/* No article: the scenarios' own names and titles. */
+		fprintf(o, "# pagelab report —");
+		for (i = 0; i < rep->nin; i++) {
+			const char *name = str_or(json_object_get(json_object_get(rep->in[i].doc, "scenario"), "name"), "?");
+
+			for (k = 0; k < i; k++)
+				if (strcmp(str_or(json_object_get(json_object_get(rep->in[k].doc, "scenario"), "name"), "?"),
+					   name) == 0)
+					break;
+			if (k == i)
+				fprintf(o, "%s %s", i > 0 ? "," : "", name);
+		}
+		fprintf(o, "\n\n");
+		for (i = 0; i < rep->nin; i++) {
+			const json_t *s = json_object_get(rep->in[i].doc, "scenario");
+
+			for (k = 0; k < i; k++)
+				if (strcmp(str_or(json_object_get(json_object_get(rep->in[k].doc, "scenario"), "name"), "?"),
+					   str_or(json_object_get(s, "name"), "?")) == 0)
+					break;
+			if (k < i)
+				continue;
+			fprintf(o, "Scenario `%s`: ", str_or(json_object_get(s, "name"), "?"));
+			md_text(o, str_or(json_object_get(s, "title"), "(no title)"));
+			if (json_is_string(json_object_get(s, "expect"))) {
+				fprintf(o, ". Expected: ");
+				md_text(o, json_string_value(json_object_get(s, "expect")));
+			}
+			fprintf(o, ".\n\n");
+		}
+		md_columns(rep, o);
+		fprintf(o, "\nEach cell: the median over the repeats, (min–max) when they differ, "
+			"[k of n runs] when some runs lack the figure; “—”: not measured.\n");
+		return;
+	}
+	fprintf(o, "# pagelab report — “%s”\n\n", str_or(json_object_get(a, "title"), "?"));
+	if (json_is_string(json_object_get(m, "summary")))
+		fprintf(o, "Article: %s; %s. Reference data: %s.\n\n", str_or(json_object_get(a, "author"), "?"),
+			json_string_value(json_object_get(m, "summary")), rep->ref_path);
+	else
+		fprintf(o, "Article: %s; %s %s, cgroup %s, memory.max %s, %s, %s VM, THP [%s]. "
+			"Reference data: %s.\n\n",
+			str_or(json_object_get(a, "author"), "?"), str_or(json_object_get(m, "kernel"), "?"),
+			str_or(json_object_get(m, "machine"), "?"), str_or(json_object_get(m, "cgroup"), "?"),
+			str_or(json_object_get(m, "memory_max"), "?"),
+			json_is_false(json_object_get(m, "swap")) ? "no swap" : "swap",
+			str_or(json_object_get(m, "vm_memory"), "?"), str_or(json_object_get(m, "thp_enabled"), "?"),
+			rep->ref_path);
+	md_columns(rep, o);
+	fprintf(o, "\nEach cell: the median over the repeats, (min–max) when they differ, "
+		"[k of n runs] when some runs lack the figure; “—”: not measured.\n");
+}
+
+static void md_table(const struct report_table *t, FILE *o)
+{
+	size_t i, k;
+
+	fprintf(o, "\n## %zu. %s (`%s`)\n\n", t->number, t->name, t->id);
+	if (t->article_section != NULL)
+		fprintf(o, "Article table: “%s”%s%s.  \n", t->article_section, t->article_table ? " — " : "",
+			t->article_table ? t->article_table : "");
+	fprintf(o, "Compare: %s\n\n", t->compare);
+	fprintf(o, "| %s | Figure |", t->row_head);
+	for (k = 0; k < t->ncols; k++) {
+		fputc(' ', o);
+		md_text(o, t->cols[k].label);
+		fprintf(o, " (%zu run%s) |", t->colruns[k], t->colruns[k] == 1 ? "" : "s");
+	}
+	if (t->has_article)
+		fprintf(o, " %s |", t->article_col);
+	fprintf(o, "\n|---|---|");
+	for (k = 0; k < t->ncols + (t->has_article ? 1 : 0); k++)
+		fprintf(o, "---:|");
+	fputc('\n', o);
+	for (i = 0; i < t->nrows; i++) {
+		const struct report_row *r = &t->rows[i];
+
+		fputs("| ", o);
+		md_text(o, r->label);
+		fputs(" | ", o);
+		md_text(o, r->figure);
+		for (k = 0; k < t->ncols; k++) {
+			fputs(" | ", o);
+			md_text(o, r->cells[k].text);
+		}
+		if (t->has_article) {
+			fputs(" | ", o);
+			md_text(o, r->article.text);
+		}
+		fputs(" |\n", o);
+	}
+	if (t->nnotes > 0)
+		fputc('\n', o);
+	for (i = 0; i < t->nnotes; i++) {
+		fputs("- ", o);
+		md_text(o, t->notes[i]);
+		fputc('\n', o);
+	}
+}
+
+/* ----------------------------------------------------------------- CSV */
+
+static void csv_field(FILE *o, const char *s, bool last)
+{
+	if (strpbrk(s, ",\"\n") != NULL) {
+		fputc('"', o);
+		for (; *s != '\0'; s++) {
+			if (*s == '"')
+				fputc('"', o);
+			fputc(*s, o);
+		}
+		fputc('"', o);
+	} else {
+		fputs(s, o);
+	}
+	fputc(last ? '\n' : ',', o);
+}
+
+/* The numeric part of a CSV line: median, min, max, with_value, values. */
+static void csv_numbers(FILE *o, const struct report_cell *c)
+{
+	char med[32] = "", lo[32] = "", hi[32] = "", have[32] = "", vals[TEXT_MAX] = "";
+	size_t i;
+
+	if (c->nvalues > 0 && c->have > 0) {
+		fmt_num(c->median, false, med, sizeof(med));
+		fmt_num(c->min, false, lo, sizeof(lo));
+		fmt_num(c->max, false, hi, sizeof(hi));
+		snprintf(have, sizeof(have), "%zu", c->have);
+		for (i = 0; i < c->nvalues; i++) {
+			char num[32] = "";
+
+			if (c->present[i])
+				fmt_num(c->values[i], false, num, sizeof(num));
+			bufcat(vals, sizeof(vals), "%s%s", i > 0 ? ";" : "", num);
+		}
+	}
+	csv_field(o, med, false);
+	csv_field(o, lo, false);
+	csv_field(o, hi, false);
+	csv_field(o, have, false);
+	csv_field(o, vals, false);
+}
+
+static void csv_line(FILE *o, const struct report_table *t, const struct report_row *r, const char *column,
+		     const char *kernel, const char *cgroup, size_t runs, const struct report_cell *c)
+{
+	char nruns[32] = "";
+
+	if (runs > 0)
+		snprintf(nruns, sizeof(nruns), "%zu", runs);
+	csv_field(o, t->id, false);
+	csv_field(o, r->label, false);
+	csv_field(o, r->figure, false);
+	csv_field(o, column, false);
+	csv_field(o, kernel, false);
+	csv_field(o, cgroup, false);
+	csv_field(o, r->unit != NULL ? r->unit : "", false);
+	csv_field(o, nruns, false);
+	csv_numbers(o, c);
+	csv_field(o, c->text, true);
+}
+
+static int csv_table(const struct report *rep, const struct report_table *t, FILE *o)
+{
+	const json_t *m = ref_machine(rep, t);
+	size_t i, k;
+
+	for (i = 0; i < t->nrows; i++) {
+		const struct report_row *r = &t->rows[i];
+		struct report_cell a;
+
+		for (k = 0; k < t->ncols; k++)
+			csv_line(o, t, r, t->cols[k].label, t->cols[k].kernel, t->cols[k].cgroup, r->cells[k].runs,
+				 &r->cells[k]);
+		if (!t->has_article)
+			continue;
+		if (article_cell(r, &a) < 0) {
+			cell_clear(&a);
+			return -ENOMEM;
+		}
+		csv_line(o, t, r, "article", str_or(json_object_get(m, "kernel"), ""),
+			 str_or(json_object_get(m, "cgroup"), ""), 0, &a);
+		cell_clear(&a);
+	}
+	return 0;
+}
+
+/* ---------------------------------------------------------------- JSON */
+
+static json_t *values_json(const struct report_cell *c)
+{
+	json_t *a = json_array();
+	size_t i;
+
+	for (i = 0; a != NULL && i < c->nvalues; i++)
+		if (json_array_append_new(a, c->present[i] ? json_of_num(c->values[i]) : json_null()) < 0) {
+			json_decref(a);
+			return NULL;
+		}
+	return a;
+}
+
+static json_t *cell_json(const struct report_cell *c, const char *column)
+{
+	json_t *j = json_pack("{s:s, s:s}", "column", column, "text", c->text);
+
+	if (j == NULL)
+		return NULL;
+	if (c->runs > 0 && json_object_set_new(j, "runs", json_integer((json_int_t)c->runs)) < 0)
+		goto fail;
+	if (c->nvalues > 0 && c->have > 0 &&
+	    (json_object_set_new(j, "median", json_of_num(c->median)) < 0 ||
+	     json_object_set_new(j, "min", json_of_num(c->min)) < 0 ||
+	     json_object_set_new(j, "max", json_of_num(c->max)) < 0 ||
+	     json_object_set_new(j, "with_value", json_integer((json_int_t)c->have)) < 0 ||
+	     json_object_set_new(j, "values", values_json(c)) < 0))
+		goto fail;
+	return j;
+fail:
+	json_decref(j);
+	return NULL;
+}
+
+static json_t *row_json(const struct report_table *t, const struct report_row *r)
+{
+	json_t *j = json_pack("{s:s, s:s, s:s*, s:[]}", "row", r->label, "figure", r->figure, "unit", r->unit,
+			      "cells");
+	json_t *cells = json_object_get(j, "cells");
+	size_t k;
+
+	for (k = 0; j != NULL && k < t->ncols; k++)
+		if (json_array_append_new(cells, cell_json(&r->cells[k], t->cols[k].label)) < 0) {
+			json_decref(j);
+			return NULL;
+		}
+	if (j != NULL &&
+	    json_object_set_new(j, "article", t->has_article
+				? json_pack("{s:s, s:O*, s:b}", "text", r->article.text, "value", r->article_json,
+					    "derived", r->derived)
+				: json_null()) < 0) {
+		json_decref(j);
+		return NULL;
+	}
+	return j;
+}
+
+static json_t *table_json(const struct report_table *t)
+{
+	json_t *j = json_pack("{s:s, s:I, s:s, s:s*, s:s*, s:s, s:s*, s:[], s:[], s:[]}",
+			      "id", t->id, "number", (json_int_t)t->number, "name", t->name,
+			      "article_section", t->article_section, "article_table", t->article_table,
+			      "compare", t->compare, "article_column", t->has_article ? t->article_col : NULL,
+			      "columns", "rows", "notes");
+	size_t i;
+	int bad = j == NULL;
+
+	if (!bad && t->generic)
+		bad = json_object_set_new(j, "generic", json_true()) < 0 ||
+		      json_object_set_new(j, "scenario", json_string(t->scenario)) < 0;
+	for (i = 0; !bad && i < t->ncols; i++) {
+		const struct report_column *c = &t->cols[i];
+
+		bad = json_array_append_new(json_object_get(j, "columns"),
+					    json_pack("{s:s, s:s, s:s, s:b, s:I}", "label", c->label,
+						      "kernel", c->kernel, "cgroup", c->cgroup,
+						      "guest", c->guest, "runs", (json_int_t)t->colruns[i])) < 0;
+	}
+	for (i = 0; !bad && i < t->nrows; i++)
+		bad = json_array_append_new(json_object_get(j, "rows"), row_json(t, &t->rows[i])) < 0;
+	for (i = 0; !bad && i < t->nnotes; i++)
+		bad = json_array_append_new(json_object_get(j, "notes"), json_string(t->notes[i])) < 0;
+	if (bad) {
+		json_decref(j);
+		return NULL;
+	}
+	return j;
+}
+
+static json_t *inputs_json(const struct report *rep)
+{
+	json_t *a = json_array();
+	size_t i;
+
+	for (i = 0; a != NULL && i < rep->nin; i++) {
+		const json_t *doc = rep->in[i].doc;
+		const json_t *host = json_object_get(doc, "host");
+
+		if (json_array_append_new(a, json_pack("{s:s, s:s*, s:s*, s:s*, s:I, s:s}",
+						       "path", rep->in[i].path,
+						       "scenario", json_string_value(json_object_get(json_object_get(doc, "scenario"), "name")),
+						       "status", json_string_value(json_object_get(doc, "status")),
+						       "kernel", json_string_value(json_object_get(host, "kernel")),
+						       "runs", (json_int_t)json_array_size(json_object_get(doc, "runs")),
+						       "column", rep->cols[rep->in[i].col].label)) < 0) {
+			json_decref(a);
+			return NULL;
+		}
+	}
+	return a;
+}
+
+int format_write(const struct report *rep, enum report_format fmt, FILE *o, struct lab_error *err)
+{
+	size_t i;
+
+	if (fmt == REPORT_MARKDOWN) {
+		md_header(rep, o);
+		for (i = 0; i < rep->nt; i++)
+			md_table(&rep->tables[i], o);
+		if (rep->nt == 0)
+			fprintf(o, "\nNo article table has data in these results.\n");
+	} else if (fmt == REPORT_CSV) {
+		fputs("table,row,figure,column,kernel,cgroup,unit,runs,median,min,max,with_value,values,text\n", o);
+		for (i = 0; i < rep->nt; i++)
+			if (csv_table(rep, &rep->tables[i], o) < 0)
+				return lab_error_set(err, ENOMEM, "out of memory");
+	} else {
+		const json_t *h = json_object_get(rep->ref, "header");
+		json_t *doc = json_pack("{s:s, s:o, s:o, s:[]}", "schema", REPORT_SCHEMA, "reference",
+					rep->ref != NULL
+					? json_pack("{s:s, s:O*, s:O*, s:O*}", "path", rep->ref_path, "article",
+						    json_object_get(h, "article"), "machine", json_object_get(h, "machine"),
+						    "baseline_kb", json_object_get(h, "baseline_kb"))
+					: json_null(),
+					"inputs", inputs_json(rep), "tables");
+		int bad = doc == NULL;
+
+		for (i = 0; !bad && i < rep->nt; i++)
+			bad = json_array_append_new(json_object_get(doc, "tables"), table_json(&rep->tables[i])) < 0;
+		if (!bad)
+			bad = json_dumpf(doc, o, JSON_INDENT(2)) < 0 || fputc('\n', o) == EOF;
+		json_decref(doc);
+		if (bad)
+			return lab_error_set(err, ENOMEM, "cannot build the JSON report");
+	}
+	if (fflush(o) != 0 || ferror(o))
+		return lab_error_errno(err, errno ? errno : EIO, "writing the report");
+	return 0;
+}
