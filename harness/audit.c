@@ -1154,7 +1154,7 @@ static int with_apply(const struct with_knob *w, size_t n, unsigned long long me
 	ret = knob_journal_open(knob_journal_path(), jout, &stale, &owner, &err);
 	if (ret < 0) {
 		fprintf(stderr, "pagelab audit: %s\n", err.msg);
-		return ret == -EBUSY ? AUDIT_CANNOT : AUDIT_FAIL;
+		return ret == -EBUSY ? AUDIT_CANNOT : ret == -EPERM ? AUDIT_USAGE : AUDIT_FAIL;
 	}
 	if (stale) {
 		ret = knob_journal_restore(*jout, &rep, &err);

@@ -703,6 +703,8 @@ static void side_text(const json_t *s, const char *unit, char *buf, size_t len)
 	fmt_num(m, med, sizeof(med));
 	fmt_num(a, lo, sizeof(lo));
 	fmt_num(b, hi, sizeof(hi));
+	if (unit != NULL && m == 1 && a == b && strncmp(unit, "pages", 5) == 0)
+		unit = "page";
 	if (a == b)
 		snprintf(buf, len, "%s%s%s (n=%lld)", med, unit ? " " : "", unit ? unit : "",
 			 (long long)json_integer_value(json_object_get(s, "n")));

@@ -2,7 +2,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <libgen.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -136,17 +135,153 @@ int lab_mkdir_p(const char *dir, unsigned mode, struct lab_error *err)
 	return 0;
 }
 
+static int output_kind_refused(const char *what, const char *path, mode_t mode, struct lab_error *err)
+{
+	if (S_ISLNK(mode))
+		return lab_error_set(err, EEXIST, "%s %s is a symbolic link: pagelab writes no file through "
+				     "one (name the file itself)", what, path);
+	return lab_error_set(err, EEXIST, "%s %s is %s: pagelab writes only a new or a regular file",
+			     what, path, lab_file_kind(mode));
+}
+
+/* path's directory into dir ("." when path has no '/'). */
+static int dir_of(const char *path, char *dir, size_t len, struct lab_error *err)
+{
+	char *slash;
+
+	if ((size_t)snprintf(dir, len, "%s", path) >= len)
+		return lab_error_set(err, ENAMETOOLONG, "path too long: %s", path);
+	slash = strrchr(dir, '/');
+	if (slash == NULL)
+		snprintf(dir, len, ".");
+	else if (slash == dir)
+		dir[1] = '\0';
+	else
+		*slash = '\0';
+	return 0;
+}
+
+static int check_dir(const char *dir, const char *what, const char *path, struct lab_error *err)
+{
+	struct stat st;
+
+	if (stat(dir, &st) < 0) {
+		int e = errno;
+
+		if ((e == ENOENT || e == ENOTDIR) && strcmp(dir, path) == 0)
+			return lab_error_set(err, e, "%s %s does not exist "
+					     "(pagelab makes no directory you name: mkdir -p it first)", what, dir);
+		if (e == ENOENT || e == ENOTDIR)
+			return lab_error_set(err, e, "%s %s: the directory %s does not exist "
+					     "(pagelab makes no directory you name: mkdir -p it first)",
+					     what, path, dir);
+		return lab_error_errno(err, e, "%s %s: directory %s", what, path, dir);
+	}
+	if (!S_ISDIR(st.st_mode))
+		return lab_error_set(err, ENOTDIR, "%s %s: %s is %s, not a directory", what, path, dir,
+				     lab_file_kind(st.st_mode));
+	if (access(dir, W_OK | X_OK) < 0) {
+		int e = errno;
+
+		return lab_error_errno(err, e, "%s %s: the directory %s cannot be written", what, path, dir);
+	}
+	return 0;
+}
+
+int lab_check_output(const char *path, const char *what, struct lab_error *err)
+{
+	char dir[PATH_MAX];
+	struct stat st;
+	int ret;
+
+	if (path == NULL || *path == '\0')
+		return lab_error_set(err, EINVAL, "%s: an empty path", what);
+	if (lstat(path, &st) == 0) {
+		if (!S_ISREG(st.st_mode))
+			return output_kind_refused(what, path, st.st_mode, err);
+	} else if (errno != ENOENT) {
+		int e = errno;
+
+		if (e == ENOTDIR)
+			return lab_error_set(err, e, "%s %s: a part of the path is not a directory", what, path);
+		return lab_error_errno(err, e, "%s %s", what, path);
+	}
+	ret = dir_of(path, dir, sizeof(dir), err);
+	if (ret < 0)
+		return ret;
+	return check_dir(dir, what, path, err);
+}
+
+int lab_check_output_dir(const char *dir, const char *what, bool create, struct lab_error *err)
+{
+	struct stat st;
+
+	if (dir == NULL || *dir == '\0')
+		return lab_error_set(err, EINVAL, "%s: an empty path", what);
+	if (lstat(dir, &st) == 0 && !S_ISDIR(st.st_mode) && !S_ISLNK(st.st_mode))
+		return lab_error_set(err, ENOTDIR, "%s %s is %s, not a directory", what, dir,
+				     lab_file_kind(st.st_mode));
+	if (create) {
+		int ret = lab_mkdir_p(dir, 0755, err);
+
+		if (ret < 0)
+			return lab_error_prefix(err, "%s", what);
+	}
+	return check_dir(dir, what, dir, err);
+}
+
+int lab_open_output(const char *path, const char *what, struct lab_error *err)
+{
+	struct stat st;
+	int fd;
+
+	/* Look first (opening a device has effects of its own), then check what
+	 * was opened: O_NOFOLLOW refuses a link, O_NONBLOCK a FIFO's wait. */
+	if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode))
+		return output_kind_refused(what, path, st.st_mode, err);
+	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		int e = errno;
+
+		if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode))
+			return output_kind_refused(what, path, st.st_mode, err);
+		return lab_error_errno(err, e, "create %s", path);
+	}
+	if (fstat(fd, &st) < 0) {
+		int e = errno;
+
+		close(fd);
+		return lab_error_errno(err, e, "create %s", path);
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		return output_kind_refused(what, path, st.st_mode, err);
+	}
+	if (ftruncate(fd, 0) < 0 || fcntl(fd, F_SETFL, O_APPEND) < 0) {
+		int e = errno;
+
+		close(fd);
+		return lab_error_errno(err, e, "empty %s", path);
+	}
+	return fd;
+}
+
 int lab_write_atomic(const char *path, const char *data, size_t len, struct lab_error *err)
 {
 	char tmp[PATH_MAX], dir[PATH_MAX];
 	size_t off = 0;
-	int fd, dfd;
+	struct stat st;
+	int fd, dfd, ret;
 
-	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid()) >= sizeof(tmp))
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp.XXXXXX", path) >= sizeof(tmp))
 		return lab_error_set(err, ENAMETOOLONG, "path too long: %s", path);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	/* A fresh name, made with O_EXCL: nothing already at it is followed. */
+	fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0)
 		return lab_error_errno(err, errno, "create %s", tmp);
+	if (fchmod(fd, 0644) < 0) {
+		/* not fatal: the file stays 0600 */
+	}
 	while (off < len) {
 		ssize_t n = write(fd, data + off, len - off);
 
@@ -167,17 +302,24 @@ int lab_write_atomic(const char *path, const char *data, size_t len, struct lab_
 		unlink(tmp);
 		return lab_error_errno(err, e, "sync %s", tmp);
 	}
+	/* Only over a regular file or nothing: never over /dev/full. */
+	if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		ret = output_kind_refused("the result", path, st.st_mode, err);
+		unlink(tmp);
+		return ret;
+	}
 	if (rename(tmp, path) < 0) {
 		int e = errno;
 
 		unlink(tmp);
 		return lab_error_errno(err, e, "rename %s to %s", tmp, path);
 	}
-	snprintf(dir, sizeof(dir), "%s", path);
-	dfd = open(dirname(dir), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd >= 0) {
-		fsync(dfd);
-		close(dfd);
+	if (dir_of(path, dir, sizeof(dir), err) == 0) {
+		dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (dfd >= 0) {
+			fsync(dfd);
+			close(dfd);
+		}
 	}
 	return 0;
 }

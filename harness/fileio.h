@@ -6,6 +6,7 @@
 #ifndef PAGELAB_FILEIO_H
 #define PAGELAB_FILEIO_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <sys/types.h>
@@ -42,8 +43,30 @@ int lab_read_u64(const char *path, unsigned long long *val, struct lab_error *er
 /* Write str to an existing file (O_WRONLY|O_TRUNC, no create), in one write. */
 int lab_write_file(const char *path, const char *str, struct lab_error *err);
 
-/* Write data to path atomically: path.tmp.PID, fsync, rename, fsync dir. */
+/* Write data to path atomically: a new path.tmp.XXXXXX (O_EXCL, in path's
+ * directory), fsync, rename, fsync dir.  The rename goes only over a regular
+ * file or nothing (lab_check_output), never over a device, FIFO, socket,
+ * directory or symlink: that is refused and the tmp removed. */
 int lab_write_atomic(const char *path, const char *data, size_t len, struct lab_error *err);
+
+/* Where pagelab writes, checked before anything on the host changes.
+ * lab_check_output: path (what names it in messages: "--out") must be
+ * nothing yet or a regular file — not a device, FIFO, socket, directory or
+ * symlink (a rename over a link would replace the link, an open would write
+ * through it) — and its directory must exist and be writable; pagelab does
+ * not make a tree a user named.  lab_check_output_dir: dir must be an
+ * existing, writable directory (with create, it and its parents are made
+ * first: the default results/).  Return 0, or -errno with one line in err:
+ * -EEXIST for a path of the wrong kind, -ENOENT / -ENOTDIR for a missing
+ * directory, -EACCES / -EROFS for one that cannot be written. */
+int lab_check_output(const char *path, const char *what, struct lab_error *err);
+int lab_check_output_dir(const char *dir, const char *what, bool create, struct lab_error *err);
+
+/* Open path for appending pagelab's own stream (the result's .jsonl),
+ * emptied: created or a regular file only (lab_check_output's rules, checked
+ * on what was opened; a FIFO does not block the open).  Returns the fd, or
+ * -errno with err. */
+int lab_open_output(const char *path, const char *what, struct lab_error *err);
 
 /* mkdir -p: every missing directory of dir, the last one with mode (the
  * others 0755).  Existing directories are fine. */

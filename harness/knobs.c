@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "fileio.h"
+#include "size.h"
 
 #define DEFAULT_JOURNAL "/var/lib/pagelab/journal"
 #define MAX_RECORDS 64
@@ -157,6 +158,46 @@ static void test_stop(const struct knob_journal *j, const char *point)
 	}
 }
 
+/* ---- trust ----------------------------------------------------------------- */
+
+/* The journal is data, not instructions: restore writes what it says into
+ * /proc/sys and swaps files off and removes them.  So it is believed only
+ * where nobody but pagelab's own user could have written it: the directory
+ * and the files in it (journal, lock) owned by this user and not writable by
+ * group or others, the files regular and not symlinks.  -EPERM otherwise. */
+static int trusted(const char *path, const char *what, bool dir, struct lab_error *err)
+{
+	struct stat st;
+
+	if (lstat(path, &st) < 0) {
+		if (errno == ENOENT && !dir)
+			return 0;
+		return lab_error_errno(err, errno, "the knob journal's %s %s", what, path);
+	}
+	if (dir ? !S_ISDIR(st.st_mode) : !S_ISREG(st.st_mode))
+		return lab_error_set(err, EPERM, "the knob journal's %s %s is %s, not a %s: pagelab will not "
+				     "trust it", what, path, lab_file_kind(st.st_mode),
+				     dir ? "directory" : "regular file");
+	if (st.st_uid != geteuid())
+		return lab_error_set(err, EPERM, "the knob journal's %s %s belongs to uid %u, not to pagelab's "
+				     "user (uid %u): pagelab will not trust it", what, path, (unsigned)st.st_uid,
+				     (unsigned)geteuid());
+	if (st.st_mode & (S_IWGRP | S_IWOTH))
+		return lab_error_set(err, EPERM, "the knob journal's %s %s can be written by %s (mode %04o): "
+				     "pagelab will not trust it (chmod go-w it, or set PAGELAB_JOURNAL to a "
+				     "private directory)", what, path,
+				     (st.st_mode & S_IWOTH) ? "anyone" : "its group",
+				     (unsigned)(st.st_mode & 07777));
+	if (!dir && (unsigned long long)st.st_size > LAB_JOURNAL_MAX) {
+		char a[32], b[32];
+
+		return lab_error_set(err, EPERM, "the knob journal %s is %s, over the %s a journal can be: "
+				     "pagelab will not trust it", path, lab_format_size((unsigned long long)st.st_size,
+				     a, sizeof(a)), lab_format_size(LAB_JOURNAL_MAX, b, sizeof(b)));
+	}
+	return 0;
+}
+
 /* ---- opening ------------------------------------------------------------- */
 
 static pid_t lock_owner(int fd)
@@ -199,7 +240,12 @@ int knob_journal_open(const char *path, struct knob_journal **out, bool *stale, 
 		free(j);
 		return lab_error_prefix(err, "knob journal");
 	}
-	j->lock_fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if ((ret = trusted(j->dir, "directory", true, err)) < 0 ||
+	    (ret = trusted(lock, "lock", false, err)) < 0 || (ret = trusted(j->path, "file", false, err)) < 0) {
+		free(j);
+		return ret;
+	}
+	j->lock_fd = open(lock, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (j->lock_fd < 0) {
 		ret = lab_error_errno(err, errno, "open %s", lock);
 		free(j);
@@ -226,7 +272,7 @@ int knob_journal_open(const char *path, struct knob_journal **out, bool *stale, 
 			/* only used for messages */
 		}
 	}
-	*stale = stat(j->path, &st) == 0;
+	*stale = lstat(j->path, &st) == 0;
 	*out = j;
 	return 0;
 }
@@ -246,7 +292,7 @@ bool knob_journal_pending(const struct knob_journal *j)
 {
 	struct stat st;
 
-	return j != NULL && stat(j->path, &st) == 0;
+	return j != NULL && lstat(j->path, &st) == 0;
 }
 
 /* ---- appending ------------------------------------------------------------ */
@@ -258,9 +304,9 @@ static int journal_append(struct knob_journal *j, const char *line, struct lab_e
 
 	if (j->fd < 0) {
 		struct stat st;
-		bool fresh = stat(j->path, &st) < 0;
+		bool fresh = lstat(j->path, &st) < 0;
 
-		j->fd = open(j->path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+		j->fd = open(j->path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
 		if (j->fd < 0)
 			return lab_error_errno(err, errno, "create the knob journal %s", j->path);
 		if (fresh) {
@@ -285,15 +331,17 @@ static int journal_append(struct knob_journal *j, const char *line, struct lab_e
 }
 
 /* Parse the journal text into records (first occurrence of each knob only).
- * Returns the number of records, or -EINVAL. */
+ * Returns the number of records, or -EINVAL (a line that is no record; its
+ * number in *bad_line) or -E2BIG (more than max records). */
 static int journal_parse(const char *text, struct record *recs, size_t max, pid_t *pid,
-			 long long *user_mfk, bool *mfk_written)
+			 long long *user_mfk, bool *mfk_written, size_t *bad_line)
 {
 	const char *p = text;
-	size_t n = 0;
+	size_t n = 0, lineno = 0;
 
 	*pid = 0;
 	*mfk_written = false;
+	*bad_line = 0;
 	while (*p) {
 		const char *eol = strchr(p, '\n');
 		char line[1200], a[64], b[512], c[512];
@@ -303,6 +351,7 @@ static int journal_parse(const char *text, struct record *recs, size_t max, pid_
 			break;                  /* torn by a crash before its fsync: never acted on */
 		snprintf(line, sizeof(line), "%.*s", (int)(eol - p), p);
 		p = eol + 1;
+		*bad_line = ++lineno;
 		a[0] = b[0] = c[0] = '\0';
 		k = sscanf(line, "%63s %511s %511s", a, b, c);
 		if (k <= 0)
@@ -346,6 +395,7 @@ static int journal_parse(const char *text, struct record *recs, size_t max, pid_
 			return -EINVAL;
 		}
 	}
+	*bad_line = 0;
 	return (int)n;
 }
 
@@ -355,13 +405,14 @@ static int journal_has_knob(struct knob_journal *j, const char *name)
 	struct lab_error e;
 	struct record recs[MAX_RECORDS];
 	long long u = 0;
+	size_t bad;
 	bool w;
 	pid_t pid;
 	int n;
 
 	if (lab_read_input(j->path, "knob journal", LAB_JOURNAL_MAX, LAB_INPUT_NOFOLLOW, &text, NULL, &e) < 0)
 		return 0;
-	n = journal_parse(text, recs, MAX_RECORDS, &pid, &u, &w);
+	n = journal_parse(text, recs, MAX_RECORDS, &pid, &u, &w, &bad);
 	for (int i = 0; i < n; i++)
 		if (recs[i].kind == REC_KNOB && strcmp(recs[i].name, name) == 0)
 			return 1;
@@ -572,28 +623,65 @@ int knob_set(struct knob_journal *j, const struct knob_def *d, const char *value
 
 /* ---- restoring ------------------------------------------------------------ */
 
-static int restore_one(const struct record *r, struct knob_restored *it, struct lab_error *err)
+/* A swap file record names a file pagelab made: JOURNAL-DIR/swapfile-PID
+ * (knob_set_swap), a regular file of pagelab's user.  Anything else in a
+ * journal is not acted on: restore never swaps off or removes another path. */
+static bool own_swapfile(const struct knob_journal *j, const char *path, char *why, size_t wlen)
+{
+	size_t dl = strlen(j->dir);
+	const char *base = path + dl + 1, *p;
+	struct stat st;
+
+	if (strncmp(path, j->dir, dl) != 0 || path[dl] != '/' || strncmp(base, "swapfile-", 9) != 0) {
+		snprintf(why, wlen, "not a swap file pagelab makes (%.180s/swapfile-PID): left alone", j->dir);
+		return false;
+	}
+	for (p = base + 9; *p; p++)
+		if (*p < '0' || *p > '9')
+			break;
+	if (p == base + 9 || *p != '\0') {
+		snprintf(why, wlen, "not a swap file pagelab makes (%.180s/swapfile-PID): left alone", j->dir);
+		return false;
+	}
+	if (lstat(path, &st) == 0 && (!S_ISREG(st.st_mode) || st.st_uid != geteuid())) {
+		snprintf(why, wlen, "%s, not a regular file of pagelab's user: left alone",
+			 lab_file_kind(st.st_mode));
+		return false;
+	}
+	return true;
+}
+
+static int restore_one(const struct knob_journal *j, const struct record *r, struct knob_restored *it,
+		       struct lab_error *err)
 {
 	memset(it, 0, sizeof(*it));
 	snprintf(it->name, sizeof(it->name), "%.63s", r->name);
 	if (r->kind == REC_KNOB) {
 		const struct knob_def *d = knob_def_find(r->name);
-		char want[256];
+		char want[256], typed[256];
 		struct lab_error e2;
 
 		snprintf(it->original, sizeof(it->original), "%.127s", r->value);
-		if (d == NULL || d->path == NULL) {
-			snprintf(it->msg, sizeof(it->msg), "unknown knob in the journal");
+		if (d == NULL || d->path == NULL || !d->scenario || d->kind == KNOB_SWAP) {
+			snprintf(it->msg, sizeof(it->msg), "%s", d == NULL ? "unknown knob in the journal"
+				 : "not a knob pagelab changes: left alone");
+			snprintf(it->found, sizeof(it->found), "-");
 			return -EINVAL;
 		}
-		normalise(r->value, want, sizeof(want));
+		/* Typed and range-checked as a scenario's [knobs] are, before a write. */
+		if (knob_def_value(d, r->value, typed, sizeof(typed), &e2) < 0) {
+			snprintf(it->msg, sizeof(it->msg), "%.200s: not written", e2.msg);
+			snprintf(it->found, sizeof(it->found), "-");
+			return -EINVAL;
+		}
+		normalise(typed, want, sizeof(want));
 		if (knob_read(d, it->found, sizeof(it->found), &e2) < 0) {
 			snprintf(it->msg, sizeof(it->msg), "%.255s", e2.msg);
 			return -EIO;
 		}
 		if (strcmp(it->found, want) != 0) {
 			/* sysctl files take blank-separated values; THP takes the word. */
-			if (lab_write_file(d->path, r->value, &e2) < 0) {
+			if (lab_write_file(d->path, typed, &e2) < 0) {
 				snprintf(it->msg, sizeof(it->msg), "%.255s", e2.msg);
 				return -EIO;
 			}
@@ -630,6 +718,10 @@ static int restore_one(const struct record *r, struct knob_restored *it, struct 
 	}
 	if (r->kind == REC_SWAPFILE) {
 		snprintf(it->original, sizeof(it->original), "no swap file");
+		if (!own_swapfile(j, r->name, it->msg, sizeof(it->msg))) {
+			snprintf(it->found, sizeof(it->found), "-");
+			return -EINVAL;
+		}
 		snprintf(it->found, sizeof(it->found), "%s", swap_active(r->name) ? "swapped on" : "not active");
 		if (swap_active(r->name)) {
 			if (swapoff(r->name) < 0) {
@@ -646,8 +738,27 @@ static int restore_one(const struct record *r, struct knob_restored *it, struct 
 		snprintf(it->now, sizeof(it->now), "%s", it->ok ? "removed" : "still there");
 		return it->ok ? 0 : -EIO;
 	}
-	/* REC_SWAPOFF: an area that was active must be active again. */
+	/* REC_SWAPOFF: an area that was active must be active again: an absolute
+	 * path to a block device or a regular file (swapon checks its header). */
 	snprintf(it->original, sizeof(it->original), "active, priority %.100s", r->value);
+	{
+		struct stat st;
+		char *end;
+		long prio;
+
+		errno = 0;
+		prio = strtol(r->value, &end, 10);
+		if (r->name[0] != '/' || strstr(r->name, "/../") != NULL || lstat(r->name, &st) < 0 ||
+		    !(S_ISBLK(st.st_mode) || S_ISREG(st.st_mode)) || errno != 0 || *end != '\0' ||
+		    end == r->value || prio < -32768 || prio > SWAP_FLAG_PRIO_MASK) {
+			/* mm/swapfile.c: priorities are signed shorts; areas swapped on
+			 * without one get -2, -3, ... */
+			snprintf(it->found, sizeof(it->found), "-");
+			snprintf(it->msg, sizeof(it->msg), "not a swap area (an absolute path to a block device or "
+				 "a regular file, priority -32768..%d): left alone", SWAP_FLAG_PRIO_MASK);
+			return -EINVAL;
+		}
+	}
 	snprintf(it->found, sizeof(it->found), "%s", swap_active(r->name) ? "active" : "off");
 	if (!swap_active(r->name)) {
 		int prio = (int)strtol(r->value, NULL, 10), flags = 0;
@@ -669,6 +780,7 @@ int knob_journal_restore(struct knob_journal *j, struct knob_restore_report *rep
 {
 	cleanup_free char *text = NULL;
 	struct record recs[MAX_RECORDS];
+	size_t bad = 0;
 	int n, ret, failed = 0;
 
 	memset(rep, 0, sizeof(*rep));
@@ -679,15 +791,18 @@ int knob_journal_restore(struct knob_journal *j, struct knob_restore_report *rep
 	if (ret < 0)
 		return ret;
 	n = journal_parse(text, recs, MAX_RECORDS, &rep->journal_pid, &rep->user_min_free_kbytes,
-			  &rep->min_free_written);
+			  &rep->min_free_written, &bad);
+	if (n == -EINVAL)
+		return lab_error_set(err, EINVAL, "the knob journal %s:%zu is not a journal record: nothing "
+				     "restored; restore by hand from it", j->path, bad);
 	if (n < 0)
-		return lab_error_set(err, EINVAL, "the knob journal %s is unreadable (%s): restore by hand from it",
-				     j->path, strerror(-n));
+		return lab_error_set(err, EINVAL, "the knob journal %s has more than %d records: nothing "
+				     "restored; restore by hand from it", j->path, MAX_RECORDS);
 	/* Reverse order of first change: THP before the min_free_kbytes it moved. */
 	for (int i = n - 1; i >= 0; i--) {
 		struct knob_restored *it = &rep->items[rep->n < 32 ? rep->n : 31];
 
-		if (restore_one(&recs[i], it, err) < 0)
+		if (restore_one(j, &recs[i], it, err) < 0)
 			failed++;
 		if (rep->n < 32)
 			rep->n++;

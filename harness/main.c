@@ -23,6 +23,7 @@
 #include "run/run.h"
 #include "sandbox.h"
 #include "scenario.h"
+#include "trace/trace.h"
 #include "vm.h"
 
 const char cli_usage_text[] =
@@ -61,6 +62,13 @@ const char cli_usage_text[] =
 	"  --sandbox child|self child (default): a new cgroup below pagelab's own; self:\n"
 	"                       pagelab's own cgroup is the sandbox (a container started with\n"
 	"                       --memory M --memory-swap M); its limit must be the scenario's\n"
+	"  --trace SET          tracepoints: default (the lab's), all, none, or groups of\n"
+	"                       kswapd direct memcg compaction oom markers (default:\n"
+	"                       the scenario's [trace] events, else the lab's)\n"
+	"  --trace-raw          keep high-rate events (reclaim stalls, compaction) one by\n"
+	"                       one, not only as per-interval counts and histograms\n"
+	"  --burst MS           sample every MS (2..1000, 0 = never; default 10) while a zone\n"
+	"                       is near its low line, kswapd is awake or a stall is open\n"
 	"  --no-report          do not print the summary table\n"
 	"  -v, --verbose        one stderr line per workload step\n"
 	"\n"
@@ -156,12 +164,12 @@ static int cmd_restore(int argc, char **argv)
 	(void)argv;
 	if (argc > 1)
 		return usage_error("%s", "restore takes no arguments");
-	if (stat(path, &st) < 0) {
+	if (lstat(path, &st) < 0) {
 		printf("pagelab restore: no knob journal at %s: nothing to restore\n", path);
 	} else if ((ret = knob_journal_open(path, &j, &stale, &owner, &err)) < 0) {
 		fprintf(stderr, "pagelab restore: %s%s\n", err.msg,
 			ret == -EBUSY ? ": it puts its knobs back when it ends (stop it with SIGINT)" : "");
-		return ret == -EBUSY ? LAB_EXIT_CANNOT : LAB_EXIT_HARNESS;
+		return ret == -EBUSY ? LAB_EXIT_CANNOT : ret == -EPERM ? LAB_EXIT_USAGE : LAB_EXIT_HARNESS;
 	} else {
 		ret = knob_journal_restore(j, &rep, &err);
 		printf("pagelab restore: knob journal %s (written by pid %d):\n", path, (int)rep.journal_pid);
@@ -182,6 +190,12 @@ static int cmd_restore(int argc, char **argv)
 		} else if (removed > 0) {
 			printf("pagelab restore: removed %d stale sandbox(es) of dead pagelab runs\n", removed);
 		}
+	}
+	if (trace_sweep(&removed, &err) < 0) {
+		fprintf(stderr, "pagelab restore: sweeping stale tracing instances: %s\n", err.msg);
+		status = LAB_EXIT_HARNESS;
+	} else if (removed > 0) {
+		printf("pagelab restore: removed %d stale tracing instance(s) of dead pagelab runs\n", removed);
 	}
 	return status;
 }

@@ -163,13 +163,14 @@ struct zkey {
 
 /* Columns after t and the zones' 5 each. */
 enum {
-	C_USAGE, C_RSS, C_LAZY, C_HUGE, C_KSWAPD, C_DIRECT, C_MEMCG, C_SWPOUT, C_ALLOCSTALL,
-	C_PSI_SOME, C_PSI_FULL, C_SCAN_KSWAPD_CUM, C_SCAN_DIRECT_CUM, C_N
+	C_USAGE, C_RSS, C_LAZY, C_HUGE, C_KSWAPD, C_DIRECT, C_MEMCG, C_SWPOUT, C_LAZYFREED, C_ALLOCSTALL,
+	C_PSI_SOME, C_PSI_FULL, C_SCAN_KSWAPD_CUM, C_SCAN_DIRECT_CUM, C_MPSI_SOME, C_MPSI_FULL, C_N
 };
 static const char *const col_name[C_N] = {
 	"usage_mib", "rss_mib", "lazyfree_mib", "anonhuge_mib", "kswapd_scan_per_s",
-	"direct_scan_per_s", "sandbox_scan_per_s", "swapout_per_s", "allocstall_total",
+	"direct_scan_per_s", "sandbox_scan_per_s", "swapout_per_s", "lazyfreed_per_s", "allocstall_total",
 	"psi_some_avg10", "psi_full_avg10", "kswapd_scan_total", "direct_scan_total",
+	"sandbox_psi_some_avg10", "sandbox_psi_full_avg10",
 };
 
 struct interval {
@@ -260,19 +261,15 @@ static double vm_prefix_sum(const json_t *s, const char *prefix)
 	return sum;
 }
 
-/* PSI as a sample may hold it: "psi": {"some": {"avg10": …}, "full": {…}}
- * (system, /proc/pressure/memory) or the sandbox's "memcg": {"pressure": …}. */
-static double psi_avg10(const json_t *s, const char *which)
+/* PSI as a sample holds it (harness/result.md): "psi" (the machine's,
+ * /proc/pressure/memory) and "memcg_pressure" (the sandbox's own, v2
+ * memory.pressure), each {"some": {"avg10": …}, "full": {…}}. */
+static double psi_avg10(const json_t *s, const char *where, const char *which)
 {
-	static const char *const where[] = { "psi", "psi.memory", "pressure", "memcg.pressure" };
 	char path[64];
 
-	for (size_t i = 0; i < sizeof(where) / sizeof(where[0]); i++) {
-		snprintf(path, sizeof(path), "%s.%s.avg10", where[i], which);
-		if (json_is_number(jpath(s, path)))
-			return json_number_value(jpath(s, path));
-	}
-	return NAN;
+	snprintf(path, sizeof(path), "%s.%s.avg10", where, which);
+	return json_is_number(jpath(s, path)) ? json_number_value(jpath(s, path)) : NAN;
 }
 
 static double memcg_scan(const json_t *s)
@@ -292,14 +289,16 @@ static void sample_cols(const struct run_view *rv, const json_t *s, const json_t
 	const json_t *w = json_object_get(json_object_get(s, "workloads"), rv->main != NULL ? rv->main : "");
 	double dt = prev != NULL ? (num_or_nan(json_object_get(s, "t_ms")) -
 				    num_or_nan(json_object_get(prev, "t_ms"))) / 1000.0 : NAN;
+	/* pglazyfreed is counted machine-wide even for a sandbox's own
+	 * reclaim (mm/vmscan.c: shrink_folio_list), unlike pgscan_*. */
 	const char *rate_key[] = { [C_KSWAPD] = "pgscan_kswapd", [C_DIRECT] = "pgscan_direct",
-				   [C_SWPOUT] = "pswpout" };
+				   [C_SWPOUT] = "pswpout", [C_LAZYFREED] = "pglazyfreed" };
 
 	c[C_USAGE] = num_or_nan(jpath(s, "memcg.usage_bytes")) / MIB;
 	c[C_RSS] = num_or_nan(json_object_get(w, "rss_kb")) / 1024;
 	c[C_LAZY] = num_or_nan(json_object_get(w, "lazyfree_kb")) / 1024;
 	c[C_HUGE] = num_or_nan(json_object_get(w, "anonhuge_kb")) / 1024;
-	for (int k = C_KSWAPD; k <= C_SWPOUT; k++) {
+	for (int k = C_KSWAPD; k <= C_LAZYFREED; k++) {
 		double now, before;
 
 		if (k == C_MEMCG) {
@@ -317,8 +316,10 @@ static void sample_cols(const struct run_view *rv, const json_t *s, const json_t
 			c[k] = dt > 0 && !isnan(before) ? (now - before) / dt : 0;
 	}
 	c[C_ALLOCSTALL] = vm_prefix_sum(s, "allocstall_");
-	c[C_PSI_SOME] = psi_avg10(s, "some");
-	c[C_PSI_FULL] = psi_avg10(s, "full");
+	c[C_PSI_SOME] = psi_avg10(s, "psi", "some");
+	c[C_PSI_FULL] = psi_avg10(s, "psi", "full");
+	c[C_MPSI_SOME] = psi_avg10(s, "memcg_pressure", "some");
+	c[C_MPSI_FULL] = psi_avg10(s, "memcg_pressure", "full");
 	c[C_SCAN_KSWAPD_CUM] = vm_delta(s, "pgscan_kswapd");
 	c[C_SCAN_DIRECT_CUM] = vm_delta(s, "pgscan_direct");
 }
@@ -595,7 +596,7 @@ static void gp_missing(FILE *f, const char *title, const char *why)
 {
 	fputs("set title ", f);
 	gp_str(f, title);
-	fputs("\nunset arrow; unset object; unset ylabel\n"
+	fputs("\nunset arrow; unset object; unset ylabel; unset xlabel\n"
 	      "unset border; unset xtics; unset ytics; unset y2tics; unset grid; set key off\n"
 	      "set yrange [0:1]\nset label 99 ", f);
 	gp_str(f, why);
@@ -671,7 +672,7 @@ static void write_script(const struct run_view *rv, const struct plot_opts *o, c
 	fprintf(f, "\nset multiplot layout %d,1 title ", panels);
 	gp_str(f, title);
 	fputs(" font ',10'\n"
-	      "set lmargin 11; set rmargin 30; set tmargin 3; set bmargin 2\n"
+	      "set lmargin 11; set rmargin 38; set tmargin 3; set bmargin 2\n"
 	      "set key outside right top Left reverse samplen 2 spacing 1.1 font ',8'\n"
 	      "set grid ytics lc rgb '#e0e0e0'\nset ytics nomirror\n"
 	      "set style fill transparent solid 0.35 noborder\n", f);
@@ -741,7 +742,7 @@ static void write_script(const struct run_view *rv, const struct plot_opts *o, c
 		}
 		fputs("\nunset logscale y\nunset label\n", f);
 	}
-	fputs("set tmargin 1.5\n", f);
+	fputs("set tmargin 2.2\n", f);
 
 	/* Panel 2: the sandbox. */
 	if (rv->have[C_USAGE] == 0) {
@@ -802,18 +803,20 @@ static void write_script(const struct run_view *rv, const struct plot_opts *o, c
 		int u = 2 + (int)rv->nzones * ZONE_FIELDS;
 
 		gp_marks(rv, f);
-		fputs("set title 'Reclaim: pages scanned per second (vmstat); allocstall total on the right'\n"
-		      "set ylabel 'pages/s'\nset y2tics\nset y2label 'allocstall'\n", f);
+		fputs("set title 'Reclaim: pages per second (vmstat); allocstall total on the right'\n"
+		      "set ylabel 'pages/s'\nset y2tics\nset y2label 'allocstall'\nset xlabel 's since the run started'\n", f);
 		/* All zero (a sandbox reclaiming at its limit shows no global
 		 * scans): a range gnuplot need not invent. */
-		if (fmax(fmax(rv->maxv[C_KSWAPD], rv->maxv[C_DIRECT]), fmax(rv->maxv[C_SWPOUT], rv->maxv[C_MEMCG])) <= 0)
+		if (fmax(fmax(rv->maxv[C_KSWAPD], rv->maxv[C_DIRECT]),
+			 fmax(fmax(rv->maxv[C_SWPOUT], rv->maxv[C_MEMCG]), rv->maxv[C_LAZYFREED])) <= 0)
 			fputs("set yrange [0:1]\n", f);
 		fputs(rv->maxv[C_ALLOCSTALL] <= 0 ? "set y2range [0:1]\n" : "set y2range [0:*]\n", f);
 		fprintf(f, "plot data index 0 using 1:%d with linespoints pt 7 ps 0.35 lw 1.5 lc rgb '#1f77b4' title 'kswapd scan', \\\n"
 			   "     data index 0 using 1:%d with linespoints pt 7 ps 0.35 lw 1.5 lc rgb '#d62728' title 'direct scan', \\\n"
 			   "     data index 0 using 1:%d with linespoints pt 7 ps 0.35 lw 1 lc rgb '#8c564b' title 'swap-out (pswpout)', \\\n"
+			   "     data index 0 using 1:%d with linespoints pt 7 ps 0.35 lw 1 lc rgb '#9467bd' title 'lazyfree pages freed (pglazyfreed)', \\\n"
 			   "     data index 0 using 1:%d axes x1y2 with steps lw 1 dt 2 lc rgb '#000000' title 'allocstall (total)'",
-			u + C_KSWAPD, u + C_DIRECT, u + C_SWPOUT, u + C_ALLOCSTALL);
+			u + C_KSWAPD, u + C_DIRECT, u + C_SWPOUT, u + C_LAZYFREED, u + C_ALLOCSTALL);
 		if (rv->have[C_MEMCG] > 0)
 			fprintf(f, ", \\\n     data index 0 using 1:%d with linespoints pt 7 ps 0.35 lw 1 lc rgb '#2ca02c' title 'sandbox scan (memory.stat)'",
 				u + C_MEMCG);
@@ -821,12 +824,12 @@ static void write_script(const struct run_view *rv, const struct plot_opts *o, c
 			fputs(", \\\n     data index 3 using 1:(0) with points pt 2 ps 1 lc rgb '#d00000' title 'reclaim stall'", f);
 		if (rv->nawake > 0)
 			fputs(", \\\n     NaN with boxes fc rgb '#9ecae1' title 'kswapd awake'", f);
-		fputs("\nunset y2tics; unset y2label; set autoscale y; set autoscale y2\n", f);
+		fputs("\nunset y2tics; unset y2label; unset xlabel; set autoscale y; set autoscale y2\n", f);
 	}
 
 	/* Panel 5: pressure. */
-	fputs("set bmargin 3\nset xlabel 's since the run started'\n", f);
-	if (rv->have[C_PSI_SOME] == 0 && rv->have[C_PSI_FULL] == 0) {
+	fputs("set bmargin 3\nset tmargin 3\nset xlabel 's since the run started'\n", f);
+	if (rv->have[C_PSI_SOME] == 0 && rv->have[C_PSI_FULL] == 0 && rv->have[C_MPSI_SOME] == 0) {
 		gp_missing(f, "Pressure (PSI)", rv->has_events
 			   ? "missing: PSI was not sampled in this result"
 			   : "missing: PSI was not sampled in this result (and it has no event timeline)");
@@ -835,9 +838,21 @@ static void write_script(const struct run_view *rv, const struct plot_opts *o, c
 
 		gp_marks(rv, f);
 		fputs("set title 'Memory pressure (PSI avg10, %)'\nset ylabel '%'\n", f);
-		fprintf(f, "plot data index 0 using 1:%d with linespoints pt 7 ps 0.35 lw 1.5 lc rgb '#ff7f0e' title 'some avg10', \\\n"
-			   "     data index 0 using 1:%d with linespoints pt 7 ps 0.35 lw 1.5 lc rgb '#d62728' title 'full avg10'\n",
-			u + C_PSI_SOME, u + C_PSI_FULL);
+		if (fmax(fmax(rv->maxv[C_PSI_SOME], rv->maxv[C_PSI_FULL]), fmax(rv->maxv[C_MPSI_SOME], rv->maxv[C_MPSI_FULL])) <= 0)
+			fputs("set yrange [0:1]\n", f);
+		fputs("plot ", f);
+		sep = "";
+		if (rv->have[C_PSI_SOME] > 0 || rv->have[C_PSI_FULL] > 0) {
+			fprintf(f, "data index 0 using 1:%d with linespoints pt 7 ps 0.35 lw 1.5 lc rgb '#ff7f0e' title 'machine some avg10', \\\n"
+				   "     data index 0 using 1:%d with linespoints pt 7 ps 0.35 lw 1.5 lc rgb '#d62728' title 'machine full avg10'",
+				u + C_PSI_SOME, u + C_PSI_FULL);
+			sep = ", \\\n     ";
+		}
+		if (rv->have[C_MPSI_SOME] > 0)
+			fprintf(f, "%sdata index 0 using 1:%d with linespoints pt 6 ps 0.5 lw 1 lc rgb '#2ca02c' title 'sandbox some avg10', \\\n"
+				   "     data index 0 using 1:%d with linespoints pt 6 ps 0.5 lw 1 lc rgb '#8c564b' title 'sandbox full avg10'",
+				sep, u + C_MPSI_SOME, u + C_MPSI_FULL);
+		fputs("\nset autoscale y\n", f);
 	}
 	fputs("unset multiplot\n", f);
 }

@@ -56,6 +56,7 @@
 #include "error.h"
 
 #define REPORT_TEXT_MAX 256
+#define REPORT_COL_TEXT 512
 
 struct tdef;
 
@@ -85,6 +86,8 @@ struct report_column {
 	const char *knobs;              /* "" when none */
 	const char *label;              /* "6.18.44 · cgroup v1", as printed */
 	size_t index;                   /* among all the report's columns: the same in every table */
+	const char *variant;            /* a table with variants as columns: this column's variant
+					 * value ("free"), its label then "… · MADV_FREE"; else NULL */
 };
 
 /* A cell.  Numeric rows (kind median, runs, min, max, first, last) have one
@@ -136,6 +139,7 @@ struct report_table {
 	size_t nnotes;
 	char **notes;
 	const struct tdef *def;         /* private: the definition it was built from */
+	char *col_text;                 /* private: the variant columns' labels */
 };
 
 struct report;

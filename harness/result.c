@@ -30,6 +30,40 @@ void result_utc_stamp(char *buf, size_t len, int compact)
 	strftime(buf, len, compact ? "%Y%m%dT%H%M%SZ" : "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
+/* The stream beside the document: x.json -> x.jsonl, else x.jsonl. */
+static void stream_path_of(const char *path, char *out, size_t len)
+{
+	size_t n = strlen(path);
+
+	if (n > 5 && !strcmp(path + n - 5, ".json"))
+		snprintf(out, len, "%sl", path);
+	else
+		snprintf(out, len, "%s.jsonl", path);
+}
+
+static const char *default_dir(void)
+{
+	const char *env = getenv("PAGELAB_RESULTS");
+
+	return env && *env ? env : "results";
+}
+
+int result_check(const char *out_path, struct lab_error *err)
+{
+	char stream[PATH_MAX + 8];
+	int ret;
+
+	if (out_path == NULL)
+		return lab_check_output_dir(default_dir(), "the results directory", true, err);
+	if (strlen(out_path) >= PATH_MAX)
+		return lab_error_set(err, ENAMETOOLONG, "--out path too long");
+	ret = lab_check_output(out_path, "--out", err);
+	if (ret < 0)
+		return ret;
+	stream_path_of(out_path, stream, sizeof(stream));
+	return lab_check_output(stream, "--out's stream", err);
+}
+
 int result_open(const char *out_path, const char *scenario_name, struct result **out,
 		struct lab_error *err)
 {
@@ -45,15 +79,8 @@ int result_open(const char *out_path, const char *scenario_name, struct result *
 			free(r);
 			return lab_error_set(err, ENAMETOOLONG, "--out path too long");
 		}
-		snprintf(dir, sizeof(dir), "%s", r->path);
-		if (strrchr(dir, '/'))
-			*strrchr(dir, '/') = '\0';
-		else
-			snprintf(dir, sizeof(dir), ".");
 	} else {
-		const char *env = getenv("PAGELAB_RESULTS");
-
-		snprintf(dir, sizeof(dir), "%s", env && *env ? env : "results");
+		snprintf(dir, sizeof(dir), "%s", default_dir());
 		snprintf(base, sizeof(base), "%s", scenario_name);
 		for (char *p = base; *p; p++)
 			if (*p == '/')
@@ -65,18 +92,17 @@ int result_open(const char *out_path, const char *scenario_name, struct result *
 			return lab_error_set(err, ENAMETOOLONG, "result path too long");
 		}
 	}
-	ret = lab_mkdir_p(dir, 0755, err);
+	/* Checked again here (result_check ran before the host was touched):
+	 * the default directory is made, a tree --out names is not. */
+	ret = result_check(out_path, err);
 	if (ret < 0) {
 		free(r);
 		return ret;
 	}
-	if (strlen(r->path) > 5 && !strcmp(r->path + strlen(r->path) - 5, ".json"))
-		snprintf(r->stream_path, sizeof(r->stream_path), "%sl", r->path);
-	else
-		snprintf(r->stream_path, sizeof(r->stream_path), "%s.jsonl", r->path);
-	r->stream_fd = open(r->stream_path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
+	stream_path_of(r->path, r->stream_path, sizeof(r->stream_path));
+	r->stream_fd = lab_open_output(r->stream_path, "the result stream", err);
 	if (r->stream_fd < 0) {
-		ret = lab_error_errno(err, errno, "create %s", r->stream_path);
+		ret = r->stream_fd;
 		free(r);
 		return ret;
 	}
@@ -134,6 +160,13 @@ void result_stream(struct result *r, const char *type, int run, json_t *obj)
 	free(text);
 }
 
+int result_stream_error(const struct result *r, struct lab_error *err)
+{
+	if (r == NULL || r->stream_errno == 0)
+		return 0;
+	return lab_error_errno(err, r->stream_errno, "write %s", r->stream_path);
+}
+
 void result_stream_sync(struct result *r)
 {
 	if (r->stream_fd >= 0)
@@ -150,7 +183,8 @@ int result_finish(struct result *r, const char *status, const char *error, struc
 	json_object_set_new(r->doc, RK_FINISHED, json_string(stamp));
 	json_object_set_new(r->doc, RK_STATUS, json_string(status));
 	json_object_set_new(r->doc, RK_ERROR, error ? json_string(error) : json_null());
-	text = json_dumps(r->doc, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
+	/* Compact: an indented document was twice the size (issue 11.7). */
+	text = json_dumps(r->doc, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	if (text == NULL)
 		return lab_error_set(err, ENOMEM, "serialise the result document");
 	ret = lab_write_atomic(r->path, text, strlen(text), err);

@@ -14,6 +14,11 @@ struct result;
 int result_open(const char *out_path, const char *scenario_name, struct result **out,
 		struct lab_error *err);
 
+/* Before anything on the host changes: can the document (out_path, or the
+ * default directory, which is made) and its stream be written there
+ * (fileio.h: lab_check_output)?  0, or -errno with one line in err. */
+int result_check(const char *out_path, struct lab_error *err);
+
 json_t *result_doc(struct result *r);          /* borrowed; add to it freely */
 const char *result_path(const struct result *r);
 const char *result_stream_path(const struct result *r);
@@ -22,6 +27,10 @@ const char *result_stream_path(const struct result *r);
  * (obj is not consumed).  Errors are remembered and reported by finish. */
 void result_stream(struct result *r, const char *type, int run, json_t *obj);
 void result_stream_sync(struct result *r);
+
+/* 0 while every line reached the stream; after a failed write (a full disk)
+ * -errno with err naming the stream's path: the run must stop. */
+int result_stream_error(const struct result *r, struct lab_error *err);
 
 /* Set status/error/finished and write the document atomically. */
 int result_finish(struct result *r, const char *status, const char *error, struct lab_error *err);

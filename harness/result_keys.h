@@ -49,6 +49,9 @@
 #define RK_VMSTAT_START "vmstat_start"
 #define RK_EXIT         "exit"
 #define RK_SUMMARY      "summary"
+#define RK_EVENTS       "events"           /* tracepoints, on the samples' clock */
+#define RK_TRACE_INTERVALS "trace_intervals"
+#define RK_TRACING      "tracing"          /* the document: were tracepoints available */
 
 /* runs[].sandbox */
 #define RK_PATH         "path"

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -51,6 +52,25 @@ struct ctx {
 	unsigned long long peak_usage;
 	unsigned nr_samples;
 	struct lab_error *err;
+	/* Tracepoints (trace/trace.h) and adaptive bursts. */
+	struct trace *tr;
+	json_t *events, *trace_intervals;
+	char trace_error[LAB_ERROR_MSG_MAX];
+	bool bursting, near_low;
+	unsigned cur_interval_ms;
+	uint64_t last_full_ns, burst_since;
+	unsigned long long nr_burst, burst_windows, stalls_seen;
+	double burst_cpu_us, burst_ms;
+	struct lowest {
+		int node;
+		char zone[16];
+		unsigned long long free, low, min;
+		double t_ms;
+		const char *cause;
+	} lowest[8];
+	size_t nr_lowest;
+	struct { int pid; bool in; } pidcache[64];
+	unsigned pidcache_next;
 };
 
 static uint64_t now_ns(void)
@@ -142,12 +162,18 @@ static json_t *meminfo_json(struct ctx *c)
 	return kv_to_json(&c->kv_tmp);
 }
 
-static json_t *zones_json(void)
+/* The zones: every field in a full sample; in a burst only what the trough
+ * needs (free and the lines), so a 10 ms burst stays small in the result.
+ * Each sample also feeds the run's lowest free per zone (summary) and the
+ * burst trigger: a zone within burst_margin_pct of its low-high gap above
+ * its low line. */
+static json_t *zones_json(struct ctx *c, bool slim, const char *cause, double t_ms)
 {
 	cleanup_free char *buf = NULL;
 	struct zoneinfo *zi = malloc(sizeof(*zi));
 	json_t *a = json_array();
 	struct lab_error e;
+	unsigned pct = c->o ? c->o->burst_margin_pct : 0;
 
 	if (zi == NULL)
 		return a;
@@ -155,13 +181,41 @@ static json_t *zones_json(void)
 		free(zi);
 		return a;
 	}
+	c->near_low = false;
 	for (size_t i = 0; i < zi->n; i++) {
 		const struct zone_info *z = &zi->zones[i];
-		json_t *p = json_array();
-		json_t *o;
+		json_t *p, *o;
+		size_t k;
 
 		if (z->present == 0)
 			continue;
+		if (z->managed > 0 && z->high > z->low && z->free <= z->low + (z->high - z->low) * pct / 100)
+			c->near_low = true;
+		for (k = 0; k < c->nr_lowest; k++)
+			if (c->lowest[k].node == z->node && !strcmp(c->lowest[k].zone, z->name))
+				break;
+		if (k == c->nr_lowest && k < sizeof(c->lowest) / sizeof(c->lowest[0])) {
+			c->nr_lowest++;
+			c->lowest[k].node = z->node;
+			snprintf(c->lowest[k].zone, sizeof(c->lowest[k].zone), "%s", z->name);
+			c->lowest[k].free = ~0ull;
+		}
+		if (k < c->nr_lowest && z->managed > 0 && z->free < c->lowest[k].free) {
+			c->lowest[k].free = z->free;
+			c->lowest[k].low = z->low;
+			c->lowest[k].min = z->min;
+			c->lowest[k].t_ms = t_ms;
+			c->lowest[k].cause = cause;
+		}
+		if (slim) {
+			json_array_append_new(a, json_pack("{s:i, s:s, s:I, s:I, s:I, s:I, s:I}", "node", z->node,
+							   "zone", z->name, "free", (json_int_t)z->free,
+							   "min", (json_int_t)z->min, "low", (json_int_t)z->low,
+							   "high", (json_int_t)z->high,
+							   "managed", (json_int_t)z->managed));
+			continue;
+		}
+		p = json_array();
 		for (size_t j = 0; j < z->nr_protection; j++)
 			json_array_append_new(p, json_integer((json_int_t)z->protection[j]));
 		o = json_pack("{s:i, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o}",
@@ -202,18 +256,56 @@ static json_t *rollup_json(struct ctx *c, pid_t pid)
 	return o;
 }
 
+static void emit_stream(void *ctx, const char *type, json_t *obj)
+{
+	struct ctx *c = ctx;
+
+	result_stream(c->res, type, c->run_index, obj);
+}
+
+/* Records the buffers hold, into the timeline (events streamed as they come). */
+static void trace_pull(struct ctx *c, bool final)
+{
+	struct lab_error e;
+
+	if (c->tr == NULL)
+		return;
+	if (trace_drain(c->tr, final, c->events, c->trace_intervals, emit_stream, c, &e) < 0 &&
+	    !c->trace_error[0])
+		snprintf(c->trace_error, sizeof(c->trace_error), "%s", e.msg);
+}
+
+/* A burst sample: the time, the zones' free pages and lines, nothing else. */
+static json_t *take_burst(struct ctx *c)
+{
+	uint64_t cpu0 = thread_cpu_ns(), wall0 = now_ns();
+	double t = ms_since(c, wall0);
+	json_t *s;
+
+	trace_pull(c, false);
+	s = json_pack("{s:f, s:s, s:o}", "t_ms", t, "cause", "burst", "zones", zones_json(c, true, "burst", t));
+	json_array_append_new(c->samples, s);
+	result_stream(c->res, "sample", c->run_index, s);
+	c->nr_samples++;
+	c->nr_burst++;
+	c->burst_cpu_us += (double)(thread_cpu_ns() - cpu0) / 1e3;
+	return s;
+}
+
 static json_t *take_sample(struct ctx *c, const char *cause)
 {
 	uint64_t cpu0 = thread_cpu_ns(), wall0 = now_ns();
+	double t = ms_since(c, wall0);
 	json_t *s = json_object();
 	json_t *w = json_object();
 
-	json_object_set_new(s, "t_ms", json_real(ms_since(c, wall0)));
+	trace_pull(c, false);
+	json_object_set_new(s, "t_ms", json_real(t));
 	json_object_set_new(s, "cause", json_string(cause));
 	json_object_set_new(s, "memcg", memcg_json(c, true));
 	json_object_set_new(s, "vmstat_delta", vmstat_delta(c));
 	json_object_set_new(s, "meminfo", meminfo_json(c));
-	json_object_set_new(s, "zones", zones_json());
+	json_object_set_new(s, "zones", zones_json(c, false, cause, t));
 	for (size_t i = 0; i < c->spec->nr_workloads; i++) {
 		struct wl *x = &c->wl[i];
 		json_t *r;
@@ -230,10 +322,79 @@ static json_t *take_sample(struct ctx *c, const char *cause)
 	 * streamed line below is not in it. */
 	json_object_set_new(s, "cost_us", json_pack("{s:f, s:f}",
 		"cpu", (double)(thread_cpu_ns() - cpu0) / 1e3, "wall", (double)(now_ns() - wall0) / 1e3));
-	json_array_append(c->samples, s);
+	json_array_append_new(c->samples, s);  /* samples[] owns it; s stays valid */
 	result_stream(c->res, "sample", c->run_index, s);
 	c->nr_samples++;
+	c->last_full_ns = wall0;
 	return s;       /* borrowed reference kept by samples[] */
+}
+
+static void set_timer(struct ctx *c, unsigned ms)
+{
+	struct itimerspec its;
+
+	if (ms == c->cur_interval_ms)
+		return;
+	its.it_interval.tv_sec = ms / 1000;
+	its.it_interval.tv_nsec = (long)(ms % 1000) * 1000000L;
+	its.it_value = its.it_interval;
+	if (timerfd_settime(c->tfd, 0, &its, NULL) == 0)
+		c->cur_interval_ms = ms;
+}
+
+/* After each sample: burst while the trough may be near, tick otherwise.
+ * A memcg stall lasts tens of µs, so "open" is rarely caught at a sample:
+ * a stall closed since the last sample counts as one. */
+static void burst_decide(struct ctx *c)
+{
+	unsigned long long done = trace_stalls_done(c->tr);
+	bool want = c->o->burst_ms > 0 && c->o->burst_ms < c->o->interval_ms &&
+		    (c->near_low || trace_kswapd_awake(c->tr) || trace_stall_open(c->tr) ||
+		     done != c->stalls_seen);
+	uint64_t now = now_ns();
+
+	c->stalls_seen = done;
+	if (want == c->bursting)
+		return;
+	c->bursting = want;
+	if (want) {
+		c->burst_since = now;
+		c->burst_windows++;
+	} else {
+		c->burst_ms += (double)(now - c->burst_since) / 1e6;
+	}
+	set_timer(c, want ? c->o->burst_ms : c->o->interval_ms);
+}
+
+/* Whether pid is a task of the sandbox: a workload, or a process whose
+ * memory cgroup is the sandbox's (cached: a run sees few tasks). */
+static bool pid_in_sandbox(void *ctx, int pid)
+{
+	struct ctx *c = ctx;
+	char cg[PATH_MAX];
+	const char *sp;
+	size_t n, m, slot;
+	struct lab_error e;
+	bool in = false;
+
+	if (pid <= 0)
+		return false;
+	for (size_t i = 0; i < c->spec->nr_workloads; i++)
+		if (c->wl[i].launched && c->wl[i].proc.pid == pid)
+			return true;
+	for (size_t i = 0; i < sizeof(c->pidcache) / sizeof(c->pidcache[0]); i++)
+		if (c->pidcache[i].pid == pid)
+			return c->pidcache[i].in;
+	sp = sandbox_path(c->sb);
+	if (sp != NULL && sandbox_cgroup_of(pid, sandbox_version(c->sb), cg, sizeof(cg), &e) == 0) {
+		n = strlen(sp);
+		m = strlen(cg);
+		in = m > 1 && m <= n && !strcmp(sp + n - m, cg);
+	}
+	slot = c->pidcache_next++ % (sizeof(c->pidcache) / sizeof(c->pidcache[0]));
+	c->pidcache[slot].pid = pid;
+	c->pidcache[slot].in = in;
+	return in;
 }
 
 json_t *sampler_probe_once(struct lab_error *err)
@@ -247,7 +408,7 @@ json_t *sampler_probe_once(struct lab_error *err)
 		kv_parse_space(buf, &c.vm_base, err);
 	json_object_set_new(s, "vmstat_delta", vmstat_delta(&c));
 	json_object_set_new(s, "meminfo", meminfo_json(&c));
-	json_object_set_new(s, "zones", zones_json());
+	json_object_set_new(s, "zones", zones_json(&c, false, "probe", 0));
 	kv_free(&c.vm_base);
 	kv_free(&c.vm_cur);
 	kv_free(&c.kv_tmp);
@@ -281,7 +442,7 @@ static int start_workload(struct ctx *c, size_t i)
 		json_array_append_new(argv, json_string(x->spec->argv[a]));
 	x->info = json_pack("{s:s, s:s, s:o, s:i, s:f}", "name", x->spec->name, "program", x->spec->program,
 			    "argv", argv, "pid", (int)x->proc.pid, "started_ms", ms_since(c, now_ns()));
-	json_array_append(json_object_get(c->run, "workloads"), x->info);
+	json_array_append(json_object_get(c->run, RK_WORKLOADS), x->info);
 	json_decref(x->info);
 	result_stream(c->res, "workload", c->run_index, x->info);
 	ret = watch(c, x->proc.event_fd, TAG_EVENT | i);
@@ -373,6 +534,12 @@ static int handle_line(struct ctx *c, size_t wi, const char *line)
 		json_object_set_new(rec, RK_T_MS, json_real(json_is_integer(tns)
 			? ms_since(c, (uint64_t)json_integer_value(tns)) : ms_since(c, now_ns())));
 		json_object_set_new(rec, RK_COUNTERS, counters);
+		{
+			char mk[96];
+
+			snprintf(mk, sizeof(mk), "step %s %s", x->spec->name, stepname);
+			trace_marker(c->tr, mk);
+		}
 		smp = take_sample(c, "step");
 		json_object_set(rec, RK_MEMCG, json_object_get(smp, RK_MEMCG));
 		json_object_set(rec, RK_VMSTAT_DELTA, json_object_get(smp, RK_VMSTAT_DELTA));
@@ -563,6 +730,53 @@ static void stop_all(struct ctx *c, int sig)
 	}
 }
 
+/* The run's derived figures: the lowest free page count per zone and how it
+ * was sampled, the bursts, and what the tracepoints add up to, with the
+ * counters they stand beside (kswapd_{low,high}_wmark_hit_quickly). */
+static void run_summary_extra(struct ctx *c, json_t *sum)
+{
+	json_t *lw = json_array();
+	json_t *vm = vmstat_delta(c);
+
+	for (size_t k = 0; k < c->nr_lowest; k++) {
+		const struct lowest *l = &c->lowest[k];
+
+		if (l->free == ~0ull)
+			continue;
+		json_array_append_new(lw, json_pack("{s:i, s:s, s:I, s:I, s:I, s:f, s:s}", "node", l->node,
+						    "zone", l->zone, "free_pages", (json_int_t)l->free,
+						    "low_pages", (json_int_t)l->low, "min_pages", (json_int_t)l->min,
+						    "t_ms", l->t_ms, "sampled_by", l->cause));
+	}
+	json_object_set_new(sum, "lowest_free", lw);
+	if (c->bursting)
+		c->burst_ms += (double)(now_ns() - c->burst_since) / 1e6;
+	json_object_set_new(sum, "bursts",
+			    json_pack("{s:i, s:i, s:I, s:I, s:f, s:f, s:f}", "interval_ms", (int)c->o->burst_ms,
+				      "margin_pct", (int)c->o->burst_margin_pct, "windows",
+				      (json_int_t)c->burst_windows, "samples", (json_int_t)c->nr_burst,
+				      "ms", c->burst_ms, "cpu_us", c->burst_cpu_us,
+				      "cpu_us_per_sample", c->nr_burst ? c->burst_cpu_us / (double)c->nr_burst : 0.0));
+	if (c->tr != NULL) {
+		json_t *t = trace_summary(c->tr, now_ns());
+		json_t *ks = json_object_get(t, "kswapd");
+
+		static const char *const ctr[] = { "kswapd_low_wmark_hit_quickly", "kswapd_high_wmark_hit_quickly" };
+
+		for (size_t i = 0; i < 2; i++) {
+			json_t *v = json_object_get(vm, ctr[i]);
+
+			json_object_set_new(ks, ctr[i] + 7, v ? json_incref(v) : json_integer(0));
+		}
+		if (c->trace_error[0])
+			json_object_set_new(t, "error", json_string(c->trace_error));
+		json_object_set_new(sum, "trace", t);
+	} else {
+		json_object_set_new(sum, "trace", json_null());
+	}
+	json_decref(vm);
+}
+
 int sampler_run(const struct run_spec *spec, struct sandbox *sb, const struct sampler_opts *o,
 		struct result *res, int run_index, json_t *run, int *signo, struct lab_error *err)
 {
@@ -597,7 +811,19 @@ int sampler_run(const struct run_spec *spec, struct sandbox *sb, const struct sa
 	json_object_set_new(run, RK_STEPS, c.steps);
 	json_object_set_new(run, RK_SAMPLES, c.samples);
 	json_object_set_new(run, RK_ACTIONS, c.actions);
+	c.events = json_array();
+	c.trace_intervals = json_array();
+	json_object_set_new(run, RK_EVENTS, c.events);
+	json_object_set_new(run, RK_TRACE_INTERVALS, c.trace_intervals);
 
+	/* Tracing starts before the counters' baseline, so a counter's delta
+	 * and the events it counts cover the same span. */
+	c.t0_ns = now_ns();
+	if (o->trace != NULL && o->trace->set != TRACE_SET_NONE &&
+	    (ret = trace_open(o->trace, run_index, c.t0_ns, pid_in_sandbox, &c, &c.tr, err)) < 0) {
+		ret = lab_error_prefix(err, "tracing");
+		goto out;
+	}
 	if (lab_read_file("/proc/vmstat", &vm, NULL, err) < 0 || kv_parse_space(vm, &c.vm_base, err) < 0) {
 		ret = lab_error_prefix(err, "read /proc/vmstat");
 		goto out;
@@ -612,11 +838,11 @@ int sampler_run(const struct run_spec *spec, struct sandbox *sb, const struct sa
 	its.it_interval.tv_sec = o->interval_ms / 1000;
 	its.it_interval.tv_nsec = (long)(o->interval_ms % 1000) * 1000000L;
 	its.it_value = its.it_interval;
-	c.t0_ns = now_ns();
 	if (timerfd_settime(c.tfd, 0, &its, NULL) < 0) {
 		ret = lab_error_errno(err, errno, "timerfd_settime");
 		goto out;
 	}
+	c.cur_interval_ms = o->interval_ms;
 	if ((ret = watch(&c, c.tfd, TAG_TIMER)) < 0 || (ret = watch(&c, o->sigfd, TAG_SIGNAL)) < 0)
 		goto out;
 	if (sandbox_read(sb, &c.cg, err) == 0) {
@@ -664,8 +890,16 @@ int sampler_run(const struct run_spec *spec, struct sandbox *sb, const struct sa
 			if (tag == TAG_TIMER) {
 				uint64_t ticks;
 
-				if (read(c.tfd, &ticks, sizeof(ticks)) > 0)
-					take_sample(&c, "tick");
+				if (read(c.tfd, &ticks, sizeof(ticks)) > 0) {
+					/* In a burst the full sample still comes every tick. */
+					if (!c.bursting ||
+					    now_ns() - c.last_full_ns + 1000000ull * c.o->burst_ms / 2 >=
+						    1000000ull * o->interval_ms)
+						take_sample(&c, "tick");
+					else
+						take_burst(&c);
+					burst_decide(&c);
+				}
 			} else if (tag == TAG_SIGNAL) {
 				struct signalfd_siginfo si;
 
@@ -680,6 +914,10 @@ int sampler_run(const struct run_spec *spec, struct sandbox *sb, const struct sa
 				reap_one(&c, tag & 0xff);
 			}
 		}
+		/* A stream that cannot be written (a full disk) stops the run:
+		 * what it measures would be lost. */
+		if ((ret = result_stream_error(c.res, err)) < 0)
+			goto out;
 		if (interrupted) {
 			outcome = "interrupted";
 			fprintf(stderr, "pagelab: %s received: stopping the workloads\n", strsignal(*signo));
@@ -693,6 +931,7 @@ out:
 	stop_all(&c, SIGTERM);
 	if (c.samples != NULL && c.epfd >= 0)
 		take_sample(&c, "end");
+	trace_pull(&c, true);
 	mx = &c.wl[main_wl];
 	if (outcome == NULL)
 		outcome = ret < 0 ? "error" : mx->launched && mx->proc.exited
@@ -721,8 +960,10 @@ out:
 			    json_pack("{s:f, s:i, s:I}", "duration_ms", ms_since(&c, now_ns()),
 				      "samples", (int)c.nr_samples, "peak_usage_bytes",
 				      (json_int_t)c.peak_usage));
+	run_summary_extra(&c, json_object_get(run, "summary"));
 	for (size_t i = 0; i < spec->nr_workloads; i++)
 		launch_release(&c.wl[i].proc);
+	trace_close(c.tr);
 	if (c.tfd >= 0)
 		close(c.tfd);
 	if (c.epfd >= 0)

@@ -13,6 +13,7 @@
 #include "result.h"
 #include "sandbox.h"
 #include "scenario.h"
+#include "trace/trace.h"
 
 struct sampler_opts {
 	unsigned interval_ms;   /* tick, default 250 */
@@ -20,6 +21,12 @@ struct sampler_opts {
 	const char *bindir;     /* workload programs */
 	int sigfd;              /* signalfd for SIGINT/SIGTERM/SIGHUP, owned by the caller */
 	bool verbose;           /* a stderr line per workload step */
+	const struct trace_config *trace;       /* NULL: no tracepoints */
+	/* Adaptive bursts: the tick drops to burst_ms (0 = never) while a zone's
+	 * free pages are within burst_margin_pct of its low-high gap above the
+	 * low line, or kswapd is awake, or a reclaim stall is open. */
+	unsigned burst_ms;
+	unsigned burst_margin_pct;
 };
 
 /* Fills run (a JSON object) with workloads, steps, samples, actions, exit and

@@ -1,5 +1,6 @@
 /* scenario.c — parse, type and validate scenario files (harness/scenario.md). */
 #include "scenario.h"
+#include "trace/tracedef.h"
 
 #include <ctype.h>
 #include <stdarg.h>
@@ -121,13 +122,14 @@ static void tokens_free(struct tokens *t)
 /* parsing                                                                   */
 
 enum section_kind { SEC_NONE, SEC_SCENARIO, SEC_PARAMS, SEC_MATRIX, SEC_SANDBOX, SEC_VM,
-		    SEC_WORKLOAD, SEC_ACTION, SEC_KNOBS };
+		    SEC_WORKLOAD, SEC_ACTION, SEC_KNOBS, SEC_TRACE };
 
 static const char *const scenario_keys[] = {
 	"name", "title", "source", "expect", "report", "requires", "destructive", "repeat", NULL,
 };
 static const char *const sandbox_keys[] = { "memory_max", "swap_max", "oom_group", NULL };
 static const char *const vm_keys[] = { "mem", "cpus", "thp", "swap", "disk", "kernel", NULL };
+static const char *const trace_keys[] = { "events", "raw", "burst", "burst_margin", "bin", NULL };
 
 /* A [knobs] key is a sysctl name: "vm.watermark_scale_factor", "vm.page-cluster", "thp". */
 static bool is_knob_key(const char *s)
@@ -379,6 +381,9 @@ static int parse_inner(const char *file, const char *text, struct scenario *s, s
 			} else if (!strcmp(b, "knobs") && !sp) {
 				kind = SEC_KNOBS;
 				cur = &s->knobs;
+			} else if (!strcmp(b, "trace") && !sp) {
+				kind = SEC_TRACE;
+				cur = &s->trace;
 			} else if ((!strcmp(b, "workload") || !strcmp(b, "action")) && sp) {
 				bool wl = b[0] == 'w';
 				size_t *n = wl ? &s->nr_workloads : &s->nr_actions;
@@ -402,7 +407,7 @@ static int parse_inner(const char *file, const char *text, struct scenario *s, s
 				}
 			} else {
 				ret = perr(err, file, kp,
-					   "unknown section [%s%s%s] (known: [scenario], [params], [matrix], [sandbox], [vm], [knobs], [workload NAME], [action NAME])",
+					   "unknown section [%s%s%s] (known: [scenario], [params], [matrix], [sandbox], [vm], [knobs], [trace], [workload NAME], [action NAME])",
 					   b, sp ? " " : "", sp ? sp : "");
 			}
 			free(l);
@@ -449,13 +454,15 @@ static int parse_inner(const char *file, const char *text, struct scenario *s, s
 				ret = add_dim(s, key, val, vp, err);
 				break;
 			case SEC_SANDBOX:
-			case SEC_VM: {
-				const char *const *keys = kind == SEC_SANDBOX ? sandbox_keys : vm_keys;
+			case SEC_VM:
+			case SEC_TRACE: {
+				const char *const *keys = kind == SEC_SANDBOX ? sandbox_keys
+							  : kind == SEC_VM ? vm_keys : trace_keys;
 
 				if (!in_list(keys, key)) {
 					join_list(keys, known, sizeof(known));
 					ret = perr(err, file, kp, "unknown key '%s' in [%s] (known: %s)", key,
-						   kind == SEC_SANDBOX ? "sandbox" : "vm", known);
+						   kind == SEC_SANDBOX ? "sandbox" : kind == SEC_VM ? "vm" : "trace", known);
 				} else {
 					ret = section_add(cur, file, key, val, kp, vp, err);
 				}
@@ -590,6 +597,7 @@ void scenario_free(struct scenario *s)
 	section_free(&s->sandbox);
 	section_free(&s->vm);
 	section_free(&s->knobs);
+	section_free(&s->trace);
 	for (size_t i = 0; i < s->nr_workloads; i++)
 		section_free(&s->workloads[i]);
 	for (size_t i = 0; i < s->nr_actions; i++)
@@ -1165,6 +1173,59 @@ static int knob_inst(struct inst *in, const struct scn_item *it, struct run_knob
 	return 0;
 }
 
+/* [trace]: which tracepoints (trace/tracedef.h), raw or per interval, and
+ * the adaptive bursts.  Absent keys take the defaults in scenario.md. */
+static int trace_inst(struct inst *in, struct run_spec *r)
+{
+	const struct scn_section *sec = &in->s->trace;
+	const struct scn_item *it;
+	struct expanded x;
+	unsigned long long v;
+	int ret;
+
+	r->trace = (struct run_trace){ .set = tracedef_default_set(in->s->name), .raw = false,
+				       .burst_ms = 10, .burst_margin_pct = 50, .bin_ms = 1000 };
+	if ((it = section_get(sec, "events")) != NULL) {
+		struct lab_error e;
+		bool dflt;
+		unsigned set;
+
+		if ((ret = expand(in, it->value, it->value_pos, &x)) < 0)
+			return ret;
+		if (tracedef_parse_set(x.text, &set, &dflt, &e) < 0)
+			return inst_err(in, it->value_pos, &x, "[trace] events: %s", e.msg);
+		if (!dflt)
+			r->trace.set = set;
+	}
+	if ((it = section_get(sec, "raw")) != NULL) {
+		if ((ret = typed_item(in, sec, "[trace]", it, K_BOOL, NULL, &v, &x)) < 0)
+			return ret;
+		r->trace.raw = v != 0;
+	}
+	if ((it = section_get(sec, "burst")) != NULL) {
+		if ((ret = typed_item(in, sec, "[trace]", it, K_UINT, NULL, &v, &x)) < 0)
+			return ret;
+		if (v != 0 && (v < 2 || v > 1000))
+			return inst_err(in, it->value_pos, &x, "[trace] burst: 0 (none) or 2..1000 ms, got %llu", v);
+		r->trace.burst_ms = (unsigned)v;
+	}
+	if ((it = section_get(sec, "burst_margin")) != NULL) {
+		if ((ret = typed_item(in, sec, "[trace]", it, K_UINT, NULL, &v, &x)) < 0)
+			return ret;
+		if (v > 1000)
+			return inst_err(in, it->value_pos, &x, "[trace] burst_margin: 0..1000 (%% of the low-high gap), got %llu", v);
+		r->trace.burst_margin_pct = (unsigned)v;
+	}
+	if ((it = section_get(sec, "bin")) != NULL) {
+		if ((ret = typed_item(in, sec, "[trace]", it, K_POSITIVE_UINT, NULL, &v, &x)) < 0)
+			return ret;
+		if (v < 10 || v > 600000)
+			return inst_err(in, it->value_pos, &x, "[trace] bin: 10..600000 ms, got %llu", v);
+		r->trace.bin_ms = (unsigned)v;
+	}
+	return 0;
+}
+
 int scenario_instantiate(const struct scenario *s, size_t v, unsigned long long memtotal_bytes,
 			 struct run_spec *r, struct lab_error *err)
 {
@@ -1264,6 +1325,9 @@ int scenario_instantiate(const struct scenario *s, size_t v, unsigned long long 
 		if (ret < 0)
 			return ret;
 	}
+	ret = trace_inst(&in, r);
+	if (ret < 0)
+		return ret;
 	r->nr_knobs = 0;
 	for (size_t i = 0; i < s->knobs.n; i++) {
 		ret = knob_inst(&in, &s->knobs.items[i], &r->knobs[r->nr_knobs]);

@@ -77,6 +77,7 @@ struct scenario {
 	struct scn_section sandbox;     /* items of [sandbox] */
 	struct scn_section vm;          /* items of [vm] (guest shape defaults) */
 	struct scn_section knobs;       /* items of [knobs] (machine-wide settings, harness/knobdef.h) */
+	struct scn_section trace;       /* items of [trace] (tracepoints and bursts, harness/trace/) */
 	size_t nr_workloads;
 	struct scn_section workloads[SCN_MAX_WORKLOADS];
 	size_t nr_actions;
@@ -122,6 +123,14 @@ struct run_knob {                       /* one [knobs] entry, typed (harness/kno
 	char value[256];                /* what the journal writes: "2097152" */
 };
 
+struct run_trace {                      /* [trace], typed; the command line may override it */
+	unsigned set;                   /* trace/tracedef.h groups; the lab's default when not given */
+	bool raw;                       /* high-rate records one by one, not only per interval */
+	unsigned burst_ms;              /* adaptive bursts' interval, 0 = none (default 10) */
+	unsigned burst_margin_pct;      /* of a zone's low-high gap above low (default 50) */
+	unsigned bin_ms;                /* per-interval histograms (default 1000) */
+};
+
 struct run_spec {
 	char label[8];                  /* "A", "B", … */
 	size_t nr_variant;
@@ -138,6 +147,7 @@ struct run_spec {
 	struct run_action actions[SCN_MAX_ACTIONS];
 	size_t nr_knobs;
 	struct run_knob knobs[SCN_MAX_KNOBS];
+	struct run_trace trace;
 };
 
 /* Type and check variant v (0-based) of s; memtotal_bytes bounds memory_max

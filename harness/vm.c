@@ -496,30 +496,14 @@ static json_t *kv_number(const json_t *o, const char *key)
 static int copy_file(const char *src, const char *dst, struct lab_error *err)
 {
 	cleanup_free char *buf = NULL;
-	size_t len = 0, off = 0;
-	int fd, ret;
+	size_t len = 0;
+	int ret;
 
 	ret = lab_read_file(src, &buf, &len, err);
 	if (ret < 0)
 		return ret;
-	fd = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return lab_error_errno(err, errno, "create %s", dst);
-	while (off < len) {
-		ssize_t n = write(fd, buf + off, len - off);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			ret = lab_error_errno(err, errno, "write %s", dst);
-			close(fd);
-			return ret;
-		}
-		off += (size_t)n;
-	}
-	if (close(fd) < 0)
-		return lab_error_errno(err, errno, "close %s", dst);
-	return 0;
+	/* Into --out-dir: only over a regular file or nothing (fileio.h). */
+	return lab_write_atomic(dst, buf, len, err);
 }
 
 static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
@@ -1089,9 +1073,11 @@ static int find_env(struct vm_env *env, const struct vm_opts *o, const char *scn
 		if (dir == NULL || *dir == '\0')
 			dir = "results";
 	}
-	if (lab_mkdir_p(dir, 0755, &err) < 0) {
-		fprintf(stderr, "pagelab: vm: --out-dir: %s\n", err.msg);
-		return LAB_EXIT_HARNESS;
+	/* The default directory is made; one --out-dir names must exist. */
+	if (lab_check_output_dir(dir, o->out_dir != NULL && *o->out_dir ? "--out-dir" : "the results directory",
+				 o->out_dir == NULL || *o->out_dir == '\0', &err) < 0) {
+		fprintf(stderr, "pagelab: vm: %s\n", err.msg);
+		return LAB_EXIT_USAGE;
 	}
 	if (realpath(dir, env->out_dir) == NULL) {
 		fprintf(stderr, "pagelab: vm: --out-dir %s: %s\n", dir, strerror(errno));

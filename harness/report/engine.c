@@ -723,6 +723,8 @@ struct tctx {
 	size_t nfeed;
 	const struct runref **pick;     /* scratch, nfeed long */
 	size_t cap;                     /* rows allocated */
+	const struct variant **colvar;  /* per table column: its variant (variants as columns), or NULL */
+	struct variant *vars;           /* what colvar points into */
 };
 
 static bool variant_of(const json_t *run, const char *key, char *buf, size_t len)
@@ -887,7 +889,8 @@ static int add_fig(struct tctx *c, const struct fig *f, const struct variant *v,
 		return lab_error_set(err, ENOMEM, "table %s: out of memory", t->id);
 	for (i = 0; i < t->ncols; i++) {
 		for (k = 0, n = 0; k < c->nfeed; k++)
-			if (c->feed[k]->col == c->t->cols[i].index && run_in_variant(c->feed[k], v))
+			if (c->feed[k]->col == c->t->cols[i].index && run_in_variant(c->feed[k], v) &&
+			    run_in_variant(c->feed[k], c->colvar[i]))
 				c->pick[n++] = c->feed[k];
 		rc = cell_fill(&row->cells[i], f, c->pick, n);
 		if (rc < 0)
@@ -1033,22 +1036,43 @@ static int expand_steps(struct tctx *c, const struct fig *f, const struct varian
 
 	for (i = 0; i < c->nfeed && rc == 0; i++) {
 		const json_t *steps = json_object_get(c->feed[i]->run, "steps");
+		/* (workload, step) pairs of this run: how often, how far */
+		struct pair {
+			const char *w, *s;
+			unsigned long count, seen;
+		} pairs[64];
+		size_t npairs = 0, p;
 
 		if (!run_in_variant(c->feed[i], v))
 			continue;
+		for (k = 0; k < json_array_size(steps); k++) {
+			const json_t *s = json_array_get(steps, k);
+			const char *w = json_string_value(json_object_get(s, "workload"));
+			const char *name = json_string_value(json_object_get(s, "step"));
+
+			if (w == NULL || name == NULL)
+				continue;
+			for (p = 0; p < npairs && (strcmp(pairs[p].w, w) != 0 || strcmp(pairs[p].s, name) != 0); p++)
+				;
+			if (p == npairs && npairs < N(pairs))
+				pairs[npairs++] = (struct pair){w, name, 0, 0};
+			if (p < npairs)
+				pairs[p].count++;
+		}
 		for (k = 0; k < json_array_size(steps) && rc == 0; k++) {
 			const json_t *s = json_array_get(steps, k);
 			const char *w = json_string_value(json_object_get(s, "workload"));
 			const char *name = json_string_value(json_object_get(s, "step"));
-			unsigned long nth = 0, count = 0;
+			unsigned long nth, count;
 
 			if (w == NULL || name == NULL)
 				continue;
-			for (m = 0; m < json_array_size(steps); m++)
-				if (step_is(json_array_get(steps, m), w, name)) {
-					count++;
-					nth += m <= k;
-				}
+			for (p = 0; p < npairs && (strcmp(pairs[p].w, w) != 0 || strcmp(pairs[p].s, name) != 0); p++)
+				;
+			if (p == npairs)
+				continue;       /* beyond 64 distinct steps in a run: not shown */
+			nth = ++pairs[p].seen;
+			count = pairs[p].count;
 			if (count <= 3 || nth == 1)
 				rc = note_step(&seen, &nseen, &cap, w, name, nth, count);
 			else if (nth == count)
@@ -1065,7 +1089,7 @@ static int expand_steps(struct tctx *c, const struct fig *f, const struct varian
 
 		if (seen[m].nth == 0) {
 			snprintf(sn, sizeof(sn), "last");
-			snprintf(label, sizeof(label), "%s: %s, the last (#%lu)", seen[m].w, seen[m].s, seen[m].count);
+			snprintf(label, sizeof(label), "%s: %s, the last", seen[m].w, seen[m].s);
 		} else {
 			snprintf(sn, sizeof(sn), "%lu", seen[m].nth);
 			snprintf(label, sizeof(label), "%s: %s", seen[m].w, seen[m].s);
@@ -1177,49 +1201,51 @@ static int add_figs(struct tctx *c, const struct fig *figs, size_t n, const stru
 	return rc;
 }
 
-/* Rows for each variant of key: the table's known ones (in its order, even
+/* The variants of the table's key: its known ones (in its order, even
  * without runs, so a missing variant shows as "—"), then any other value the
- * runs have.  Key "*" is every key of the runs' variants; a table whose runs
- * have no variant gets its rows once. */
-static int for_variants(struct tctx *c, struct lab_error *err)
+ * runs have.  Key "*" is every key of the runs' variants. */
+static size_t collect_variants(const struct tctx *c, struct variant *out, size_t max)
 {
 	const struct tdef *d = c->def;
-	struct variant extra[32];
-	size_t nextra = 0, i, k;
+	size_t n = 0, i, k;
 	char val[96];
-	int rc;
 
-	for (i = 0; i < d->nknown; i++) {
-		struct variant v = {.key = d->variant_key};
-
-		snprintf(v.value, sizeof(v.value), "%s", d->known[i].value);
-		snprintf(v.label, sizeof(v.label), "%s", d->known[i].label);
-		if ((rc = add_figs(c, d->figs, d->nfigs, &v, err)) < 0)
-			return rc;
+	for (i = 0; i < d->nknown && n < max; i++, n++) {
+		out[n].key = d->variant_key;
+		snprintf(out[n].value, sizeof(out[n].value), "%s", d->known[i].value);
+		snprintf(out[n].label, sizeof(out[n].label), "%s", d->known[i].label);
 	}
 	for (i = 0; i < c->nfeed; i++) {
 		if (!variant_of(c->feed[i]->run, d->variant_key, val, sizeof(val)))
 			continue;
-		for (k = 0; k < d->nknown && strcmp(d->known[k].value, val) != 0; k++)
+		for (k = 0; k < n && strcmp(out[k].value, val) != 0; k++)
 			;
-		if (k < d->nknown)
+		if (k < n || n == max)
 			continue;
-		for (k = 0; k < nextra && strcmp(extra[k].value, val) != 0; k++)
-			;
-		if (k < nextra || nextra == N(extra))
-			continue;
-		extra[nextra].key = d->variant_key;
-		snprintf(extra[nextra].value, sizeof(extra[0].value), "%s", val);
+		out[n].key = d->variant_key;
+		snprintf(out[n].value, sizeof(out[n].value), "%s", val);
 		if (strcmp(d->variant_key, "*") == 0)
-			snprintf(extra[nextra].label, sizeof(extra[0].label), "%s", val);
+			snprintf(out[n].label, sizeof(out[n].label), "%s", val);
 		else
-			snprintf(extra[nextra].label, sizeof(extra[0].label), "%s=%s", d->variant_key, val);
-		nextra++;
+			snprintf(out[n].label, sizeof(out[n].label), "%s=%s", d->variant_key, val);
+		n++;
 	}
-	if (nextra == 0 && d->nknown == 0)
+	return n;
+}
+
+/* Rows for each variant; a table whose runs have no variant (and that
+ * knows none) gets its rows once. */
+static int for_variants(struct tctx *c, struct lab_error *err)
+{
+	const struct tdef *d = c->def;
+	struct variant v[40];
+	size_t n = collect_variants(c, v, N(v)), i;
+	int rc;
+
+	if (n == 0)
 		return add_figs(c, d->figs, d->nfigs, NULL, err);
-	for (i = 0; i < nextra; i++)
-		if ((rc = add_figs(c, d->figs, d->nfigs, &extra[i], err)) < 0)
+	for (i = 0; i < n; i++)
+		if ((rc = add_figs(c, d->figs, d->nfigs, &v[i], err)) < 0)
 			return rc;
 	return 0;
 }
@@ -1280,6 +1306,7 @@ void report_table_free(struct report_table *t)
 	free(t->rows);
 	free(t->cols);
 	free(t->colruns);
+	free(t->col_text);
 	free((char *)t->article_col);
 	free((char *)t->name);
 	memset(t, 0, sizeof(*t));
@@ -1330,6 +1357,53 @@ bool engine_feeds(const struct input *in, const struct tdef *d)
 	return doc_feeds(in, d, NULL);
 }
 
+/* One column per kernel column with runs here; with variants as columns,
+ * one per (kernel column, variant) with runs, kernel by kernel. */
+static int table_columns(struct tctx *c, struct lab_error *err)
+{
+	struct report *rep = c->rep;
+	struct report_table *t = c->t;
+	const struct tdef *d = c->def;
+	size_t nv = 0, i, k, v, cap, used = 0;
+
+	if (d->variant_key != NULL && d->variant_columns) {
+		if ((c->vars = calloc(40, sizeof(*c->vars))) == NULL)
+			return lab_error_set(err, ENOMEM, "out of memory");
+		nv = collect_variants(c, c->vars, 40);
+	}
+	cap = rep->ncols * (nv ? nv : 1) + 1;
+	t->cols = calloc(cap, sizeof(*t->cols));
+	t->colruns = calloc(cap, sizeof(*t->colruns));
+	c->colvar = calloc(cap, sizeof(*c->colvar));
+	t->col_text = calloc(cap, REPORT_COL_TEXT);
+	if (t->cols == NULL || t->colruns == NULL || c->colvar == NULL || t->col_text == NULL)
+		return lab_error_set(err, ENOMEM, "out of memory");
+	for (i = 0; i < rep->ncols; i++)
+		for (v = 0; v < (nv ? nv : 1); v++) {
+			const struct variant *var = nv ? &c->vars[v] : NULL;
+			size_t n = 0;
+
+			for (k = 0; k < c->nfeed; k++)
+				n += c->feed[k]->col == i && run_in_variant(c->feed[k], var);
+			if (n == 0)
+				continue;
+			t->colruns[t->ncols] = n;
+			t->cols[t->ncols] = rep->cols[i].pub;
+			t->cols[t->ncols].index = i;
+			if (var != NULL) {
+				char *text = t->col_text + used * REPORT_COL_TEXT;
+
+				snprintf(text, REPORT_COL_TEXT / 2, "%s · %s", rep->cols[i].pub.label, var->label);
+				snprintf(text + REPORT_COL_TEXT / 2, REPORT_COL_TEXT / 2, "%s", var->value);
+				t->cols[t->ncols].label = text;
+				t->cols[t->ncols].variant = text + REPORT_COL_TEXT / 2;
+				used++;
+			}
+			c->colvar[t->ncols++] = var;
+		}
+	return 0;
+}
+
 /* Build table d from the runs that feed it.  *built is false when no run
  * does (the table is then left out). */
 static int table_build(struct report *rep, const struct tdef *d, const char *scenario, size_t number,
@@ -1356,10 +1430,8 @@ static int table_build(struct report *rep, const struct tdef *d, const char *sce
 		snprintf(name, sizeof(name), "%s", d->name);
 	c.feed = calloc(rep->nruns + 1, sizeof(*c.feed));
 	c.pick = calloc(rep->nruns + 1, sizeof(*c.pick));
-	t->cols = calloc(rep->ncols + 1, sizeof(*t->cols));
-	t->colruns = calloc(rep->ncols + 1, sizeof(*t->colruns));
 	t->name = strdup(name);
-	if (c.feed == NULL || c.pick == NULL || t->cols == NULL || t->colruns == NULL || t->name == NULL) {
+	if (c.feed == NULL || c.pick == NULL || t->name == NULL) {
 		rc = lab_error_set(err, ENOMEM, "out of memory");
 		goto out;
 	}
@@ -1368,17 +1440,8 @@ static int table_build(struct report *rep, const struct tdef *d, const char *sce
 			c.feed[c.nfeed++] = &rep->runs[i];
 	if (c.nfeed == 0)
 		goto out;
-	for (i = 0; i < rep->ncols; i++) {
-		size_t n = 0;
-
-		for (k = 0; k < c.nfeed; k++)
-			n += c.feed[k]->col == i;
-		if (n == 0)
-			continue;
-		t->colruns[t->ncols] = n;
-		t->cols[t->ncols] = rep->cols[i].pub;
-		t->cols[t->ncols++].index = i;
-	}
+	if ((rc = table_columns(&c, err)) < 0)
+		goto out;
 	c.tref = table_ref(rep, t);
 	t->has_article = d->article != NULL || d->own_ref != NULL;
 	if (t->has_article) {
@@ -1396,7 +1459,8 @@ static int table_build(struct report *rep, const struct tdef *d, const char *sce
 		if (d->notes[i].if_cgroup == NULL || has_cgroup(t, d->notes[i].if_cgroup))
 			rc = table_note(t, "%s", d->notes[i].text) < 0 ? lab_error_set(err, ENOMEM, "out of memory") : 0;
 	if (rc == 0)
-		rc = d->variant_key != NULL ? for_variants(&c, err) : add_figs(&c, d->figs, d->nfigs, NULL, err);
+		rc = d->variant_key != NULL && !d->variant_columns ? for_variants(&c, err)
+		     : add_figs(&c, d->figs, d->nfigs, NULL, err);
 	/* A figure the column's machine cannot have: say so instead of
 	 * printing its absence as data. */
 	for (i = 0; rc == 0 && d->unsupported_cgroup != NULL && i < t->ncols; i++) {
@@ -1415,6 +1479,8 @@ static int table_build(struct report *rep, const struct tdef *d, const char *sce
 out:
 	free(c.feed);
 	free(c.pick);
+	free(c.colvar);
+	free(c.vars);
 	return rc;
 }
 

@@ -319,10 +319,11 @@ static json_t *table_json(const struct report_table *t)
 	for (i = 0; !bad && i < t->ncols; i++) {
 		const struct report_column *c = &t->cols[i];
 
-		bad = json_array_append_new(json_object_get(j, "columns"),
-					    json_pack("{s:s, s:s, s:s, s:b, s:I}", "label", c->label,
-						      "kernel", c->kernel, "cgroup", c->cgroup,
-						      "guest", c->guest, "runs", (json_int_t)t->colruns[i])) < 0;
+		json_t *cj = json_pack("{s:s, s:s, s:s, s:b, s:I}", "label", c->label, "kernel", c->kernel,
+				       "cgroup", c->cgroup, "guest", c->guest, "runs", (json_int_t)t->colruns[i]);
+
+		bad = cj == NULL || (c->variant != NULL && json_object_set_new(cj, "variant", json_string(c->variant)) < 0) ||
+		      json_array_append_new(json_object_get(j, "columns"), cj) < 0;
 	}
 	for (i = 0; !bad && i < t->nrows; i++)
 		bad = json_array_append_new(json_object_get(j, "rows"), row_json(t, &t->rows[i])) < 0;

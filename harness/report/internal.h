@@ -104,6 +104,7 @@ struct tdef {
 	const char *article;            /* results/reference/<article>.json; NULL = none */
 	const json_t *own_ref;          /* a table's own reference block ("reference": {…}) */
 	const char *variant_key;        /* NULL: no variants; "*": every key of runs[].variant */
+	bool variant_columns;           /* the variants are columns (within each kernel's), not row groups */
 	const struct vchoice *known;
 	size_t nknown;
 	const struct fig *figs;

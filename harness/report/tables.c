@@ -448,7 +448,8 @@ static int parse_table(struct loader *l, const json_t *o, struct tdef *d)
 	if (d->own_ref != NULL && !json_is_object(d->own_ref))
 		return bad(l, "'reference' must be an object: the figures to print beside the runs'");
 	if (vars != NULL) {
-		static const char *const var_keys[] = {"key", "known", NULL};
+		static const char *const var_keys[] = {"key", "known", "as", NULL};
+		const char *as = json_string_value(json_object_get(vars, "as"));
 		const json_t *known = json_object_get(vars, "known");
 		struct vchoice *k;
 
@@ -457,6 +458,9 @@ static int parse_table(struct loader *l, const json_t *o, struct tdef *d)
 			return rc < 0 ? rc : bad(l, "'variants' must be {\"key\", \"known\"}");
 		if (d->variant_key == NULL)
 			return bad(l, "'variants' needs a 'key' (a matrix key, \"a,b\", or \"*\")");
+		if (json_object_get(vars, "as") != NULL && (as == NULL || (strcmp(as, "rows") && strcmp(as, "columns"))))
+			return bad(l, "'variants.as' is \"rows\" (the default) or \"columns\"");
+		d->variant_columns = as != NULL && strcmp(as, "columns") == 0;
 		if (known != NULL && !json_is_array(known))
 			return bad(l, "'variants.known' must be a list of {\"value\", \"label\"}");
 		k = pool_add(&l->pool, calloc(json_array_size(known) + 1, sizeof(*k)));

@@ -31,6 +31,8 @@
 #include "sandbox.h"
 #include "size.h"
 #include "sources/kv.h"
+#include "trace/trace.h"
+#include "trace/tracedef.h"
 
 #ifndef PAGELAB_VERSION
 #define PAGELAB_VERSION "0"
@@ -181,7 +183,7 @@ static int journal_begin(bool need, struct knob_journal **out)
 	int ret;
 
 	*out = NULL;
-	if (!need && stat(knob_journal_path(), &st) < 0)
+	if (!need && lstat(knob_journal_path(), &st) < 0)
 		return LAB_EXIT_RAN;
 	ret = knob_journal_open(knob_journal_path(), out, &stale, &owner, &err);
 	if (ret == -EBUSY && !need)
@@ -189,7 +191,7 @@ static int journal_begin(bool need, struct knob_journal **out)
 	if (ret < 0) {
 		fprintf(stderr, "pagelab: %s%s\n", err.msg,
 			ret == -EBUSY ? ": knob-changing runs go one at a time" : "");
-		return ret == -EBUSY ? LAB_EXIT_CANNOT : LAB_EXIT_HARNESS;
+		return ret == -EBUSY ? LAB_EXIT_CANNOT : ret == -EPERM ? LAB_EXIT_USAGE : LAB_EXIT_HARNESS;
 	}
 	if (stale && journal_restore_say(*out, "found the knob journal of a run that did not finish: "
 					 "restoring it first") < 0) {
@@ -313,6 +315,9 @@ int run_opts_parse(int argc, char **argv, enum run_opts_for what, struct run_opt
 		{ "allow-destructive", no_argument, NULL, 'D' },
 		{ "sandbox", required_argument, NULL, 'B' },
 		{ "no-report", no_argument, NULL, 'N' },
+		{ "trace", required_argument, NULL, 'T' },
+		{ "trace-raw", no_argument, NULL, 'R' },
+		{ "burst", required_argument, NULL, 'U' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -323,6 +328,7 @@ int run_opts_parse(int argc, char **argv, enum run_opts_for what, struct run_opt
 	memset(o, 0, sizeof(*o));
 	o->interval_ms = 250;
 	o->timeout_s = 600;
+	o->burst_ms = -1;
 	optind = 0;     /* a full re-initialisation: options may follow NAME (permuted) */
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, vm ? "o:r:s:i:t:v" : "o:r:s:i:t:vh", longopts, NULL)) != -1) {
@@ -372,6 +378,23 @@ int run_opts_parse(int argc, char **argv, enum run_opts_for what, struct run_opt
 		case 'N':
 			o->no_report = true;
 			break;
+		case 'T': {
+			unsigned set;
+			bool dflt;
+
+			if (tracedef_parse_set(optarg, &set, &dflt, &err) < 0)
+				return opts_error(what, "--trace: %s", err.msg);
+			o->trace = optarg;
+			break;
+		}
+		case 'R':
+			o->trace_raw = true;
+			break;
+		case 'U':
+			if (lab_parse_uint(optarg, &v, &err) < 0 || (v != 0 && (v < 2 || v > 1000)))
+				return opts_error(what, "--burst: expected 0 or 2..1000 ms, got '%s'", optarg);
+			o->burst_ms = (int)v;
+			break;
 		case 'v':
 			o->verbose = true;
 			break;
@@ -413,6 +436,17 @@ void run_opts_forward(const struct run_opts *o, struct run_opts_argv *f)
 		snprintf(f->buf[2], sizeof(f->buf[2]), "%u", o->timeout_s);
 		f->argv[f->argc++] = "--timeout";
 		f->argv[f->argc++] = f->buf[2];
+	}
+	if (o->trace != NULL) {
+		f->argv[f->argc++] = "--trace";
+		f->argv[f->argc++] = (char *)o->trace;
+	}
+	if (o->trace_raw)
+		f->argv[f->argc++] = "--trace-raw";
+	if (o->burst_ms >= 0) {
+		snprintf(f->buf[3], sizeof(f->buf[3]), "%d", o->burst_ms);
+		f->argv[f->argc++] = "--burst";
+		f->argv[f->argc++] = f->buf[3];
 	}
 	if (o->allow_destructive)
 		f->argv[f->argc++] = "--allow-destructive";
@@ -507,6 +541,25 @@ int run_plan_instantiate(struct run_plan *p, size_t n, unsigned long long memtot
 	return 0;
 }
 
+void run_plan_apply_opts(struct run_plan *p, const struct run_opts *o)
+{
+	for (size_t v = 0; v < p->nv; v++) {
+		struct run_trace *t = &p->specs[v].trace;
+
+		if (o->trace != NULL) {
+			unsigned set;
+			bool dflt;
+			struct lab_error err;
+
+			if (tracedef_parse_set(o->trace, &set, &dflt, &err) == 0)
+				t->set = dflt ? tracedef_default_set(p->s.name) : set;
+		}
+		t->raw |= o->trace_raw;
+		if (o->burst_ms >= 0)
+			t->burst_ms = (unsigned)o->burst_ms;
+	}
+}
+
 void run_plan_free(struct run_plan *p)
 {
 	plan_free_specs(p);
@@ -534,7 +587,17 @@ int run_execute(const struct run_opts *o, struct run_plan *p)
 	const char *doc_status = "ok";
 	char doc_error[LAB_ERROR_MSG_MAX] = "";
 	sigset_t mask;
+	bool want_trace = false, trace_ok = false, trace_mounted = false;
+	char trace_why[LAB_ERROR_MSG_MAX] = "";
 
+	for (size_t v = 0; v < nv; v++)
+		want_trace |= specs[v].trace.set != TRACE_SET_NONE;
+	/* Where the result goes, before anything on the host changes. */
+	if (result_check(o->out, &err) < 0) {
+		fprintf(stderr, "pagelab: %s\n", err.msg);
+		status = LAB_EXIT_USAGE;
+		goto done;
+	}
 	/* Can this host run it? */
 	if (host_probe(&host, &err) < 0) {
 		fprintf(stderr, "pagelab: %s\n", err.msg);
@@ -628,6 +691,26 @@ int run_execute(const struct run_opts *o, struct run_plan *p)
 		else if (removed > 0)
 			fprintf(stderr, "pagelab: removed %d stale sandbox(es) of dead pagelab runs\n", removed);
 	}
+	/* Tracepoints: a private instance per run; those of dead runs go first. */
+	if (want_trace) {
+		int removed = 0;
+
+		trace_ok = trace_available(&trace_mounted, &err) == 0;
+		if (!trace_ok) {
+			snprintf(trace_why, sizeof(trace_why), "%s", err.msg);
+			if (o->trace != NULL) {
+				fprintf(stderr, "pagelab: --trace %s: %s\n", o->trace, err.msg);
+				status = LAB_EXIT_CANNOT;
+				goto done;
+			}
+			fprintf(stderr, "pagelab: warning: running without tracepoints: %s\n", err.msg);
+		} else if (trace_sweep(&removed, &err) < 0) {
+			fprintf(stderr, "pagelab: warning: sweeping stale tracing instances: %s\n", err.msg);
+		} else if (removed > 0) {
+			fprintf(stderr, "pagelab: removed %d stale tracing instance(s) of dead pagelab runs\n",
+				removed);
+		}
+	}
 	if (result_open(o->out, sp->name, &res, &err) < 0) {
 		fprintf(stderr, "pagelab: %s\n", err.msg);
 		status = LAB_EXIT_HARNESS;
@@ -644,6 +727,9 @@ int run_execute(const struct run_opts *o, struct run_plan *p)
 		json_object_set_new(doc, RK_HOST, host_to_json(&host));
 		json_object_set_new(doc, RK_SCENARIO, scenario_json(sp, repeat));
 		json_object_set_new(doc, RK_INTERVAL_MS, json_integer(o->interval_ms));
+		json_object_set_new(doc, RK_TRACING, json_pack("{s:b, s:b, s:s?}", "available", trace_ok,
+							      "tracefs_mounted_by_run", trace_mounted,
+							      "unavailable", trace_why[0] ? trace_why : NULL));
 		json_object_set_new(doc, RK_RUNS, json_array());
 		result_stream(res, "header", -1, doc);
 	}
@@ -657,8 +743,13 @@ int run_execute(const struct run_opts *o, struct run_plan *p)
 						   .oom_group = specs[v].oom_group && !o->sandbox_self &&
 								host.cg.memory == CG_VERSION_V2 };
 			unsigned long long baseline = 0;
+			struct trace_config tc = { .set = trace_ok ? specs[v].trace.set : TRACE_SET_NONE,
+						   .raw = specs[v].trace.raw, .bin_ms = specs[v].trace.bin_ms };
 			struct sampler_opts so = { .interval_ms = o->interval_ms, .timeout_s = o->timeout_s,
-						   .bindir = bindir, .sigfd = sigfd, .verbose = o->verbose };
+						   .bindir = bindir, .sigfd = sigfd, .verbose = o->verbose,
+						   .trace = tc.set != TRACE_SET_NONE ? &tc : NULL,
+						   .burst_ms = specs[v].trace.burst_ms,
+						   .burst_margin_pct = specs[v].trace.burst_margin_pct };
 			struct sandbox *sb = NULL;
 			json_t *run = run_json(&specs[v], rep);
 			char vt[256], lim[32];
@@ -799,6 +890,8 @@ done:
 	}
 	if (sigfd >= 0)
 		close(sigfd);
+	if (trace_mounted)
+		trace_unmount();
 	return status;
 }
 
@@ -817,8 +910,10 @@ int run_main(int argc, char **argv)
 	status = run_plan_load(o.name, o.sets, o.nr_sets, o.repeat, &p);
 	if (status == 0)
 		status = run_plan_instantiate(&p, 0, run_memtotal_bytes(), NULL);
-	if (status == 0)
+	if (status == 0) {
+		run_plan_apply_opts(&p, &o);
 		status = run_execute(&o, &p);
+	}
 	run_plan_free(&p);
 	return status;
 }
@@ -855,6 +950,12 @@ int run_show_main(int argc, char **argv)
 		}
 		for (size_t k = 0; k < r->nr_knobs; k++)
 			printf("    knob %s = %s (writes %s)\n", r->knobs[k].name, r->knobs[k].text, r->knobs[k].value);
+		{
+			char ts[160];
+
+			tracedef_set_text(r->trace.set, ts, sizeof(ts));
+			printf("    trace %s%s, bursts %u ms\n", ts, r->trace.raw ? " (raw)" : "", r->trace.burst_ms);
+		}
 	}
 	run_plan_free(&p);
 	return LAB_EXIT_RAN;

@@ -36,6 +36,9 @@ struct run_opts {
 	bool interval_set, timeout_set;
 	bool allow_destructive, verbose, no_report;
 	bool sandbox_self;      /* --sandbox self: pagelab's own cgroup is the sandbox */
+	const char *trace;      /* --trace SET, NULL = the scenario's */
+	bool trace_raw;
+	int burst_ms;           /* --burst MS, -1 = the scenario's */
 	size_t nr_sets;
 	char *sets[RUN_MAX_SETS];
 };
@@ -55,7 +58,7 @@ int run_opts_parse(int argc, char **argv, enum run_opts_for what, struct run_opt
 struct run_opts_argv {
 	char *argv[2 * RUN_MAX_SETS + 12];
 	int argc;
-	char buf[3][32];
+	char buf[4][32];
 };
 void run_opts_forward(const struct run_opts *o, struct run_opts_argv *out);
 
@@ -80,6 +83,10 @@ int run_plan_load(const char *name, char *const *sets, size_t nr_sets, unsigned 
 int run_plan_instantiate(struct run_plan *p, size_t n, unsigned long long memtotal, const char *hint);
 size_t run_plan_variants(const struct run_plan *p);
 void run_plan_free(struct run_plan *p);
+
+/* The run options that change a variant (--trace, --trace-raw, --burst)
+ * applied over the scenario's [trace]. */
+void run_plan_apply_opts(struct run_plan *p, const struct run_opts *o);
 
 /* check → knobs → sandbox → launch → sample → result, for a loaded and
  * instantiated plan.  Returns the exit status. */

@@ -124,3 +124,147 @@ input_file() {
   done < "$TOP/tests/bad-input/input-files.tsv"
   [ "$n" -ge 12 ]
 }
+
+# Output paths are checked before anything on the host changes (harness/fileio.h:
+# lab_check_output): --out and its .jsonl stream must be nothing yet or a regular
+# file, in a directory that exists and can be written.  Each case is a row of
+# tests/bad-input/output-paths.tsv; the hostile nodes are made in a private
+# directory, never at a system path.  What was there must still be there after.
+# output_path KIND DIR: make the case in DIR, print the --out to give.
+output_path() {
+  local d=$2
+  case $1 in
+  chardev) mknod "$d/full" c 1 7; echo "$d/full" ;;            # a /dev/full of our own
+  fifo) mkfifo "$d/fifo.json"; echo "$d/fifo.json" ;;
+  socket) python3 -c 'import socket,sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' "$d/s.json"; echo "$d/s.json" ;;
+  directory) mkdir "$d/dir.json"; echo "$d/dir.json" ;;
+  symlink) echo precious > "$d/precious"; ln -s "$d/precious" "$d/link.json"; echo "$d/link.json" ;;
+  dangling-symlink) ln -s "$d/elsewhere" "$d/dangle.json"; echo "$d/dangle.json" ;;
+  stream-fifo) mkfifo "$d/r.jsonl"; echo "$d/r.json" ;;
+  stream-symlink) echo precious > "$d/precious"; ln -s "$d/precious" "$d/r.jsonl"; echo "$d/r.json" ;;
+  missing-dir) echo "$d/no/such/tree/r.json" ;;
+  file-as-dir) touch "$d/plain"; echo "$d/plain/r.json" ;;
+  read-only-dir) mkdir "$d/ro"; mount -t tmpfs -o ro,size=64k tmpfs "$d/ro"; echo "$d/ro/r.json" ;;
+  esac
+}
+
+@test "hostile output paths: refused before the host is touched, exit 2, nothing replaced or made" {
+  n=0
+  while IFS=$'\t' read -r kind want; do
+    case $kind in ''|'#'*) continue ;; esac
+    d=$(mktemp -d "$BATS_TEST_TMPDIR/out.XXXXXX")
+    out=$(output_path "$kind" "$d")
+    before=$(cd "$d" && find . -printf '%p %y %s\n' | sort; cat "$d/precious" 2>/dev/null || true)
+    run --separate-stderr timeout 20 "$PAGELAB" run madv-free/probe --no-report --out "$out"
+    after=$(cd "$d" && find . -printf '%p %y %s\n' | sort; cat "$d/precious" 2>/dev/null || true)
+    if mountpoint -q "$d/ro"; then umount "$d/ro"; fi
+    [ "$status" = 2 ] || { echo "$kind: exit $status: $stderr"; return 1; }
+    [ "$(printf '%s\n' "$stderr" | grep -c .)" -eq 1 ] || { echo "$kind: stderr: $stderr"; return 1; }
+    [[ "$stderr" == "pagelab: "*"$want"* ]] || { echo "$kind: wanted '$want', got: $stderr"; return 1; }
+    [ "$before" = "$after" ] || { echo "$kind: the directory changed: $before -> $after"; return 1; }
+    n=$((n + 1))
+  done < "$TOP/tests/bad-input/output-paths.tsv"
+  [ "$n" -ge 11 ]
+}
+
+@test "pagelab vm --out-dir: a directory that does not exist, or is not one, is refused (exit 2)" {
+  command -v qemu-system-x86_64 >/dev/null || skip "no qemu-system-x86_64: VM mode refuses earlier"
+  run --separate-stderr "$PAGELAB" vm --out-dir "$BATS_TEST_TMPDIR/none/here" run madv-free/probe
+  assert_equal "$status" 2
+  [[ "$stderr" == *"--out-dir $BATS_TEST_TMPDIR/none/here does not exist"* ]]
+  [ ! -e "$BATS_TEST_TMPDIR/none" ]
+  mkfifo "$BATS_TEST_TMPDIR/fifo"
+  run --separate-stderr "$PAGELAB" vm --out-dir "$BATS_TEST_TMPDIR/fifo" run madv-free/probe
+  assert_equal "$status" 2
+  [[ "$stderr" == *"is a FIFO, not a directory"* ]]
+}
+
+# The knob journal is data, not instructions (harness/knobs.c: trusted,
+# own_swapfile, restore_one).  Each hostile journal of tests/bad-input/journals.tsv
+# is restored from a private directory: the record is reported NOT restored and
+# left in place (exit 1), nothing written, the file "precious" beside it kept.
+# No record here would change a knob: a valid one names the value the knob has.
+@test "hostile journals: a record pagelab did not make is reported, left in place, exit 1, nothing written" {
+  [ "$(id -u)" = 0 ] || skip "needs root"
+  before=$(host_state)
+  n=0
+  while IFS=$'\t' read -r name want_status want; do
+    case $name in ''|'#'*) continue ;; esac
+    d=$(mktemp -d "$BATS_TEST_TMPDIR/j.XXXXXX")
+    echo precious > "$d/precious"
+    sed "s|@DIR@|$d|g" "$TOP/tests/bad-input/journals/$name.journal" > "$d/journal"
+    chmod 600 "$d/journal"
+    cp "$d/journal" "$d/journal.orig"
+    PAGELAB_JOURNAL="$d/journal" run "$PAGELAB" restore
+    [ "$status" = "$want_status" ] || { echo "$name: exit $status: $output"; return 1; }
+    [[ "$output" == *"$want"* ]] || { echo "$name: wanted '$want', got: $output"; return 1; }
+    cmp -s "$d/journal" "$d/journal.orig" || { echo "$name: the journal changed or went"; return 1; }
+    [ "$(cat "$d/precious")" = precious ] || { echo "$name: precious removed"; return 1; }
+    [ -e /etc/passwd ] && [ -c /dev/null ]
+    n=$((n + 1))
+  done < "$TOP/tests/bad-input/journals.tsv"
+  [ "$n" -ge 15 ]
+  [ "$(host_state)" = "$before" ]
+}
+
+@test "a good record beside a hostile one: the good one is checked back, the journal stays, exit 1" {
+  [ "$(id -u)" = 0 ] || skip "needs root"
+  d=$(mktemp -d "$BATS_TEST_TMPDIR/j.XXXXXX")
+  wsf=$(cat /proc/sys/vm/watermark_scale_factor)
+  printf 'pagelab-journal 1 pid=4242\nknob vm.watermark_scale_factor %s\nswapfile /etc/passwd\n' "$wsf" > "$d/journal"
+  chmod 600 "$d/journal"
+  PAGELAB_JOURNAL="$d/journal" run "$PAGELAB" restore
+  assert_equal "$status" 1
+  assert_output --partial "vm.watermark_scale_factor: $wsf (already back)"
+  assert_output --partial "/etc/passwd: NOT restored"
+  assert_output --partial "1 knob(s) not restored; the journal $d/journal stays"
+  [ -e "$d/journal" ] && [ -e /etc/passwd ]
+}
+
+# A journal (or its directory, or its lock) that someone else could have
+# written is not read at all: exit 2, one line naming it and why.
+# untrusted_journal KIND DIR: make the case, print PAGELAB_JOURNAL.
+untrusted_journal() {
+  local d=$2
+  printf 'pagelab-journal 1 pid=4242\nswapfile %s/precious\n' "$d" > "$d/journal"
+  chmod 600 "$d/journal"
+  case $1 in
+  dir-world-writable) chmod 0777 "$d" ;;
+  dir-group-writable) chmod 0770 "$d" ;;
+  sticky-tmp-like) chmod 1777 "$d" ;;
+  file-world-writable) chmod 0666 "$d/journal" ;;
+  file-other-owner) chown nobody "$d/journal" ;;
+  dir-other-owner) chown nobody "$d" ;;
+  lock-other-owner) touch "$d/journal.lock"; chown nobody "$d/journal.lock" ;;
+  symlink) mv "$d/journal" "$d/real"; ln -s "$d/real" "$d/journal" ;;
+  fifo) rm "$d/journal"; mkfifo -m 600 "$d/journal" ;;
+  huge) truncate -s 2M "$d/journal" ;;
+  esac
+  echo "$d/journal"
+}
+
+@test "untrusted journals (another owner, group/other-writable, a link, a FIFO, huge): refused, exit 2" {
+  [ "$(id -u)" = 0 ] || skip "needs root"
+  for kind in dir-world-writable:"can be written by anyone" dir-group-writable:"can be written by its group" \
+              sticky-tmp-like:"can be written by anyone" file-world-writable:"can be written by anyone" \
+              file-other-owner:"belongs to uid" dir-other-owner:"belongs to uid" lock-other-owner:"lock" \
+              symlink:"is a symbolic link, not a regular file" fifo:"is a FIFO, not a regular file" \
+              huge:"is 2 MiB, over the 1 MiB"; do
+    want=${kind#*:} kind=${kind%%:*}
+    d=$(mktemp -d "$BATS_TEST_TMPDIR/u.XXXXXX")
+    echo precious > "$d/precious"
+    j=$(untrusted_journal "$kind" "$d")
+    PAGELAB_JOURNAL="$j" run --separate-stderr timeout 10 "$PAGELAB" restore
+    [ "$status" = 2 ] || { echo "$kind: exit $status: $stderr"; return 1; }
+    [[ "$stderr" == *"pagelab will not trust it"* && "$stderr" == *"$want"* ]] ||
+      { echo "$kind: wanted '$want', got: $stderr"; return 1; }
+    [ "$(printf '%s\n' "$stderr" | grep -c .)" -eq 1 ] || { echo "$kind: $stderr"; return 1; }
+    [ "$(cat "$d/precious")" = precious ]
+    # A knob-changing run refuses it too, before it changes anything.
+    PAGELAB_JOURNAL="$j" run --separate-stderr "$PAGELAB" run "$TOP/tests/scenarios/knobs.scn" --no-report \
+      --out "$RESULTS/never.json"
+    [ "$status" = 2 ] || { echo "$kind: run: exit $status: $stderr"; return 1; }
+    [[ "$stderr" == *"pagelab will not trust it"* ]]
+    [ ! -e "$RESULTS/never.json" ]
+  done
+}

@@ -96,5 +96,6 @@ guest_run() {
   local dir=$1
   shift
   rm -rf "${RESULTS:?}/$dir"
+  mkdir -p "$RESULTS/$dir"
   run "$PAGELAB" vm --out-dir "$RESULTS/$dir" "$@"
 }

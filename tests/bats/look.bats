@@ -101,14 +101,20 @@ svg_points() {
   [ "$(svg_points "$f" 'resident (mincore, at steps)')" -eq "$want" ]
   # Reclaim rates, one point per sample.
   want=$(jq "$r.samples | length" "$RESULTS/look-p700a.json")
-  for s in 'kswapd scan' 'direct scan' 'swap-out (pswpout)'; do
+  for s in 'kswapd scan' 'direct scan' 'swap-out (pswpout)' 'lazyfree pages freed (pglazyfreed)'; do
     [ "$(svg_points "$f" "$s")" -eq "$want" ]
   done
   # The steps are marked on the time axis by name.
   grep -q '<text>pressure</text>' "$f"
   grep -q '<text>advise</text>' "$f"
-  # No PSI in these samples: said, not drawn as an empty axis.
-  grep -q 'missing: PSI was not sampled in this result' "$f"
+  # PSI: one point per sample that has it; none sampled is said, not drawn
+  # as an empty axis.
+  want=$(jq "[$r.samples[] | select(.psi.some.avg10 != null)] | length" "$RESULTS/look-p700a.json")
+  if [ "$want" -gt 0 ]; then
+    [ "$(svg_points "$f" 'machine some avg10')" -eq "$want" ]
+  else
+    grep -q 'missing: PSI was not sampled in this result' "$f"
+  fi
   # The script redraws the chart from the data beside it.
   rm "$f"
   (cd "$OUT" && gnuplot look-p700a-A1.gp)

@@ -1,0 +1,116 @@
+#!/usr/bin/env bats
+# Tracepoints on this host (harness/trace/, issue 11): a private tracefs
+# instance per run, events on the samples' clock, derived figures in the run
+# summary, nothing left behind.  Reduced sizes (a 128 MiB region in a 320 MiB
+# sandbox): each run takes under a second.  Measured on 6.18.44 x86_64,
+# cgroup v1 (hybrid), where the sandbox's memcg reclaim under pressure took
+# exactly the region's lazily freed pages that then read zero (10,573 and
+# 10,609 pages over two runs).
+
+load helpers
+
+setup() {
+  require_memcg
+  [ -d /sys/kernel/tracing/events/vmscan ] || mount | grep -q ' /sys/kernel/tracing ' ||
+    grep -q tracefs /proc/filesystems || skip "no tracefs in this kernel"
+  before_cg=$(pagelab_cgroups)
+}
+
+# Instances named pagelab-* (there must be none between runs).
+pagelab_instances() {
+  ls /sys/kernel/tracing/instances 2>/dev/null | grep '^pagelab-' | sort || true
+}
+
+teardown() {
+  [ -z "${bg:-}" ] || { kill -9 "$bg" 2>/dev/null; wait "$bg" 2>/dev/null; } || true
+  [ "$(pagelab_cgroups)" = "$before_cg" ] || { echo "cgroups left: $(pagelab_cgroups)"; return 1; }
+  [ -z "$(pagelab_instances)" ] || { echo "tracing instances left: $(pagelab_instances)"; return 1; }
+}
+
+SMALL=(--set region=128M --set pressure=200M --set memory_max=320M --set ballast=32M)
+
+@test "madv-free/pressure: paired memcg reclaim in the sandbox took exactly the pages the region lost" {
+  stem=trace-pressure
+  run_scenario madv-free/pressure $stem --repeat 1 "${SMALL[@]}" --trace-raw
+  assert_success
+  f="$RESULTS/$stem.json"
+  jq -e '.tracing.available' "$f"
+  jq -e '.runs[0].summary.trace | .lost.total == 0 and .set == "direct memcg oom markers" and .clock == "mono"' "$f"
+  # Every sandbox begin has its end on the same task, in order (raw records).
+  jq -e '[.runs[0].events[] | select(.sandbox and (.event | startswith("mm_vmscan_memcg_reclaim")))]
+         | group_by(.task_pid) | all(sort_by(.t_ms) | . as $e | length % 2 == 0 and
+           all(range(0; length); . as $i | $e[$i].event | endswith(if $i % 2 == 0 then "begin" else "end" end)))' "$f"
+  # The summary counts exactly those pairs, none open, none begun before tracing.
+  jq -e '.runs[0] | ([.events[] | select(.sandbox and .event == "mm_vmscan_memcg_reclaim_end")]) as $ends
+         | .summary.trace.stalls.memcg | .count == ($ends | length) and .count > 0
+           and .pages == ($ends | map(.nr_reclaimed) | add) and .unpaired_ends == 0' "$f"
+  jq -e '.runs[0].summary.trace.stalls.open_at_end == 0' "$f"
+  # Pages reclaimed = pages the region lost (they read zero), plus at most the
+  # sandbox's page cache before the pressure: the ballast and the pressure
+  # region are anonymous with no swap, so nothing else can go.
+  jq -e '.runs[0] | ([.steps[] | select(.workload == "region")]) as $s
+         | ($s | map(select(.step == "scan"))[0].counters.scan.zero) as $lost
+         | ($s | map(select(.step == "pressure"))[0]) as $p
+         | ($s | map(select(.step == "mincore"))[0].memcg.stat.total_cache // 0) as $cache
+         | .summary.trace.stalls.memcg.pages as $r
+         | $lost > 0 and $r >= $lost and $r <= $lost + ($cache / 4096)' "$f"
+  # On the samples' clock: the stalls lie between the step before the
+  # pressure and the pressure step's own sample; the latencies are ordered.
+  jq -e '.runs[0] | ([.steps[] | select(.workload == "region")]) as $s
+         | ($s | map(select(.step == "mincore"))[0].t_ms) as $t0 | ($s | map(select(.step == "pressure"))[0].t_ms) as $t1
+         | [.events[] | select(.sandbox and (.event | startswith("mm_vmscan_memcg")))] | all(.t_ms >= $t0 and .t_ms <= $t1)' "$f"
+  jq -e '.runs[0].summary.trace.stalls.memcg | .p50_us > 0 and .p50_us <= .p99_us and .p99_us <= .max_us' "$f"
+  # The step markers came back through the instance's trace_marker, in order.
+  jq -e '[.runs[0].events[] | select(.event == "print") | .buf] == [.runs[0].steps[] | "pagelab step \(.workload) \(.step)"]' "$f"
+  # Per-interval histograms add up to the stalls.
+  jq -e '.runs[0] | ([.trace_intervals[].memcg.count // 0] | add) == .summary.trace.stalls.memcg.count' "$f"
+}
+
+@test "an OOM kill: mark_victim's pid is the victim the result names" {
+  stem=trace-oom
+  run_scenario madv-free/three-paths $stem --repeat 1 --set advice=none --set region=128M \
+    --set memory_max=256M --set ballast=32M --set pressure=200M
+  assert_success
+  f="$RESULTS/$stem.json"
+  [ "$(jq -r '.runs[0].exit.outcome' "$f")" = oom_killed ]
+  jq -e '.runs[0] | .exit.victims[0] as $v | ([.workloads[] | select(.name == $v)][0].pid) as $pid
+         | [.events[] | select(.event == "mark_victim") | .pid] == [$pid]
+           and [.summary.trace.oom_victims[].pid] == [$pid]
+           and (.summary.trace.oom_victims | length) == .exit.oom_kill_count' "$f"
+  jq -e '.runs[0].summary.trace.lost.total == 0' "$f"
+}
+
+@test "a SIGKILLed run's tracing instance is gone after the next start" {
+  stem=trace-crash
+  "$PAGELAB" run "$TOP/tests/scenarios/long.scn" --no-report --out "$RESULTS/$stem.json" 2>/dev/null &
+  bg=$!
+  wait_for $stem advise
+  [ -d "/sys/kernel/tracing/instances/pagelab-$bg-0" ]
+  # Events stream as they come: the step markers are in the stream already.
+  jq -se '[.[] | select(.type == "event" and .event == "print")] | length >= 3' "$RESULTS/$stem.jsonl"
+  kill -9 "$bg"
+  wait "$bg" 2>/dev/null || true
+  dead=$bg
+  bg=
+  [ -d "/sys/kernel/tracing/instances/pagelab-$dead-0" ]
+  run "$PAGELAB" run madv-free/probe --repeat 1 --no-report --out "$RESULTS/$stem-after.json"
+  assert_success
+  assert_output --partial "removed 1 stale tracing instance"
+  [ ! -d "/sys/kernel/tracing/instances/pagelab-$dead-0" ]
+}
+
+@test "--trace none: no instance, no events; a bad set or [trace] value is refused before anything runs" {
+  stem=trace-none
+  run_scenario madv-free/probe $stem --repeat 1 --trace none
+  assert_success
+  jq -e '.runs[0].summary.trace == null and (.runs[0].events | length) == 0' "$RESULTS/$stem.json"
+  run "$PAGELAB" run madv-free/probe --trace kswapd,bogus
+  [ "$status" -eq 2 ]
+  assert_output --partial "unknown 'bogus'"
+  d=$(mktemp -d)
+  sed 's/^\[sandbox\]/[trace]\nevents = kswapd nope\n\n[sandbox]/' "$TOP/scenarios/madv-free/probe.scn" >"$d/bad.scn"
+  run "$PAGELAB" run "$d/bad.scn"
+  [ "$status" -eq 2 ]
+  assert_output --regexp "bad.scn:[0-9]+:[0-9]+: \[trace\] events: trace set: unknown 'nope'"
+  rm -rf "$d"
+}

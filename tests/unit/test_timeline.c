@@ -1,0 +1,125 @@
+/* test_timeline.c — the derived figures of a run's tracepoints, from a
+ * sequence shaped like a capture (kswapd on node 0 waking at the low line,
+ * a cut-short nap, a full sleep woken 40 ms later; two direct stalls on two
+ * CPUs, one that migrated; memcg stalls in and outside the sandbox; two OOM
+ * victims 91 ms apart, the article's gap).  Expected numbers are worked out
+ * by hand in the comments. */
+#include "unit.h"
+
+#include <stdint.h>
+
+#include "trace/timeline.h"
+
+static const struct trace_event_def *def(const char *name)
+{
+	for (size_t i = 0; i < trace_nr_events; i++)
+		if (!strcmp(trace_events[i].name, name))
+			return &trace_events[i];
+	return NULL;
+}
+
+#define MS(x) ((uint64_t)((x) * 1000000.0))
+#define T0 MS(1000)
+
+static struct trace_rec rec(const char *name, double t_ms, int cpu, int pid, bool sb, long long nid,
+			    long long pages, long long victim)
+{
+	struct trace_rec r = { def(name), T0 + MS(t_ms), cpu, pid, sb, nid, pages, victim, NULL };
+
+	return r;
+}
+
+static double num(json_t *o, const char *path)
+{
+	char buf[128], *save = NULL;
+
+	snprintf(buf, sizeof(buf), "%s", path);
+	for (char *k = strtok_r(buf, ".", &save); k && o; k = strtok_r(NULL, ".", &save))
+		o = json_object_get(o, k);
+	return json_number_value(o);
+}
+
+int main(int argc, char **argv)
+{
+	struct timeline *tl = timeline_new(T0, 1000, false);
+	json_t *events = json_array(), *intervals = json_array(), *sum;
+	/* Out of order on purpose: CPU 1's records come first (drained first). */
+	struct trace_rec a[] = {
+		rec("mm_vmscan_direct_reclaim_end", 12.0, 1, 200, false, -1, 32, -1),  /* migrated: began on CPU 0 */
+		rec("mm_vmscan_memcg_reclaim_begin", 20.0, 1, 300, true, -1, -1, -1),
+		rec("mm_vmscan_memcg_reclaim_end", 20.5, 1, 300, true, -1, 10, -1),
+		rec("mm_vmscan_memcg_reclaim_begin", 21.0, 1, 400, false, -1, -1, -1),   /* a neighbour's cgroup */
+		rec("mm_vmscan_memcg_reclaim_end", 22.0, 1, 400, false, -1, 99, -1),
+		rec("mm_vmscan_wakeup_kswapd", 5.0, 0, 200, false, 0, -1, -1),
+		rec("mm_vmscan_kswapd_wake", 6.0, 0, 50, false, 0, -1, -1),
+		rec("mm_vmscan_direct_reclaim_begin", 10.0, 0, 200, false, -1, -1, -1),
+		/* nap cut short: balance_pgdat again without kswapd_sleep */
+		rec("mm_vmscan_kswapd_wake", 100.0, 0, 50, false, 0, -1, -1),
+		rec("mm_vmscan_kswapd_sleep", 306.0, 0, 50, false, 0, -1, -1),
+		/* woken 40 ms after the full sleep: premature */
+		rec("mm_vmscan_kswapd_wake", 346.0, 0, 50, false, 0, -1, -1),
+	};
+	struct trace_rec b[] = {
+		rec("mm_vmscan_kswapd_sleep", 446.0, 0, 50, false, 0, -1, -1),
+		rec("mm_vmscan_direct_reclaim_begin", 1500.0, 0, 201, true, -1, -1, -1),
+		rec("mm_vmscan_direct_reclaim_end", 1504.0, 0, 201, true, -1, 64, -1),
+		rec("mark_victim", 2000.0, 0, 201, true, -1, -1, 201),
+		rec("mark_victim", 2091.0, 1, 202, true, -1, -1, 202),
+	};
+
+	(void)argc;
+	(void)argv;
+	CHECK(tl != NULL);
+	for (size_t i = 0; i < sizeof(b) / sizeof(b[0]); i++)
+		b[i].raw = json_object();
+	/* Horizon 15 ms: the wake at 100 ms and later wait for the next feed. */
+	CHECK(timeline_feed(tl, a, sizeof(a) / sizeof(a[0]), T0 + MS(15), events, intervals, NULL, NULL) == 0);
+	CHECK(timeline_kswapd_awake(tl));
+	CHECK(!timeline_stall_open(tl));        /* the direct stall 10..12 ms closed */
+	CHECK(timeline_feed(tl, b, sizeof(b) / sizeof(b[0]), UINT64_MAX, events, intervals, NULL, NULL) == 0);
+	timeline_finish(tl, intervals, NULL, NULL);
+	CHECK(!timeline_kswapd_awake(tl));
+	sum = timeline_summary(tl, T0 + MS(3000));
+
+	/* kswapd: awake 6..306 (300 ms) and 346..446 (100 ms). */
+	CHECK_EQ_U64(num(sum, "kswapd.wakes"), 3);
+	CHECK_EQ_U64(num(sum, "kswapd.sleeps"), 2);
+	CHECK_EQ_U64(num(sum, "kswapd.awake_intervals"), 2);
+	CHECK(num(sum, "kswapd.awake_total_ms") > 399.9 && num(sum, "kswapd.awake_total_ms") < 400.1);
+	CHECK(num(sum, "kswapd.awake_longest_ms") > 299.9 && num(sum, "kswapd.awake_longest_ms") < 300.1);
+	CHECK_EQ_U64(num(sum, "kswapd.premature_sleeps"), 1);
+	CHECK_EQ_U64(num(sum, "kswapd.rewakes_without_sleep"), 1);
+	CHECK_EQ_U64(num(sum, "kswapd.wakeups"), 1);
+	/* direct: 2 ms (32 pages) and 4 ms (64 pages); p50 3 ms (interpolated), max 4 ms. */
+	CHECK_EQ_U64(num(sum, "stalls.direct.count"), 2);
+	CHECK_EQ_U64(num(sum, "stalls.direct.pages"), 96);
+	CHECK(num(sum, "stalls.direct.max_us") > 3999 && num(sum, "stalls.direct.max_us") < 4001);
+	CHECK(num(sum, "stalls.direct.p50_us") > 2999 && num(sum, "stalls.direct.p50_us") < 3001);
+	CHECK_EQ_U64(num(sum, "stalls.direct.other_tasks_count"), 1);
+	/* memcg: only the sandbox's (10 pages); the neighbour's 99 apart. */
+	CHECK_EQ_U64(num(sum, "stalls.memcg.count"), 1);
+	CHECK_EQ_U64(num(sum, "stalls.memcg.pages"), 10);
+	CHECK_EQ_U64(num(sum, "stalls.memcg.other_tasks_count"), 1);
+	CHECK_EQ_U64(num(sum, "stalls.memcg.other_tasks_pages"), 99);
+	/* first wakeup_kswapd 5 ms, first stall 10 ms. */
+	CHECK(num(sum, "wakeup_to_first_stall_ms") > 4.99 && num(sum, "wakeup_to_first_stall_ms") < 5.01);
+	/* OOM victims 91 ms apart. */
+	CHECK_EQ_U64(json_array_size(json_object_get(sum, "oom_victims")), 2);
+	CHECK(json_number_value(json_array_get(json_object_get(sum, "oom_victim_gaps_ms"), 0)) > 90.99);
+	CHECK(json_number_value(json_array_get(json_object_get(sum, "oom_victim_gaps_ms"), 0)) < 91.01);
+	/* Raw: the low-rate records of b (kswapd_sleep, two mark_victim), not the stalls. */
+	CHECK_EQ_U64(json_array_size(events), 3);
+	/* Intervals (1 s): [0,1000) holds 1 direct + 2 memcg... the neighbour's
+	 * memcg stall is not the sandbox's, so 1; [1000,2000) one direct. */
+	CHECK_EQ_U64(json_array_size(intervals), 2);
+	CHECK_EQ_U64(num(json_array_get(intervals, 0), "direct.count"), 1);
+	CHECK_EQ_U64(num(json_array_get(intervals, 0), "memcg.count"), 1);
+	CHECK_EQ_U64(num(json_array_get(intervals, 1), "direct.count"), 1);
+	CHECK_EQ_U64(num(json_array_get(intervals, 1), "direct.pages"), 64);
+	json_decref(sum);
+	json_decref(events);
+	json_decref(intervals);
+	timeline_free(tl);
+	printf("timeline: %d checks, %d failed\n", unit_checks, unit_failed);
+	return unit_failed ? 1 : 0;
+}
