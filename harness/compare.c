@@ -178,6 +178,73 @@ static void variant_text(const json_t *run, const char *skip, char *buf, size_t 
 
 /* ------------------------------------------------------------ figures */
 
+/* The report's table model as the JSON compare and the HTML page read:
+ * pagelab.report/1's tables (id, name, columns, rows with cells of per-run
+ * "values") plus, per row, its "variant" and "row_base" — the row's label
+ * without the variant's prefix ("THP on · Sandbox" -> "Sandbox"), which is
+ * what pairs the rows of two variants under --by. */
+static json_t *model_json(const struct report *rep)
+{
+	json_t *doc = json_pack("{s:s, s:[]}", "schema", "pagelab.report/1", "tables");
+	json_t *tables = json_object_get(doc, "tables");
+	const char *refpath = NULL;
+	const json_t *ref = report_reference(rep, &refpath);
+
+	if (doc != NULL && ref != NULL)
+		json_object_set_new(doc, "reference", json_pack("{s:s?, s:O*}", "path", refpath, "article",
+								  json_object_get(json_object_get(ref, "header"), "article")));
+
+	for (size_t t = 0; doc != NULL && t < report_ntables(rep); t++) {
+		const struct report_table *tb = report_table_at(rep, t);
+		json_t *tj = json_pack("{s:s, s:s?, s:I, s:s?, s:s?, s:s?, s:[], s:[], s:[]}", "id", tb->id, "name",
+				       tb->name, "number", (json_int_t)tb->number, "compare", tb->compare,
+				       "article_table", tb->article_table, "article_column",
+				       tb->has_article ? tb->article_col : NULL, "columns", "rows", "notes");
+
+		if (tj == NULL || json_array_append_new(tables, tj) < 0)
+			goto fail;
+		for (size_t c = 0; c < tb->ncols; c++)
+			json_array_append_new(json_object_get(tj, "columns"),
+					      json_pack("{s:s, s:s?, s:s?, s:b, s:I}", "label", tb->cols[c].label, "kernel",
+							tb->cols[c].kernel, "cgroup", tb->cols[c].cgroup, "guest",
+							tb->cols[c].guest, "runs", (json_int_t)tb->colruns[c]));
+		for (size_t n = 0; n < tb->nnotes; n++)
+			json_array_append_new(json_object_get(tj, "notes"), json_string(tb->notes[n]));
+		for (size_t r = 0; r < tb->nrows; r++) {
+			const struct report_row *row = &tb->rows[r];
+			const char *base = row->label;
+			json_t *rj, *cells;
+
+			if (row->variant != NULL) {
+				const char *dot = strstr(row->label, " · ");
+
+				base = dot != NULL ? dot + strlen(" · ") : "";
+			}
+			rj = json_pack("{s:s, s:s, s:s, s:s?, s:s?, s:[], s:{s:s}}", "row", row->label, "row_base", base,
+				       "figure", row->figure, "unit", row->unit, "variant", row->variant, "cells",
+				       "article", "text", row->article.text);
+			if (rj == NULL || json_array_append_new(json_object_get(tj, "rows"), rj) < 0)
+				goto fail;
+			cells = json_object_get(rj, "cells");
+			for (size_t c = 0; c < tb->ncols; c++) {
+				const struct report_cell *cell = &row->cells[c];
+				json_t *cj = json_pack("{s:s, s:s, s:I, s:[]}", "column", tb->cols[c].label, "text",
+						       cell->text, "runs", (json_int_t)cell->runs, "values");
+
+				if (cj == NULL || json_array_append_new(cells, cj) < 0)
+					goto fail;
+				for (size_t i = 0; i < cell->nvalues; i++)
+					json_array_append_new(json_object_get(cj, "values"),
+							      cell->present[i] ? json_real(cell->values[i]) : json_null());
+			}
+		}
+	}
+	return doc;
+fail:
+	json_decref(doc);
+	return NULL;
+}
+
 /* The report engine's tables for result documents (harness/report.h), as
  * its pagelab.report/1 JSON: every row × column with each repeat's value.
  * docs, when given, are --by's filtered copies: written to a private
@@ -190,10 +257,7 @@ static int report_of(const char *const *paths, json_t *const *docs, size_t n, co
 	char **tmp = NULL;
 	struct report_options opt = { .quiet = true };
 	struct report *rep = NULL;
-	char *text = NULL;
-	size_t len = 0, i;
-	json_error_t je;
-	FILE *m = NULL;
+	size_t i;
 	int ret = 0;
 
 	*out = NULL;
@@ -232,22 +296,11 @@ static int report_of(const char *const *paths, json_t *const *docs, size_t n, co
 			err->code = EINVAL;
 		goto out;
 	}
-	m = open_memstream(&text, &len);
-	if (m == NULL) {
-		ret = lab_error_errno(err, errno, "open_memstream");
-		goto out;
-	}
-	ret = report_write(rep, REPORT_JSON, m, err);
-	if (fclose(m) != 0 && ret == 0)
-		ret = lab_error_set(err, ENOMEM, "out of memory");
-	if (ret < 0)
-		goto out;
-	*out = json_loads(text, 0, &je);
+	*out = model_json(rep);
 	if (*out == NULL)
-		ret = lab_error_set(err, EIO, "%s: the report wrote no JSON: %s", what, je.text);
+		ret = lab_error_set(err, ENOMEM, "%s: out of memory", what);
 out:
 	report_free(rep);
-	free(text);
 	for (i = 0; tmp != NULL && i < n; i++) {
 		if (tmp[i] != NULL)
 			unlink(tmp[i]);
@@ -298,17 +351,45 @@ static bool str_eq(const char *a, const char *b)
 	return (a == NULL && b == NULL) || (a != NULL && b != NULL && strcmp(a, b) == 0);
 }
 
-static const json_t *find_row(const json_t *t, const json_t *row)
+/* A cell with at least one number. */
+static bool has_values(const json_t *cells)
 {
-	const json_t *rows = json_object_get(t, "rows");
+	for (size_t c = 0; c < json_array_size(cells); c++) {
+		const json_t *v = json_object_get(json_array_get(cells, c), "values");
+
+		for (size_t i = 0; i < json_array_size(v); i++)
+			if (json_is_number(json_array_get(v, i)))
+				return true;
+	}
+	return false;
+}
+
+/* The row of t that is row: the same label and figure; under --by (by_variant)
+ * rows of a variant group pair by their label without the variant's
+ * prefix, the one with numbers first (the other variant's rows are empty
+ * on a side that --by filtered). */
+static const json_t *find_row(const json_t *t, const json_t *row, bool by_variant)
+{
+	const json_t *rows = json_object_get(t, "rows"), *empty = NULL;
+	bool variant = by_variant && json_is_string(json_object_get(row, "variant"));
 
 	for (size_t i = 0; i < json_array_size(rows); i++) {
 		const json_t *r = json_array_get(rows, i);
 
-		if (str_eq(jstr(r, "row"), jstr(row, "row")) && str_eq(jstr(r, "figure"), jstr(row, "figure")))
+		if (!str_eq(jstr(r, "figure"), jstr(row, "figure")))
+			continue;
+		if (variant && json_is_string(json_object_get(r, "variant"))) {
+			if (!str_eq(jstr(r, "row_base"), jstr(row, "row_base")))
+				continue;
+			if (has_values(json_object_get(r, "cells")))
+				return r;
+			if (empty == NULL)
+				empty = r;
+		} else if (str_eq(jstr(r, "row"), jstr(row, "row"))) {
 			return r;
+		}
 	}
-	return NULL;
+	return empty;
 }
 
 static json_t *side_json(const struct stats_side *s, const double *v, size_t n)
@@ -325,7 +406,7 @@ static json_t *side_json(const struct stats_side *s, const double *v, size_t n)
 
 /* One figure both sides have: its verdict as JSON. */
 static json_t *figure_json(const json_t *t, const json_t *row, const char *column, const double *bv, size_t bn,
-			   const double *nv, size_t nn, double threshold)
+			   const double *nv, size_t nn, double threshold, bool by_variant)
 {
 	struct stats_side b, n;
 	struct stats_verdict v;
@@ -335,7 +416,8 @@ static json_t *figure_json(const json_t *t, const json_t *row, const char *colum
 	stats_summarize(nv, nn, &n);
 	stats_verdict(&b, &n, threshold, &v);
 	j = json_pack("{s:s?, s:s?, s:s?, s:s?, s:s?, s:s?, s:o, s:o, s:o, s:{s:b, s:b}, s:s}",
-		      "table", jstr(t, "id"), "table_name", jstr(t, "name"), "row", jstr(row, "row"),
+		      "table", jstr(t, "id"), "table_name", jstr(t, "name"),
+		      "row", json_is_string(json_object_get(row, "variant")) && by_variant ? jstr(row, "row_base") : jstr(row, "row"),
 		      "figure", jstr(row, "figure"), "column", column, "unit", jstr(row, "unit"),
 		      "base", side_json(&b, bv, bn), "new", side_json(&n, nv, nn),
 		      "change_pct", isnan(v.change_pct) ? json_null() : json_real(v.change_pct),
@@ -352,8 +434,8 @@ static json_t *figure_json(const json_t *t, const json_t *row, const char *colum
 #define VALUES_MAX 256
 
 /* Every figure of every table both reports have. */
-static int compare_tables(const json_t *brep, const json_t *nrep, double threshold, json_t *figs,
-			  json_t *notes)
+static int compare_tables(const json_t *brep, const json_t *nrep, double threshold, bool by_variant,
+			  json_t *figs, json_t *notes)
 {
 	const json_t *bts = json_object_get(brep, "tables");
 	double bv[VALUES_MAX], nv[VALUES_MAX];
@@ -369,9 +451,14 @@ static int compare_tables(const json_t *brep, const json_t *nrep, double thresho
 		ncols = json_object_get(nt, "columns");
 		for (size_t r = 0; r < json_array_size(rows); r++) {
 			const json_t *brow = json_array_get(rows, r);
-			const json_t *nrow = find_row(nt, brow);
+			const json_t *nrow;
 			const json_t *bcells = json_object_get(brow, "cells"), *ncells;
 
+			/* Under --by, of a variant group only the rows this side has
+			 * numbers for (the other variants' are empty after the split). */
+			if (by_variant && json_is_string(json_object_get(brow, "variant")) && !has_values(bcells))
+				continue;
+			nrow = find_row(nt, brow, by_variant);
 			if (nrow == NULL)
 				continue;
 			ncells = json_object_get(nrow, "cells");
@@ -396,7 +483,7 @@ static int compare_tables(const json_t *brep, const json_t *nrep, double thresho
 				nn = cell_values(nc, nv, VALUES_MAX);
 				if (bn == 0 || nn == 0)
 					continue;       /* a text cell, or a figure one side lacks */
-				json_array_append_new(figs, figure_json(bt, brow, col, bv, bn, nv, nn, threshold));
+				json_array_append_new(figs, figure_json(bt, brow, col, bv, bn, nv, nn, threshold, by_variant));
 			}
 		}
 		if (json_array_size(bcols) != 1 || json_array_size(ncols) != 1) {
@@ -519,7 +606,7 @@ static int compare_pair(const struct side *b, const struct side *n, const char *
 		ret = side_report(n, &nrep, err);
 	if (ret < 0)
 		goto out;
-	compare_tables(brep, nrep, threshold, figs, notes);
+	compare_tables(brep, nrep, threshold, by != NULL && strcmp(by, "kernel") != 0, figs, notes);
 	if (count_outcomes(b, 0, by, false, &t, &nt) < 0 || count_outcomes(n, 1, by, false, &t, &nt) < 0 ||
 	    count_outcomes(b, 0, by, true, &t, &nt) < 0 || count_outcomes(n, 1, by, true, &t, &nt) < 0) {
 		ret = lab_error_set(err, ENOMEM, "out of memory");

@@ -51,6 +51,25 @@ int lab_read_fd(int fd, char **out, size_t *len_out, struct lab_error *err)
 	return 0;
 }
 
+int lab_pread_all(int fd, void *buf, size_t len, off_t off, size_t *got, struct lab_error *err)
+{
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t n = pread(fd, (char *)buf + done, len - done, off + (off_t)done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return lab_error_errno(err, errno, "pread at %lld", (long long)(off + (off_t)done));
+		if (n == 0)
+			break;
+		done += (size_t)n;
+	}
+	*got = done;
+	return 0;
+}
+
 int lab_read_fileat(int dirfd, const char *path, char **out, size_t *len_out,
 		    struct lab_error *err)
 {
@@ -64,6 +83,52 @@ int lab_read_fileat(int dirfd, const char *path, char **out, size_t *len_out,
 	if (ret < 0)
 		return lab_error_prefix(err, "%s", path);
 	return 0;
+}
+
+int lab_read_fileat_buf(int dirfd, const char *path, struct lab_buf *b, struct lab_error *err)
+{
+	int fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return lab_error_errno(err, errno, "open %s", path);
+	b->len = 0;
+	for (;;) {
+		ssize_t n;
+
+		if (b->len + 1 >= b->cap) {
+			size_t cap = b->cap ? b->cap * 2 : 65536;
+			char *nb = realloc(b->data, cap);
+
+			if (nb == NULL) {
+				close(fd);
+				return lab_error_errno(err, ENOMEM, "read %s", path);
+			}
+			b->data = nb;
+			b->cap = cap;
+		}
+		n = read(fd, b->data + b->len, b->cap - b->len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int e = errno;
+
+			close(fd);
+			return lab_error_errno(err, e, "read %s", path);
+		}
+		if (n == 0)
+			break;
+		b->len += (size_t)n;
+	}
+	close(fd);
+	b->data[b->len] = '\0';
+	return 0;
+}
+
+void lab_buf_free(struct lab_buf *b)
+{
+	free(b->data);
+	b->data = NULL;
+	b->len = b->cap = 0;
 }
 
 int lab_read_file(const char *path, char **out, size_t *len_out, struct lab_error *err)

@@ -72,6 +72,11 @@ int lab_open_output(const char *path, const char *what, struct lab_error *err);
  * others 0755).  Existing directories are fine. */
 int lab_mkdir_p(const char *dir, unsigned mode, struct lab_error *err);
 
+/* Read len bytes at offset off of fd (pread, EINTR retried, short reads
+ * continued); *got gets how many were read before EOF.  For files read in
+ * positioned chunks rather than whole (/proc/PID/pagemap). */
+int lab_pread_all(int fd, void *buf, size_t len, off_t off, size_t *got, struct lab_error *err);
+
 /* Input files a user or another run hands pagelab (scenarios, --advice files,
  * result documents, the knob journal) are data from outside: each is read
  * through lab_read_input, which takes only a regular file, never blocks on a
@@ -97,6 +102,20 @@ int lab_read_input(const char *path, const char *what, unsigned long long cap, u
 
 /* What kind of file st is, for messages ("a character device"). */
 const char *lab_file_kind(mode_t mode);
+
+/* A buffer kept between reads of files read again and again (the sampler's
+ * sources, every tick): a read into it allocates nothing once it has grown,
+ * and the file comes in one read(2) when it fits.  Zero-initialise; free
+ * with lab_buf_free. */
+struct lab_buf {
+	char *data;             /* NUL-terminated contents after a read */
+	size_t len, cap;
+};
+
+/* Read the whole file at path (relative to dirfd) into b, as
+ * lab_read_fileat does. */
+int lab_read_fileat_buf(int dirfd, const char *path, struct lab_buf *b, struct lab_error *err);
+void lab_buf_free(struct lab_buf *b);
 
 /* Read all of fd into a new buffer (for pipes). */
 int lab_read_fd(int fd, char **out, size_t *len_out, struct lab_error *err);

@@ -203,9 +203,12 @@ static void html_table(FILE *o, const json_t *t)
 		fprintf(o, " (%lld run%s)</th>", (long long)json_integer_value(json_object_get(c, "runs")),
 			json_integer_value(json_object_get(c, "runs")) == 1 ? "" : "s");
 	}
-	fputs("<th>", o);
-	esc(o, article ? article : "article");
-	fputs("</th></tr>\n", o);
+	if (article != NULL) {
+		fputs("<th>", o);
+		esc(o, article);
+		fputs("</th>", o);
+	}
+	fputs("</tr>\n", o);
 	for (i = 0; i < json_array_size(rows); i++) {
 		const json_t *r = json_array_get(rows, i), *cells = json_object_get(r, "cells");
 
@@ -219,9 +222,12 @@ static void html_table(FILE *o, const json_t *t)
 			esc(o, jstr(json_array_get(cells, k), "text"));
 			fputs("</td>", o);
 		}
-		fputs("<td class=\"n\">", o);
-		esc(o, jstr(json_object_get(r, "article"), "text"));
-		fputs("</td></tr>\n", o);
+		if (article != NULL) {
+			fputs("<td class=\"n\">", o);
+			esc(o, jstr(json_object_get(r, "article"), "text"));
+			fputs("</td>", o);
+		}
+		fputs("</tr>\n", o);
 	}
 	fputs("</table>\n", o);
 	if (json_array_size(json_object_get(t, "notes")) > 0) {
@@ -510,9 +516,8 @@ static int write_page(const struct html_args *a, json_t **docs, struct lab_error
 		esc(o, jstr(r, "path"));
 		fputs(")</p>\n", o);
 	}
-	fputs("<h2>Inputs</h2>\n<table><tr><th>Result</th><th>Scenario</th><th>Kernel</th><th>Column</th><th>Runs</th><th>Status</th></tr>\n", o);
+	fputs("<h2>Inputs</h2>\n<table><tr><th>Result</th><th>Scenario</th><th>Kernel</th><th>cgroup</th><th>Runs</th><th>Status</th></tr>\n", o);
 	for (i = 0; i < a->nfiles; i++) {
-		const json_t *in = json_array_get(json_object_get(rep, "inputs"), i);
 		char rel[PATH_MAX * 2];
 
 		rel_path(a->html_dir, a->files[i], rel, sizeof(rel));
@@ -525,7 +530,7 @@ static int write_page(const struct html_args *a, json_t **docs, struct lab_error
 		fputs("</td><td>", o);
 		esc(o, jstr(json_object_get(docs[i], "host"), "kernel"));
 		fputs("</td><td>", o);
-		esc(o, jstr(in, "column"));
+		esc(o, jstr(json_object_get(json_object_get(docs[i], "host"), "cgroup"), "memory"));
 		fprintf(o, "</td><td class=\"n\">%zu</td><td>", json_array_size(json_object_get(docs[i], "runs")));
 		esc(o, jstr(docs[i], "status"));
 		fputs("</td></tr>\n", o);

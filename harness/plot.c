@@ -192,7 +192,9 @@ struct run_view {
 	double maxv[C_N];               /* their largest (0 when none) */
 	size_t nsteps, nres;            /* steps marked; steps with resident pages */
 	size_t nooms;
-	size_t nstalls;
+	size_t nstalls;                 /* stalls from raw begin/end events */
+	size_t nbins, bin_stalls;       /* trace_intervals bins; those with stalls */
+	double bins_max;                /* their largest pages/s */
 	struct interval *awake;         /* kswapd awake, from the events */
 	size_t nawake;
 	bool has_events;
@@ -283,7 +285,8 @@ static double memcg_scan(const json_t *s)
 							     : NAN;
 }
 
-/* The columns of sample i; prev is sample i-1 (NULL for the first). */
+/* The columns of sample s; prev is the last sample before it that read
+ * vmstat (NULL for the first). */
 static void sample_cols(const struct run_view *rv, const json_t *s, const json_t *prev, double *c)
 {
 	const json_t *w = json_object_get(json_object_get(s, "workloads"), rv->main != NULL ? rv->main : "");
@@ -435,8 +438,23 @@ static double usage_at(const json_t *samples, double t_ms)
 	return u;
 }
 
+/* When an OOM victim died: the tracepoint's time (summary.trace.oom_victims,
+ * oom:mark_victim) where the run was traced, else when the harness saw the
+ * workload end.  NAN when neither is known. */
+static double victim_ms(const json_t *run, const json_t *w)
+{
+	const json_t *v = jpath(run, "summary.trace.oom_victims");
+	json_int_t pid = json_integer_value(json_object_get(w, "pid"));
+
+	for (size_t i = 0; i < json_array_size(v); i++)
+		if (json_integer_value(json_object_get(json_array_get(v, i), "pid")) == pid &&
+		    json_is_number(json_object_get(json_array_get(v, i), "t_ms")))
+			return json_number_value(json_object_get(json_array_get(v, i), "t_ms"));
+	return num_or_nan(json_object_get(w, "ended_ms"));
+}
+
 /* Write the data file: index 0 the samples, 1 the steps, 2 the OOM kills,
- * 3 the reclaim stalls.  Every block has at least one row (NaN when empty)
+ * 3 the reclaim stalls (raw begin/end events), 4 the trace bins.  Every block has at least one row (NaN when empty)
  * so the index numbers hold. */
 static int write_data(struct run_view *rv, struct text *d)
 {
@@ -476,7 +494,9 @@ static int write_data(struct run_view *rv, struct text *d)
 			snprintf(zk->title, sizeof(zk->title), "%s", name);
 	}
 
-	fprintf(d->f, "# pagelab plot data: index 0 samples, 1 steps, 2 OOM kills, 3 reclaim stalls\n# t_s");
+	const json_t *prev_vm = NULL;
+
+	fprintf(d->f, "# pagelab plot data: index 0 samples, 1 steps, 2 OOM kills, 3 reclaim stalls, 4 trace bins\n# t_s");
 	for (z = 0; z < rv->nzones; z++)
 		for (k = 0; k < ZONE_FIELDS; k++)
 			fprintf(d->f, "\t%s_%s", rv->zones[z].title, zone_field[k]);
@@ -506,7 +526,11 @@ static int write_data(struct run_view *rv, struct text *d)
 				zk->nfree += k == 0;
 			}
 		}
-		sample_cols(rv, s, i > 0 ? json_array_get(samples, i - 1) : NULL, c);
+		/* Rates from the previous sample that read vmstat: a burst
+		 * sample holds only the zones (harness/result.md). */
+		sample_cols(rv, s, prev_vm, c);
+		if (json_is_object(json_object_get(s, "vmstat_delta")))
+			prev_vm = s;
 		for (k = 0; k < C_N; k++) {
 			dat_num(d->f, c[k]);
 			rv->have[k] += !isnan(c[k]);
@@ -546,7 +570,7 @@ static int write_data(struct run_view *rv, struct text *d)
 	fputs("\n\n# OOM kills: t_s usage_mib victim\n", d->f);
 	for (i = 0; i < json_array_size(ws); i++) {
 		const json_t *w = json_array_get(ws, i);
-		double t = num_or_nan(json_object_get(w, "ended_ms"));
+		double t = victim_ms(rv->run, w);
 
 		if (!json_is_true(json_object_get(w, "oom_killed")))
 			continue;
@@ -572,6 +596,37 @@ static int write_data(struct run_view *rv, struct text *d)
 	if (rv->nstalls == 0)
 		fputs("NaN\tNaN\t\"\"\n", d->f);
 	text_free(&stalls);
+
+	/* The high-rate tracepoints, added up per bin (trace_intervals): the
+	 * pages each kind of stall reclaimed per second, and the stalls. */
+	fputs("\n\n# trace bins: t_mid_s direct_pages_per_s memcg_pages_per_s stalls\n", d->f);
+	{
+		const json_t *bins = json_object_get(rv->run, "trace_intervals");
+
+		for (i = 0; i < json_array_size(bins); i++) {
+			const json_t *b = json_array_get(bins, i);
+			double t = num_or_nan(json_object_get(b, "t_ms")), ms = num_or_nan(json_object_get(b, "ms"));
+			double dp = num_or_nan(jpath(b, "direct.pages")), mp = num_or_nan(jpath(b, "memcg.pages"));
+			double n = 0;
+
+			if (isnan(t) || isnan(ms) || ms <= 0)
+				continue;
+			n += json_is_number(jpath(b, "direct.count")) ? json_number_value(jpath(b, "direct.count")) : 0;
+			n += json_is_number(jpath(b, "memcg.count")) ? json_number_value(jpath(b, "memcg.count")) : 0;
+			/* The bin's middle, within the run: the last bin ends
+			 * after it. */
+			fprintf(d->f, "%.10g", (t + fmin(t + ms, rv->duration_s * 1000)) / 2 / 1000.0);
+			dat_num(d->f, isnan(dp) ? 0 : dp / ms * 1000);
+			dat_num(d->f, isnan(mp) ? 0 : mp / ms * 1000);
+			dat_num(d->f, n);
+			fputc('\n', d->f);
+			rv->nbins++;
+			rv->bin_stalls += n > 0;
+			rv->bins_max = fmax(rv->bins_max, fmax(isnan(dp) ? 0 : dp / ms * 1000, isnan(mp) ? 0 : mp / ms * 1000));
+		}
+		if (rv->nbins == 0)
+			fputs("NaN\tNaN\tNaN\tNaN\n", d->f);
+	}
 	return ret;
 }
 
@@ -645,7 +700,7 @@ static void gp_marks(const struct run_view *rv, FILE *f)
 
 		for (i = 0; i < json_array_size(ws); i++) {
 			const json_t *w = json_array_get(ws, i);
-			double t = num_or_nan(json_object_get(w, "ended_ms")) / 1000.0;
+			double t = victim_ms(rv->run, w) / 1000.0;
 
 			if (json_is_true(json_object_get(w, "oom_killed")) && !isnan(t))
 				fprintf(f, "set arrow %d from %.10g, graph 0 to %.10g, graph 1 nohead lw 1.5 lc rgb '#d00000' front\n",
@@ -804,11 +859,11 @@ static void write_script(const struct run_view *rv, const struct plot_opts *o, c
 
 		gp_marks(rv, f);
 		fputs("set title 'Reclaim: pages per second (vmstat); allocstall total on the right'\n"
-		      "set ylabel 'pages/s'\nset y2tics\nset y2label 'allocstall'\nset xlabel 's since the run started'\n", f);
+		      "set ylabel 'pages/s'\nset y2tics\nset xlabel 's since the run started'\n", f);
 		/* All zero (a sandbox reclaiming at its limit shows no global
 		 * scans): a range gnuplot need not invent. */
 		if (fmax(fmax(rv->maxv[C_KSWAPD], rv->maxv[C_DIRECT]),
-			 fmax(fmax(rv->maxv[C_SWPOUT], rv->maxv[C_MEMCG]), rv->maxv[C_LAZYFREED])) <= 0)
+			 fmax(fmax(rv->maxv[C_SWPOUT], rv->maxv[C_MEMCG]), fmax(rv->maxv[C_LAZYFREED], rv->bins_max))) <= 0)
 			fputs("set yrange [0:1]\n", f);
 		fputs(rv->maxv[C_ALLOCSTALL] <= 0 ? "set y2range [0:1]\n" : "set y2range [0:*]\n", f);
 		fprintf(f, "plot data index 0 using 1:%d with linespoints pt 7 ps 0.35 lw 1.5 lc rgb '#1f77b4' title 'kswapd scan', \\\n"
@@ -822,6 +877,11 @@ static void write_script(const struct run_view *rv, const struct plot_opts *o, c
 				u + C_MEMCG);
 		if (rv->nstalls > 0)
 			fputs(", \\\n     data index 3 using 1:(0) with points pt 2 ps 1 lc rgb '#d00000' title 'reclaim stall'", f);
+		if (rv->nbins > 0)
+			fputs(", \\\n     data index 4 using 1:2 with linespoints pt 4 ps 0.5 lw 1 lc rgb '#e377c2' title 'direct reclaim, pages/s (trace)'"
+			      ", \\\n     data index 4 using 1:3 with linespoints pt 4 ps 0.5 lw 1 lc rgb '#17becf' title 'memcg reclaim, pages/s (trace)'", f);
+		if (rv->bin_stalls > 0)
+			fputs(", \\\n     data index 4 using 1:($4 > 0 ? 0 : NaN) with points pt 2 ps 1 lc rgb '#d00000' title 'reclaim stalls (trace bins)'", f);
 		if (rv->nawake > 0)
 			fputs(", \\\n     NaN with boxes fc rgb '#9ecae1' title 'kswapd awake'", f);
 		fputs("\nunset y2tics; unset y2label; unset xlabel; set autoscale y; set autoscale y2\n", f);
@@ -930,7 +990,16 @@ static void write_overlay(struct run_view *const *v, size_t n, const struct plot
 	if (*sep == '\0')
 		fputs("NaN notitle", f);
 	fputs("\nset bmargin 3\nset xlabel 's since the run started'\n"
-	      "set title 'Pages scanned since the start: kswapd (solid), direct (dashed)'\nset ylabel 'pages'\nplot ", f);
+	      "set title 'Pages scanned since the start: kswapd (solid), direct (dashed)'\nset ylabel 'pages'\n", f);
+	{
+		double mx = 0;
+
+		for (i = 0; i < n; i++)
+			mx = fmax(mx, fmax(v[i]->maxv[C_SCAN_KSWAPD_CUM], v[i]->maxv[C_SCAN_DIRECT_CUM]));
+		if (mx <= 0)
+			fputs("set yrange [0:1]\n", f);      /* nothing scanned: no range to invent */
+	}
+	fputs("plot ", f);
 	sep = "";
 	for (i = 0; i < n; i++) {
 		char t[300];
@@ -1017,6 +1086,26 @@ static int run_gnuplot(const char *dir, const char *script, struct lab_error *er
 }
 
 /* ------------------------------------------------------------ driver */
+
+/* gnuplot opens its output itself, following a symlink and writing into a
+ * device or FIFO: before it runs, a chart already there must be a regular
+ * file (it is removed, so gnuplot creates a new one); anything else is
+ * refused, nothing written through it. */
+static int chart_clear(const char *dir, const char *stem, const struct plot_opts *o, struct lab_error *err)
+{
+	char path[PATH_MAX];
+	struct stat st;
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s.%s", dir, stem, chart_ext(o)) >= sizeof(path))
+		return lab_error_set(err, ENAMETOOLONG, "path too long: %s/%s", dir, stem);
+	if (lstat(path, &st) < 0)
+		return errno == ENOENT ? 0 : lab_error_errno(err, errno, "%s", path);
+	if (!S_ISREG(st.st_mode))
+		return lab_error_set(err, EEXIST, "%s exists and is %s: not overwritten", path, lab_file_kind(st.st_mode));
+	if (unlink(path) < 0)
+		return lab_error_errno(err, errno, "cannot replace %s", path);
+	return 0;
+}
 
 static int write_file(const char *dir, const char *name, const struct text *t, struct lab_error *err)
 {
@@ -1186,6 +1275,8 @@ int plot_document(const char *src, const json_t *doc, const struct plot_opts *o,
 		text_free(&d);
 		text_free(&g);
 		if (ret == 0)
+			ret = chart_clear(o->out_dir, rv->stem, o, err);
+		if (ret == 0)
 			ret = run_gnuplot(o->out_dir, name, err);
 		if (ret == 0)
 			ret = chart_add(out, o->out_dir, rv->stem, o, title, rv->label, (int)(rv->repeat ? rv->repeat : 1));
@@ -1221,9 +1312,11 @@ int plot_document(const char *src, const json_t *doc, const struct plot_opts *o,
 		snprintf(name, sizeof(name), "%s-variants.gp", stem);
 		ret = write_file(o->out_dir, name, &g, err);
 		text_free(&g);
+		snprintf(ostem, sizeof(ostem), "%s-variants", stem);
+		if (ret == 0)
+			ret = chart_clear(o->out_dir, ostem, o, err);
 		if (ret == 0)
 			ret = run_gnuplot(o->out_dir, name, err);
-		snprintf(ostem, sizeof(ostem), "%s-variants", stem);
 		if (ret == 0)
 			ret = chart_add(out, o->out_dir, ostem, o, title, "variants", 0);
 	}
@@ -1371,7 +1464,7 @@ int plot_main(int argc, char **argv)
 		if (load_result(argv[i], &doc, &err) < 0 ||
 		    plot_document(argv[i], doc, &o, &charts, &err) < 0) {
 			fprintf(stderr, "pagelab plot: %s\n", err.msg);
-			status = err.code == EINVAL ? EXIT_BAD_INPUT : EXIT_INTERNAL;
+			status = err.code == EINVAL || err.code == EEXIST ? EXIT_BAD_INPUT : EXIT_INTERNAL;
 		}
 		json_decref(doc);
 		for (; done < charts.n; done++)

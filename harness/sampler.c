@@ -20,8 +20,7 @@
 #include "fileio.h"
 #include "launch.h"
 #include "result_keys.h"
-#include "sources/kv.h"
-#include "sources/zoneinfo.h"
+#include "sources/source.h"
 
 enum { TAG_TIMER = 1, TAG_SIGNAL = 2, TAG_EVENT = 0x100, TAG_PIDFD = 0x200 };
 
@@ -43,8 +42,10 @@ struct ctx {
 	json_t *run, *steps, *samples, *actions;
 	int epfd, tfd;
 	uint64_t t0_ns;
+	uint64_t last_walk_ns;          /* the last sample with the step sources */
 	struct wl wl[SCN_MAX_WORKLOADS];
-	struct kv_list vm_base, vm_cur, kv_tmp;
+	struct source_ctx sctx;         /* what the sources see: sandbox, workloads */
+	struct source_set *sources;     /* sources/registry.c's table, opened */
 	struct sandbox_counters cg;
 	unsigned long long oom_seen;    /* oom_kill already attributed */
 	unsigned long long oom_base;    /* oom_kill at the run's start (--sandbox self keeps counting) */
@@ -61,6 +62,8 @@ struct ctx {
 	uint64_t last_full_ns, burst_since;
 	unsigned long long nr_burst, burst_windows, stalls_seen;
 	double burst_cpu_us, burst_ms;
+	double burst_cost_us;           /* a burst sample's CPU, smoothed */
+	unsigned burst_eff_ms, burst_eff_max_ms;
 	struct lowest {
 		int node;
 		char zone[16];
@@ -95,165 +98,60 @@ static double ms_since(const struct ctx *c, uint64_t ns)
 	return ns >= c->t0_ns ? (double)(ns - c->t0_ns) / 1e6 : 0.0;
 }
 
-static json_t *kv_to_json(const struct kv_list *l)
+/* One sample: every source whose cadence is due (sources/source.h).  A
+ * plain tick reads only the O(1) sources; a step, the start, the end and a
+ * walk tick (every walk_interval_ms) read the page walks too. */
+/* A tick that also reads the step sources: walk_interval_ms since the last
+ * one (0: only at steps, the start and the end). */
+static bool walk_due(const struct ctx *c)
 {
-	json_t *o = json_object();
+	unsigned ms = c->spec->walk_interval_ms;
 
-	for (size_t i = 0; i < l->n; i++)
-		json_object_set_new(o, l->items[i].key, json_integer((json_int_t)l->items[i].val));
-	return o;
+	return ms > 0 && now_ns() - c->last_walk_ns >= (uint64_t)ms * 1000000ull - (uint64_t)c->o->interval_ms * 500000ull;
 }
 
-/* Keys of /proc/vmstat that changed since the run's start, as signed deltas. */
-static json_t *vmstat_delta(struct ctx *c)
+/* What the bursts need from a sample's zones (sources/zones.c), full or
+ * slim: the run's lowest free per zone (summary) and the burst trigger — a
+ * zone within burst_margin_pct of its low-high gap above its low line. */
+static void note_zones(struct ctx *c, const json_t *zones, const char *cause, double t_ms)
 {
-	json_t *o = json_object();
-	cleanup_free char *buf = NULL;
-	struct lab_error e;
-
-	if (lab_read_file("/proc/vmstat", &buf, NULL, &e) < 0)
-		return o;
-	kv_reset(&c->vm_cur);
-	if (kv_parse_space(buf, &c->vm_cur, &e) < 0)
-		return o;
-	for (size_t i = 0; i < c->vm_cur.n; i++) {
-		const struct kv *k = &c->vm_cur.items[i];
-		unsigned long long base;
-
-		if (i < c->vm_base.n && !strcmp(c->vm_base.items[i].key, k->key))
-			base = c->vm_base.items[i].val;
-		else if (!kv_get(&c->vm_base, k->key, &base))
-			base = 0;
-		if (base != k->val)
-			json_object_set_new(o, k->key, json_integer((json_int_t)(k->val - base)));
-	}
-	return o;
-}
-
-static json_t *memcg_json(struct ctx *c, bool full)
-{
-	json_t *o = json_object();
-	struct lab_error e;
-
-	if (sandbox_read(c->sb, &c->cg, &e) < 0) {
-		json_object_set_new(o, "error", json_string(e.msg));
-		return o;
-	}
-	if (c->cg.usage_bytes > c->peak_usage)
-		c->peak_usage = c->cg.usage_bytes;
-	json_object_set_new(o, "usage_bytes", json_integer((json_int_t)c->cg.usage_bytes));
-	json_object_set_new(o, "peak_bytes", json_integer((json_int_t)c->cg.peak_bytes));
-	json_object_set_new(o, "oom_kill", json_integer((json_int_t)c->cg.oom_kill));
-	json_object_set_new(o, "oom_group_kill", json_integer((json_int_t)c->cg.oom_group_kill));
-	json_object_set_new(o, "stat", kv_to_json(&c->cg.stat));
-	if (full)
-		json_object_set_new(o, "events", kv_to_json(&c->cg.events));
-	return o;
-}
-
-static json_t *meminfo_json(struct ctx *c)
-{
-	cleanup_free char *buf = NULL;
-	struct lab_error e;
-
-	kv_reset(&c->kv_tmp);
-	if (lab_read_file("/proc/meminfo", &buf, NULL, &e) < 0 || kv_parse_colon(buf, &c->kv_tmp, &e) < 0)
-		return json_object();
-	return kv_to_json(&c->kv_tmp);
-}
-
-/* The zones: every field in a full sample; in a burst only what the trough
- * needs (free and the lines), so a 10 ms burst stays small in the result.
- * Each sample also feeds the run's lowest free per zone (summary) and the
- * burst trigger: a zone within burst_margin_pct of its low-high gap above
- * its low line. */
-static json_t *zones_json(struct ctx *c, bool slim, const char *cause, double t_ms)
-{
-	cleanup_free char *buf = NULL;
-	struct zoneinfo *zi = malloc(sizeof(*zi));
-	json_t *a = json_array();
-	struct lab_error e;
 	unsigned pct = c->o ? c->o->burst_margin_pct : 0;
+	const json_t *z;
+	size_t i;
 
-	if (zi == NULL)
-		return a;
-	if (lab_read_file("/proc/zoneinfo", &buf, NULL, &e) < 0 || zoneinfo_parse(buf, zi, &e) < 0) {
-		free(zi);
-		return a;
-	}
 	c->near_low = false;
-	for (size_t i = 0; i < zi->n; i++) {
-		const struct zone_info *z = &zi->zones[i];
-		json_t *p, *o;
+	json_array_foreach(zones, i, z) {
+		unsigned long long free_p, min, low, high, managed;
+		const char *name = json_string_value(json_object_get(z, "zone"));
+		int node = (int)json_integer_value(json_object_get(z, "node"));
 		size_t k;
 
-		if (z->present == 0)
+		if (name == NULL)
 			continue;
-		if (z->managed > 0 && z->high > z->low && z->free <= z->low + (z->high - z->low) * pct / 100)
+		free_p = (unsigned long long)json_integer_value(json_object_get(z, "free"));
+		min = (unsigned long long)json_integer_value(json_object_get(z, "min"));
+		low = (unsigned long long)json_integer_value(json_object_get(z, "low"));
+		high = (unsigned long long)json_integer_value(json_object_get(z, "high"));
+		managed = (unsigned long long)json_integer_value(json_object_get(z, "managed"));
+		if (managed > 0 && high > low && free_p <= low + (high - low) * pct / 100)
 			c->near_low = true;
 		for (k = 0; k < c->nr_lowest; k++)
-			if (c->lowest[k].node == z->node && !strcmp(c->lowest[k].zone, z->name))
+			if (c->lowest[k].node == node && !strcmp(c->lowest[k].zone, name))
 				break;
 		if (k == c->nr_lowest && k < sizeof(c->lowest) / sizeof(c->lowest[0])) {
 			c->nr_lowest++;
-			c->lowest[k].node = z->node;
-			snprintf(c->lowest[k].zone, sizeof(c->lowest[k].zone), "%s", z->name);
+			c->lowest[k].node = node;
+			snprintf(c->lowest[k].zone, sizeof(c->lowest[k].zone), "%s", name);
 			c->lowest[k].free = ~0ull;
 		}
-		if (k < c->nr_lowest && z->managed > 0 && z->free < c->lowest[k].free) {
-			c->lowest[k].free = z->free;
-			c->lowest[k].low = z->low;
-			c->lowest[k].min = z->min;
+		if (k < c->nr_lowest && managed > 0 && free_p < c->lowest[k].free) {
+			c->lowest[k].free = free_p;
+			c->lowest[k].low = low;
+			c->lowest[k].min = min;
 			c->lowest[k].t_ms = t_ms;
 			c->lowest[k].cause = cause;
 		}
-		if (slim) {
-			json_array_append_new(a, json_pack("{s:i, s:s, s:I, s:I, s:I, s:I, s:I}", "node", z->node,
-							   "zone", z->name, "free", (json_int_t)z->free,
-							   "min", (json_int_t)z->min, "low", (json_int_t)z->low,
-							   "high", (json_int_t)z->high,
-							   "managed", (json_int_t)z->managed));
-			continue;
-		}
-		p = json_array();
-		for (size_t j = 0; j < z->nr_protection; j++)
-			json_array_append_new(p, json_integer((json_int_t)z->protection[j]));
-		o = json_pack("{s:i, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o}",
-			      "node", z->node, "zone", z->name,
-			      "free", (json_int_t)z->free, "min", (json_int_t)z->min,
-			      "low", (json_int_t)z->low, "high", (json_int_t)z->high,
-			      "boost", (json_int_t)z->boost, "managed", (json_int_t)z->managed,
-			      "present", (json_int_t)z->present, "spanned", (json_int_t)z->spanned,
-			      "protection", p);
-		json_array_append_new(a, o);
 	}
-	free(zi);
-	return a;
-}
-
-static json_t *rollup_json(struct ctx *c, pid_t pid)
-{
-	static const char *const keys[] = { "Rss", "Pss", "Anonymous", "LazyFree", "AnonHugePages",
-					    "Swap", "Pss_Shmem" };
-	static const char *const names[] = { "rss_kb", "pss_kb", "anonymous_kb", "lazyfree_kb",
-					     "anonhuge_kb", "swap_kb", "pss_shmem_kb" };
-	cleanup_free char *buf = NULL;
-	char path[64];
-	json_t *o;
-	struct lab_error e;
-
-	snprintf(path, sizeof(path), "/proc/%d/smaps_rollup", (int)pid);
-	kv_reset(&c->kv_tmp);
-	if (lab_read_file(path, &buf, NULL, &e) < 0 || kv_parse_colon(buf, &c->kv_tmp, &e) < 0)
-		return NULL;
-	o = json_object();
-	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
-		unsigned long long v;
-
-		if (kv_get(&c->kv_tmp, keys[i], &v))
-			json_object_set_new(o, names[i], json_integer((json_int_t)v));
-	}
-	return o;
 }
 
 static void emit_stream(void *ctx, const char *type, json_t *obj)
@@ -283,12 +181,21 @@ static json_t *take_burst(struct ctx *c)
 	json_t *s;
 
 	trace_pull(c, false);
-	s = json_pack("{s:f, s:s, s:o}", "t_ms", t, "cause", "burst", "zones", zones_json(c, true, "burst", t));
+	s = json_pack("{s:f, s:s}", "t_ms", t, "cause", "burst");
+	c->sctx.burst = true;           /* the burst sources in their slim form */
+	c->sctx.at_step = false;
+	source_set_sample(c->sources, SOURCE_BURST, s);
+	note_zones(c, json_object_get(s, "zones"), "burst", t);
 	json_array_append_new(c->samples, s);
 	result_stream(c->res, "sample", c->run_index, s);
 	c->nr_samples++;
 	c->nr_burst++;
-	c->burst_cpu_us += (double)(thread_cpu_ns() - cpu0) / 1e3;
+	{
+		double us = (double)(thread_cpu_ns() - cpu0) / 1e3;
+
+		c->burst_cpu_us += us;
+		c->burst_cost_us = c->burst_cost_us > 0 ? 0.8 * c->burst_cost_us + 0.2 * us : us;
+	}
 	return s;
 }
 
@@ -297,26 +204,23 @@ static json_t *take_sample(struct ctx *c, const char *cause)
 	uint64_t cpu0 = thread_cpu_ns(), wall0 = now_ns();
 	double t = ms_since(c, wall0);
 	json_t *s = json_object();
-	json_t *w = json_object();
+	unsigned cadences = SOURCE_TICK;
+	json_t *usage;
 
 	trace_pull(c, false);
+	if (strcmp(cause, "tick") != 0) {
+		cadences |= SOURCE_STEP;
+		c->last_walk_ns = wall0;
+	}
+	c->sctx.at_step = strcmp(cause, "tick") != 0 && strcmp(cause, "walk") != 0;
+	c->sctx.burst = false;
 	json_object_set_new(s, "t_ms", json_real(t));
 	json_object_set_new(s, "cause", json_string(cause));
-	json_object_set_new(s, "memcg", memcg_json(c, true));
-	json_object_set_new(s, "vmstat_delta", vmstat_delta(c));
-	json_object_set_new(s, "meminfo", meminfo_json(c));
-	json_object_set_new(s, "zones", zones_json(c, false, cause, t));
-	for (size_t i = 0; i < c->spec->nr_workloads; i++) {
-		struct wl *x = &c->wl[i];
-		json_t *r;
-
-		if (!x->launched || x->proc.exited)
-			continue;
-		r = rollup_json(c, x->proc.pid);
-		if (r != NULL)
-			json_object_set_new(w, x->spec->name, r);
-	}
-	json_object_set_new(s, "workloads", w);
+	source_set_sample(c->sources, cadences, s);
+	note_zones(c, json_object_get(s, "zones"), cause, t);
+	usage = json_object_get(json_object_get(s, "memcg"), "usage_bytes");
+	if (json_is_integer(usage) && (unsigned long long)json_integer_value(usage) > c->peak_usage)
+		c->peak_usage = (unsigned long long)json_integer_value(usage);
 	/* What this sample cost the harness (scripts/bench): reading and
 	 * parsing every source and building the object; the write of the
 	 * streamed line below is not in it. */
@@ -349,21 +253,39 @@ static void burst_decide(struct ctx *c)
 {
 	unsigned long long done = trace_stalls_done(c->tr);
 	bool want = c->o->burst_ms > 0 && c->o->burst_ms < c->o->interval_ms &&
-		    (c->near_low || trace_kswapd_awake(c->tr) || trace_stall_open(c->tr) ||
+		    (c->o->burst_always || c->near_low || trace_kswapd_awake(c->tr) || trace_stall_open(c->tr) ||
 		     done != c->stalls_seen);
 	uint64_t now = now_ns();
 
 	c->stalls_seen = done;
+	/* A burst costs at most 5 % of a CPU: where a burst sample costs more
+	 * than 5 % of the interval (a TCG guest: ~1 ms), the interval
+	 * stretches to 20 samples' cost. */
+	unsigned eff = c->o->burst_ms;
+
+	if (c->burst_cost_us * 20 / 1000 > eff)
+		eff = (unsigned)(c->burst_cost_us * 20 / 1000) + 1;
+	if (eff > c->o->interval_ms / 2)
+		eff = c->o->interval_ms / 2;
+	if (want && c->bursting && eff != c->burst_eff_ms) {
+		c->burst_eff_ms = eff;
+		if (eff > c->burst_eff_max_ms)
+			c->burst_eff_max_ms = eff;
+		set_timer(c, eff);
+	}
 	if (want == c->bursting)
 		return;
 	c->bursting = want;
 	if (want) {
 		c->burst_since = now;
 		c->burst_windows++;
+		c->burst_eff_ms = eff;
+		if (eff > c->burst_eff_max_ms)
+			c->burst_eff_max_ms = eff;
 	} else {
 		c->burst_ms += (double)(now - c->burst_since) / 1e6;
 	}
-	set_timer(c, want ? c->o->burst_ms : c->o->interval_ms);
+	set_timer(c, want ? eff : c->o->interval_ms);
 }
 
 /* Whether pid is a task of the sandbox: a workload, or a process whose
@@ -399,19 +321,15 @@ static bool pid_in_sandbox(void *ctx, int pid)
 
 json_t *sampler_probe_once(struct lab_error *err)
 {
-	struct ctx c;
-	json_t *s = json_object();
-	cleanup_free char *buf = NULL;
+	struct source_ctx sctx = { 0 };
+	struct source_set *set;
+	json_t *s;
 
-	memset(&c, 0, sizeof(c));
-	if (lab_read_file("/proc/vmstat", &buf, NULL, err) == 0)
-		kv_parse_space(buf, &c.vm_base, err);
-	json_object_set_new(s, "vmstat_delta", vmstat_delta(&c));
-	json_object_set_new(s, "meminfo", meminfo_json(&c));
-	json_object_set_new(s, "zones", zones_json(&c, false, "probe", 0));
-	kv_free(&c.vm_base);
-	kv_free(&c.vm_cur);
-	kv_free(&c.kv_tmp);
+	if (source_set_open(&sctx, &set, err) < 0)
+		return NULL;
+	s = json_object();
+	source_set_sample(set, SOURCE_TICK | SOURCE_STEP, s);
+	source_set_close(set);
 	return s;
 }
 
@@ -438,6 +356,9 @@ static int start_workload(struct ctx *c, size_t i)
 		return lab_error_prefix(c->err, "start workload %s", x->spec->name);
 	}
 	x->launched = true;
+	c->sctx.procs[i].name = x->spec->name;
+	c->sctx.procs[i].pid = x->proc.pid;
+	c->sctx.procs[i].running = true;
 	for (int a = 0; a < x->spec->argc; a++)
 		json_array_append_new(argv, json_string(x->spec->argv[a]));
 	x->info = json_pack("{s:s, s:s, s:o, s:i, s:f}", "name", x->spec->name, "program", x->spec->program,
@@ -487,6 +408,21 @@ static void do_actions(struct ctx *c, size_t wi, const char *step, json_t *stepr
 	}
 }
 
+/* The region a workload's start event names (workloads/region.c:
+ * region_start, region_end, page_size), for the pagemap source. */
+static void note_region(struct source_proc *p, const json_t *ev)
+{
+	json_t *a = json_object_get(ev, "region_start"), *b = json_object_get(ev, "region_end");
+	json_t *ps = json_object_get(ev, "page_size");
+
+	if (json_is_integer(a) && json_is_integer(b) && json_is_integer(ps) &&
+	    json_integer_value(b) > json_integer_value(a) && json_integer_value(ps) > 0) {
+		p->region_start = (unsigned long)json_integer_value(a);
+		p->region_end = (unsigned long)json_integer_value(b);
+		p->page_size = (size_t)json_integer_value(ps);
+	}
+}
+
 static int handle_line(struct ctx *c, size_t wi, const char *line)
 {
 	struct wl *x = &c->wl[wi];
@@ -507,6 +443,7 @@ static int handle_line(struct ctx *c, size_t wi, const char *line)
 	if (!strcmp(type, "start")) {
 		json_object_set(x->info, "facts", ev);
 		x->proc.started = true;
+		note_region(&c->sctx.procs[wi], ev);
 	} else if (!strcmp(type, "error")) {
 		const char *m = json_string_value(json_object_get(ev, "msg"));
 
@@ -541,8 +478,13 @@ static int handle_line(struct ctx *c, size_t wi, const char *line)
 			trace_marker(c->tr, mk);
 		}
 		smp = take_sample(c, "step");
-		json_object_set(rec, RK_MEMCG, json_object_get(smp, RK_MEMCG));
-		json_object_set(rec, RK_VMSTAT_DELTA, json_object_get(smp, RK_VMSTAT_DELTA));
+		for (size_t k = 0; source_table[k] != NULL; k++) {
+			const struct source *src = source_table[k];
+			json_t *v = json_object_get(smp, src->name);
+
+			if (src->in_steps && v != NULL)
+				json_object_set(rec, src->name, v);
+		}
 		json_object_set_new(rec, RK_SAMPLE, json_integer((json_int_t)c->nr_samples - 1));
 		do_actions(c, wi, stepname, rec);
 		json_array_append(c->steps, rec);
@@ -655,6 +597,7 @@ static void record_exit(struct ctx *c, struct wl *x)
 	int st = x->proc.wstatus;
 
 	drain_events(c, (size_t)(x - c->wl));
+	c->sctx.procs[x - c->wl].running = false;
 	f = fate(c, x, &oom);
 	json_object_set_new(x->info, RK_CODE, WIFEXITED(st) ? json_integer(WEXITSTATUS(st)) : json_null());
 	json_object_set_new(x->info, RK_SIGNAL, WIFSIGNALED(st) ? json_integer(WTERMSIG(st)) : json_null());
@@ -736,7 +679,12 @@ static void stop_all(struct ctx *c, int sig)
 static void run_summary_extra(struct ctx *c, json_t *sum)
 {
 	json_t *lw = json_array();
-	json_t *vm = vmstat_delta(c);
+	json_t *vm = NULL;
+
+	/* The counters at the end: the last full sample's (the "end" one). */
+	for (size_t i = json_array_size(c->samples); vm == NULL && i-- > 0;)
+		vm = json_object_get(json_array_get(c->samples, i), "vmstat_delta");
+	vm = vm != NULL ? json_incref(vm) : json_object();
 
 	for (size_t k = 0; k < c->nr_lowest; k++) {
 		const struct lowest *l = &c->lowest[k];
@@ -752,7 +700,8 @@ static void run_summary_extra(struct ctx *c, json_t *sum)
 	if (c->bursting)
 		c->burst_ms += (double)(now_ns() - c->burst_since) / 1e6;
 	json_object_set_new(sum, "bursts",
-			    json_pack("{s:i, s:i, s:I, s:I, s:f, s:f, s:f}", "interval_ms", (int)c->o->burst_ms,
+			    json_pack("{s:i, s:i, s:i, s:I, s:I, s:f, s:f, s:f}", "interval_ms", (int)c->o->burst_ms,
+				      "stretched_to_ms", (int)c->burst_eff_max_ms,
 				      "margin_pct", (int)c->o->burst_margin_pct, "windows",
 				      (json_int_t)c->burst_windows, "samples", (json_int_t)c->nr_burst,
 				      "ms", c->burst_ms, "cpu_us", c->burst_cpu_us,
@@ -786,7 +735,6 @@ int sampler_run(const struct run_spec *spec, struct sandbox *sb, const struct sa
 	const char *outcome = NULL;
 	uint64_t deadline;
 	int ret = 0, interrupted = 0;
-	cleanup_free char *vm = NULL;
 	struct wl *mx;
 	json_t *exit_o, *victims;
 
@@ -824,11 +772,19 @@ int sampler_run(const struct run_spec *spec, struct sandbox *sb, const struct sa
 		ret = lab_error_prefix(err, "tracing");
 		goto out;
 	}
-	if (lab_read_file("/proc/vmstat", &vm, NULL, err) < 0 || kv_parse_space(vm, &c.vm_base, err) < 0) {
-		ret = lab_error_prefix(err, "read /proc/vmstat");
+	c.sctx.sb = sb;
+	c.sctx.cg = sandbox_version(sb);
+	c.sctx.nr_procs = spec->nr_workloads;
+	if ((ret = source_set_open(&c.sctx, &c.sources, err)) < 0)
 		goto out;
+	source_set_record_start(c.sources, run);
+	json_object_set_new(run, "sources", source_set_describe(c.sources));
+	{
+		json_t *line = json_pack("{s:O}", "sources", json_object_get(run, "sources"));
+
+		result_stream(res, "sources", run_index, line);
+		json_decref(line);
 	}
-	json_object_set_new(run, RK_VMSTAT_START, kv_to_json(&c.vm_base));
 	c.epfd = epoll_create1(EPOLL_CLOEXEC);
 	c.tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 	if (c.epfd < 0 || c.tfd < 0) {
@@ -895,7 +851,7 @@ int sampler_run(const struct run_spec *spec, struct sandbox *sb, const struct sa
 					if (!c.bursting ||
 					    now_ns() - c.last_full_ns + 1000000ull * c.o->burst_ms / 2 >=
 						    1000000ull * o->interval_ms)
-						take_sample(&c, "tick");
+						take_sample(&c, walk_due(&c) ? "walk" : "tick");
 					else
 						take_burst(&c);
 					burst_decide(&c);
@@ -929,7 +885,7 @@ out:
 		if (c.wl[i].launched && !c.wl[i].proc.exited)
 			drain_events(&c, i);
 	stop_all(&c, SIGTERM);
-	if (c.samples != NULL && c.epfd >= 0)
+	if (c.sources != NULL && c.epfd >= 0)
 		take_sample(&c, "end");
 	trace_pull(&c, true);
 	mx = &c.wl[main_wl];
@@ -968,9 +924,7 @@ out:
 		close(c.tfd);
 	if (c.epfd >= 0)
 		close(c.epfd);
-	kv_free(&c.vm_base);
-	kv_free(&c.vm_cur);
-	kv_free(&c.kv_tmp);
+	source_set_close(c.sources);
 	sandbox_counters_free(&c.cg);
 	if (ret < 0)
 		return ret;

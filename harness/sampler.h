@@ -2,7 +2,10 @@
  * sample the kernel's counters from ONE event loop (epoll over a timerfd, the
  * workloads' event pipes and pidfds, and the harness's signalfd) until the
  * scenario's main (last-listed) workload ends.  Every workload step forces a
- * sample while the workload waits for its ack, so step tables are exact. */
+ * sample while the workload waits for its ack, so step tables are exact.
+ * What a sample holds is the table of sources (sources/source.h): the tick
+ * reads the O(1) ones; steps, the start, the end and a walk tick every
+ * spec->walk_interval_ms read the page walks too. */
 #ifndef PAGELAB_SAMPLER_H
 #define PAGELAB_SAMPLER_H
 
@@ -27,6 +30,7 @@ struct sampler_opts {
 	 * low line, or kswapd is awake, or a reclaim stall is open. */
 	unsigned burst_ms;
 	unsigned burst_margin_pct;
+	bool burst_always;      /* whatever the trigger (a benchmark of the burst's cost) */
 };
 
 /* Fills run (a JSON object) with workloads, steps, samples, actions, exit and
@@ -36,8 +40,8 @@ struct sampler_opts {
 int sampler_run(const struct run_spec *spec, struct sandbox *sb, const struct sampler_opts *o,
 		struct result *res, int run_index, json_t *run, int *signo, struct lab_error *err);
 
-/* One sample of the machine-wide sources, as in a result's samples[]
- * (meminfo, zones, vmstat; no sandbox or workloads).  For benchmarks. */
+/* One sample of the machine-wide sources of the table, as in a result's
+ * samples[] (no sandbox or workloads); NULL with err filled on failure. */
 json_t *sampler_probe_once(struct lab_error *err);
 
 #endif

@@ -73,6 +73,7 @@ static const struct cg_file_alias cg_files[] = {
 	{ "memory.current", "memory.usage_in_bytes" },
 	{ "memory.peak", "memory.max_usage_in_bytes" },
 	{ "memory.events", "memory.oom_control" },
+	{ "memory.pressure", NULL },
 	{ "memory.stat", "memory.stat" },
 	{ "memory.oom.group", NULL },
 	{ "memory.reclaim", NULL },
@@ -1364,6 +1365,28 @@ static int read_at(const struct sandbox *sb, const char *v2name, char **buf,
 	if (name == NULL)
 		return lab_error_set(err, EOPNOTSUPP, "%s has no cgroup v1 equivalent", v2name);
 	ret = lab_read_fileat(sb->dirfd, name, buf, NULL, err);
+	if (ret == -ENOENT || ret == -ENODEV) {
+		if (!path_exists(sb->path))
+			return gone(sb, err);
+		return lab_error_set(err, ENOENT, "%s/%s: no such file", sb->path, name);
+	}
+	return ret;
+}
+
+int sandbox_read_file(struct sandbox *sb, const char *v2name, char **buf, struct lab_error *err)
+{
+	return read_at(sb, v2name, buf, err);
+}
+
+int sandbox_read_file_buf(struct sandbox *sb, const char *v2name, struct lab_buf *b,
+			  struct lab_error *err)
+{
+	const char *name = sandbox_file_name(sb->version, v2name);
+	int ret;
+
+	if (name == NULL)
+		return lab_error_set(err, EOPNOTSUPP, "%s has no cgroup v1 equivalent", v2name);
+	ret = lab_read_fileat_buf(sb->dirfd, name, b, err);
 	if (ret == -ENOENT || ret == -ENODEV) {
 		if (!path_exists(sb->path))
 			return gone(sb, err);

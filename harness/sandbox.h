@@ -132,6 +132,15 @@ struct sandbox_counters {
 	struct kv_list events;              /* v2 memory.events, v1 memory.oom_control */
 };
 
+/* Read one sandbox file whole, by its canonical v2 name (the v1 alias on
+ * v1).  -EOPNOTSUPP when this version has no such file, -ENOENT when the
+ * file or the sandbox is gone (the message says which). */
+int sandbox_read_file(struct sandbox *sb, const char *v2name, char **buf, struct lab_error *err);
+/* The same into a kept buffer (fileio.h: struct lab_buf), for reads at every tick. */
+struct lab_buf;
+int sandbox_read_file_buf(struct sandbox *sb, const char *v2name, struct lab_buf *b,
+			  struct lab_error *err);
+
 /* Read the counters.  -ENOENT when the sandbox is gone.  Reuses the kv_lists'
  * allocations; free them with sandbox_counters_free. */
 int sandbox_read(struct sandbox *sb, struct sandbox_counters *out, struct lab_error *err);

@@ -122,14 +122,15 @@ static void tokens_free(struct tokens *t)
 /* parsing                                                                   */
 
 enum section_kind { SEC_NONE, SEC_SCENARIO, SEC_PARAMS, SEC_MATRIX, SEC_SANDBOX, SEC_VM,
-		    SEC_WORKLOAD, SEC_ACTION, SEC_KNOBS, SEC_TRACE };
+		    SEC_WORKLOAD, SEC_ACTION, SEC_KNOBS, SEC_TRACE, SEC_SAMPLE };
 
 static const char *const scenario_keys[] = {
 	"name", "title", "source", "expect", "report", "requires", "destructive", "repeat", NULL,
 };
 static const char *const sandbox_keys[] = { "memory_max", "swap_max", "oom_group", NULL };
 static const char *const vm_keys[] = { "mem", "cpus", "thp", "swap", "disk", "kernel", NULL };
-static const char *const trace_keys[] = { "events", "raw", "burst", "burst_margin", "bin", NULL };
+static const char *const trace_keys[] = { "events", "raw", "burst", "burst_margin", "burst_always", "bin", NULL };
+static const char *const sample_keys[] = { "walk_interval_ms", NULL };
 
 /* A [knobs] key is a sysctl name: "vm.watermark_scale_factor", "vm.page-cluster", "thp". */
 static bool is_knob_key(const char *s)
@@ -384,6 +385,9 @@ static int parse_inner(const char *file, const char *text, struct scenario *s, s
 			} else if (!strcmp(b, "trace") && !sp) {
 				kind = SEC_TRACE;
 				cur = &s->trace;
+			} else if (!strcmp(b, "sample") && !sp) {
+				kind = SEC_SAMPLE;
+				cur = &s->sample;
 			} else if ((!strcmp(b, "workload") || !strcmp(b, "action")) && sp) {
 				bool wl = b[0] == 'w';
 				size_t *n = wl ? &s->nr_workloads : &s->nr_actions;
@@ -407,7 +411,7 @@ static int parse_inner(const char *file, const char *text, struct scenario *s, s
 				}
 			} else {
 				ret = perr(err, file, kp,
-					   "unknown section [%s%s%s] (known: [scenario], [params], [matrix], [sandbox], [vm], [knobs], [trace], [workload NAME], [action NAME])",
+					   "unknown section [%s%s%s] (known: [scenario], [params], [matrix], [sandbox], [vm], [knobs], [trace], [sample], [workload NAME], [action NAME])",
 					   b, sp ? " " : "", sp ? sp : "");
 			}
 			free(l);
@@ -455,14 +459,17 @@ static int parse_inner(const char *file, const char *text, struct scenario *s, s
 				break;
 			case SEC_SANDBOX:
 			case SEC_VM:
-			case SEC_TRACE: {
+			case SEC_TRACE:
+			case SEC_SAMPLE: {
 				const char *const *keys = kind == SEC_SANDBOX ? sandbox_keys
-							  : kind == SEC_VM ? vm_keys : trace_keys;
+							  : kind == SEC_VM ? vm_keys
+							  : kind == SEC_TRACE ? trace_keys : sample_keys;
 
 				if (!in_list(keys, key)) {
 					join_list(keys, known, sizeof(known));
 					ret = perr(err, file, kp, "unknown key '%s' in [%s] (known: %s)", key,
-						   kind == SEC_SANDBOX ? "sandbox" : kind == SEC_VM ? "vm" : "trace", known);
+						   kind == SEC_SANDBOX ? "sandbox" : kind == SEC_VM ? "vm"
+						   : kind == SEC_TRACE ? "trace" : "sample", known);
 				} else {
 					ret = section_add(cur, file, key, val, kp, vp, err);
 				}
@@ -598,6 +605,7 @@ void scenario_free(struct scenario *s)
 	section_free(&s->vm);
 	section_free(&s->knobs);
 	section_free(&s->trace);
+	section_free(&s->sample);
 	for (size_t i = 0; i < s->nr_workloads; i++)
 		section_free(&s->workloads[i]);
 	for (size_t i = 0; i < s->nr_actions; i++)
@@ -1216,6 +1224,11 @@ static int trace_inst(struct inst *in, struct run_spec *r)
 			return inst_err(in, it->value_pos, &x, "[trace] burst_margin: 0..1000 (%% of the low-high gap), got %llu", v);
 		r->trace.burst_margin_pct = (unsigned)v;
 	}
+	if ((it = section_get(sec, "burst_always")) != NULL) {
+		if ((ret = typed_item(in, sec, "[trace]", it, K_BOOL, NULL, &v, &x)) < 0)
+			return ret;
+		r->trace.burst_always = v != 0;
+	}
 	if ((it = section_get(sec, "bin")) != NULL) {
 		if ((ret = typed_item(in, sec, "[trace]", it, K_POSITIVE_UINT, NULL, &v, &x)) < 0)
 			return ret;
@@ -1312,6 +1325,18 @@ int scenario_instantiate(const struct scenario *s, size_t v, unsigned long long 
 		ret = typed_item(&in, &s->vm, "[vm]", vi, k, enums, &val, &x);
 		if (ret < 0)
 			return ret;
+	}
+	/* [sample]: the step sources' own cadence (sources/source.h). */
+	r->walk_interval_ms = SCN_WALK_INTERVAL_MS;
+	it = section_get(&s->sample, "walk_interval_ms");
+	if (it != NULL) {
+		ret = typed_item(&in, &s->sample, "[sample]", it, K_UINT, NULL, &val, &x);
+		if (ret < 0)
+			return ret;
+		if (val != 0 && (val < 10 || val > 3600000))
+			return inst_err(&in, it->value_pos, &x,
+					"[sample] walk_interval_ms: expected 0 (only at steps) or 10..3600000, got %llu", val);
+		r->walk_interval_ms = (unsigned)val;
 	}
 	r->nr_workloads = s->nr_workloads;
 	for (size_t i = 0; i < s->nr_workloads; i++) {

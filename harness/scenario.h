@@ -19,6 +19,7 @@
 #define SCN_MAX_ARGS 48
 #define SCN_MAX_REPORT 4
 #define SCN_MAX_KNOBS 12
+#define SCN_WALK_INTERVAL_MS 2000       /* [sample] walk_interval_ms default */
 
 struct scn_pos {
 	int line, col;          /* 1-based; line 0 = from the command line */
@@ -77,6 +78,7 @@ struct scenario {
 	struct scn_section sandbox;     /* items of [sandbox] */
 	struct scn_section vm;          /* items of [vm] (guest shape defaults) */
 	struct scn_section knobs;       /* items of [knobs] (machine-wide settings, harness/knobdef.h) */
+	struct scn_section sample;      /* items of [sample] (sampling cadences) */
 	struct scn_section trace;       /* items of [trace] (tracepoints and bursts, harness/trace/) */
 	size_t nr_workloads;
 	struct scn_section workloads[SCN_MAX_WORKLOADS];
@@ -128,6 +130,7 @@ struct run_trace {                      /* [trace], typed; the command line may 
 	bool raw;                       /* high-rate records one by one, not only per interval */
 	unsigned burst_ms;              /* adaptive bursts' interval, 0 = none (default 10) */
 	unsigned burst_margin_pct;      /* of a zone's low-high gap above low (default 50) */
+	bool burst_always;              /* burst all the time (scripts/bench-trace) */
 	unsigned bin_ms;                /* per-interval histograms (default 1000) */
 };
 
@@ -147,6 +150,7 @@ struct run_spec {
 	struct run_action actions[SCN_MAX_ACTIONS];
 	size_t nr_knobs;
 	struct run_knob knobs[SCN_MAX_KNOBS];
+	unsigned walk_interval_ms;      /* [sample]: step sources between steps, 0 = only at steps */
 	struct run_trace trace;
 };
 

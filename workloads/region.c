@@ -513,17 +513,26 @@ static int sleep_ms(unsigned long long ms, struct lab_error *err)
 	return 0;
 }
 
+static unsigned long long thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (unsigned long long)ts.tv_sec * 1000000000ULL + (unsigned long long)ts.tv_nsec;
+}
+
 static int run_step(struct events *ev, struct region *r, const struct step *st,
 		    struct lab_error *err)
 {
 	unsigned long long series[SERIES_MAX];
-	unsigned long long t0, work_ns, match = 0;
+	unsigned long long t0, work_ns, cpu0, match = 0;
 	struct scan_counts sc = { 0 };
 	struct smaps_range vma;
 	struct ev_line l;
 	size_t i;
 	int ret;
 
+	cpu0 = thread_cpu_ns();
 	t0 = events_now_ns();
 	switch (st->kind) {
 	case ST_FILL:
@@ -587,6 +596,10 @@ static int run_step(struct events *ev, struct region *r, const struct step *st,
 
 	events_step_begin(ev, &l, st->name, st->arg);
 	ev_u64(&l, "work_ns", work_ns);
+	/* CPU time, not wall time: what tracing costs the workload stays
+	 * measurable on a machine whose other guests take its CPUs
+	 * (scripts/bench-trace). */
+	ev_u64(&l, "cpu_ns", thread_cpu_ns() - cpu0);
 	switch (st->kind) {
 	case ST_SERIES:
 		ev_arr_begin(&l, "series_kb");

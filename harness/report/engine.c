@@ -180,16 +180,15 @@ static const json_t *array_find(const json_t *a, const char *conds)
 }
 
 /* Walk a dotted path: "counters.region.rss_kb", "counters.series_kb[3]",
- * "counters.series_kb[last]", "kmsg.oom_kills[count]" (an array's length),
- * "zones[zone=Normal,node=0].free" (the first element whose members match).
- * A final "[median]" leaves the array for the caller and sets *median. */
-const json_t *json_walk(const json_t *j, const char *path, bool *median)
+ * "counters.series_kb[last]", "zones[zone=Normal,node=0].free" (the first
+ * element whose members match).  A final "[median]" or "[count]" leaves the
+ * array for the caller and says which in *agg. */
+const json_t *json_walk(const json_t *j, const char *path, enum walk_agg *agg)
 {
-	static json_t *count;           /* the array length, returned as a number */
 	char buf[256];
 	char *save = NULL, *seg;
 
-	*median = false;
+	*agg = WALK_VALUE;
 	if ((size_t)snprintf(buf, sizeof(buf), "%s", path) >= sizeof(buf))
 		return NULL;
 	for (seg = strtok_r(buf, ".", &save); seg != NULL && j != NULL;
@@ -208,17 +207,13 @@ const json_t *json_walk(const json_t *j, const char *path, bool *median)
 			return NULL;
 		*end = '\0';
 		if (strcmp(br, "median") == 0) {
-			*median = true;
+			*agg = WALK_MEDIAN;
+		} else if (strcmp(br, "count") == 0) {
+			*agg = WALK_COUNT;
 		} else if (strcmp(br, "last") == 0) {
 			size_t n = json_array_size(j);
 
 			j = n > 0 ? json_array_get(j, n - 1) : NULL;
-		} else if (strcmp(br, "count") == 0) {
-			if (count == NULL)
-				count = json_integer(0);
-			if (count == NULL || json_integer_set(count, (json_int_t)json_array_size(j)) < 0)
-				return NULL;
-			j = count;
 		} else if (strchr(br, '=') != NULL) {
 			j = array_find(j, br);
 		} else {
@@ -231,10 +226,16 @@ const json_t *json_walk(const json_t *j, const char *path, bool *median)
 
 bool path_num(const json_t *obj, const char *path, double *out)
 {
-	bool median;
-	const json_t *j = json_walk(obj, path, &median);
+	enum walk_agg agg;
+	const json_t *j = json_walk(obj, path, &agg);
 
-	return median ? array_median(j, out) : json_num(j, out);
+	if (agg == WALK_COUNT) {
+		if (!json_is_array(j))
+			return false;
+		*out = (double)json_array_size(j);
+		return true;
+	}
+	return agg == WALK_MEDIAN ? array_median(j, out) : json_num(j, out);
 }
 
 /* ------------------------------------------------------ step selection */
@@ -387,6 +388,11 @@ static bool sample_value(const struct runref *r, const struct fig *f, const char
 
 		if (!json_num(json_object_get(s, "t_ms"), &t) || t < t0)
 			continue;
+		/* A burst sample holds only the zones' free pages (harness/result.md):
+		 * a first, last or delta figure is a full sample's. */
+		if (f->samples != S_MIN && f->samples != S_MAX &&
+		    !strcmp(str_or(json_object_get(s, "cause"), ""), "burst"))
+			continue;
 		switch (f->samples) {
 		case S_FIRST:
 			return path_num(s, path, out);
@@ -487,8 +493,8 @@ int main_exit_code(const struct runref *r)
 /* The string at f->path of step f->sel: a count label. */
 static void label_field(const struct runref *r, const struct fig *f, char *buf, size_t len)
 {
-	bool median;
-	const json_t *j = f->path != NULL ? json_walk(select_step(r, f->sel), f->path, &median) : NULL;
+	enum walk_agg agg;
+	const json_t *j = f->path != NULL ? json_walk(select_step(r, f->sel), f->path, &agg) : NULL;
 
 	snprintf(buf, len, "%s", str_or(j, MISSING));
 }
@@ -784,13 +790,13 @@ static bool run_in_variant(const struct runref *r, const struct variant *v)
 
 static const json_t *ref_lookup(const struct tctx *c, const char *path)
 {
-	bool median;
+	enum walk_agg agg;
 
 	if (path == NULL)
 		return NULL;
 	if (path[0] == '/')
-		return c->rep->ref != NULL ? json_walk(c->rep->ref, path + 1, &median) : NULL;
-	return json_walk(c->tref, path, &median);
+		return c->rep->ref != NULL ? json_walk(c->rep->ref, path + 1, &agg) : NULL;
+	return json_walk(c->tref, path, &agg);
 }
 
 static int table_note(struct report_table *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -974,8 +980,8 @@ static int expand_index(struct tctx *c, const struct fig *f, const struct varian
 	int rc;
 
 	for (i = 0; i < c->nfeed; i++) {
-		bool median;
-		const json_t *a = json_walk(select_step(c->feed[i], f->each_sel), f->each_path, &median);
+		enum walk_agg agg;
+		const json_t *a = json_walk(select_step(c->feed[i], f->each_sel), f->each_path, &agg);
 		size_t n = json_array_size(a);
 
 		nread = n > nread ? n : nread;

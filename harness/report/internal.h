@@ -128,7 +128,6 @@ struct tfile {
 	size_t nstrings;
 	struct tdef *tables;
 	size_t ntables;
-	struct fig *figpool;            /* every fig of the file, tables' figs point in */
 };
 
 int tfile_load(const char *path, bool beside, const char *scenario_file, struct tfile **out,
@@ -189,7 +188,8 @@ bool is_whole(double v);
 void fmt_num(double v, bool group, char *buf, size_t len);
 json_t *json_of_num(double v);
 double median_of(double *v, size_t n);
-const json_t *json_walk(const json_t *j, const char *path, bool *median);
+enum walk_agg { WALK_VALUE, WALK_MEDIAN, WALK_COUNT };
+const json_t *json_walk(const json_t *j, const char *path, enum walk_agg *agg);
 bool path_num(const json_t *obj, const char *path, double *out);
 bool step_is(const json_t *s, const char *workload, const char *name);
 const json_t *select_step(const struct runref *r, const char *sel);

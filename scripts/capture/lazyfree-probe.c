@@ -23,6 +23,15 @@
  *     the kernel's THP mode is always or madvise), MADV_FREE'd; writes self-smaps-thp and
  *     self-smaps-thp.range, the pair tests/fixtures/v1-6.18 has too.
  *
+ *   lazyfree-probe pagemap OUTDIR
+ *     Maps 4 MiB (1,024 pages of 4 KiB) between guard pages, MADV_NOHUGEPAGE, fills it,
+ *     then MADV_DONTNEEDs pages 256..511 and every odd page of 768..1023, and copies its
+ *     own /proc/self/pagemap entries for the region (8 bytes per page, as the kernel gave
+ *     them) to self-pagemap: 640 present pages in 129 runs ([0,256), [512,769), then single
+ *     pages 770, 772, …, 1022). Also copies /proc/pressure/memory and /proc/buddyinfo
+ *     (proc-pressure-memory, proc-buddyinfo) and, on cgroup v2, its group's memory.pressure
+ *     and memory.peak (memcg-memory.pressure, memcg-memory.peak, when present).
+ *
  *   lazyfree-probe hog MIB
  *     Touches MIB MiB of anonymous memory page by page, then sleeps: run it in a group
  *     whose memory.max is lower, and the OOM killer ends it.
@@ -262,6 +271,71 @@ static int thp(const char *outdir)
 	return 0;
 }
 
+static int pagemap(const char *outdir, int v2)
+{
+	const size_t page = 4096, pages = 1024, len = pages * page;
+	unsigned char *reserve, *region;
+	char path[64], cg[256], cgfile[320];
+	unsigned long long *entries = malloc(pages * 8);
+	size_t plen;
+	int fd, n;
+
+	if (sysconf(_SC_PAGESIZE) != (long)page) {
+		fprintf(stderr, "lazyfree-probe: pagemap: needs 4 KiB pages\n");
+		return 2;
+	}
+	reserve = mmap(NULL, len + 2 * page, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (reserve == MAP_FAILED || entries == NULL)
+		die("mmap reserve");
+	region = mmap(reserve + page, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+	if (region == MAP_FAILED)
+		die("mmap region");
+	if (madvise(region, len, MADV_NOHUGEPAGE) < 0)
+		die("madvise(MADV_NOHUGEPAGE)");
+	memset(region, 0xA5, len);
+	if (madvise(region + 256 * page, 256 * page, MADV_DONTNEED) < 0)
+		die("madvise(MADV_DONTNEED)");
+	for (size_t i = 769; i < pages; i += 2)
+		if (madvise(region + i * page, page, MADV_DONTNEED) < 0)
+			die("madvise(MADV_DONTNEED)");
+	snprintf(path, sizeof(path), "/proc/self/pagemap");
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || pread(fd, entries, pages * 8, (off_t)((unsigned long)region / page * 8)) != (ssize_t)(pages * 8))
+		die(path);
+	close(fd);
+	write_whole(outdir, "self-pagemap", (const char *)entries, pages * 8);
+	n = snprintf(path, sizeof(path), "%lx %lx\n", (unsigned long)region, (unsigned long)(region + len));
+	write_whole(outdir, "self-pagemap.range", path, (size_t)n);
+	{
+		char *b = read_whole("/proc/pressure/memory", &plen);
+
+		write_whole(outdir, "proc-pressure-memory", b, plen);
+		free(b);
+		b = read_whole("/proc/buddyinfo", &plen);
+		write_whole(outdir, "proc-buddyinfo", b, plen);
+		free(b);
+	}
+	if (v2) {
+		static const char *const f[] = { "memory.pressure", "memory.peak" };
+
+		own_cgroup_dir(cg, sizeof(cg));
+		for (size_t i = 0; i < 2; i++) {
+			char name[64];
+			char *b;
+
+			snprintf(cgfile, sizeof(cgfile), "%s/%s", cg, f[i]);
+			if (access(cgfile, R_OK) != 0)
+				continue;
+			b = read_whole(cgfile, &plen);
+			snprintf(name, sizeof(name), "memcg-%s", f[i]);
+			write_whole(outdir, name, b, plen);
+			free(b);
+		}
+	}
+	free(entries);
+	return 0;
+}
+
 static int hog(const char *mib_text)
 {
 	char *end;
@@ -289,8 +363,10 @@ int main(int argc, char **argv)
 		return probe(argv[2]);
 	if (argc == 3 && strcmp(argv[1], "thp") == 0)
 		return thp(argv[2]);
+	if (argc == 3 && strcmp(argv[1], "pagemap") == 0)
+		return pagemap(argv[2], access("/sys/fs/cgroup/cgroup.controllers", R_OK) == 0);
 	if (argc == 3 && strcmp(argv[1], "hog") == 0)
 		return hog(argv[2]);
-	fprintf(stderr, "usage: lazyfree-probe probe OUTDIR | thp OUTDIR | hog MIB\n");
+	fprintf(stderr, "usage: lazyfree-probe probe OUTDIR | thp OUTDIR | pagemap OUTDIR | hog MIB\n");
 	return 2;
 }

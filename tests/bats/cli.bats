@@ -19,10 +19,11 @@ load helpers
   assert_output --partial "unknown command 'frobnicate'"
 }
 
-@test "list shows the twelve MADV_FREE scenarios with titles" {
+@test "list shows the twelve MADV_FREE scenarios with titles, and lru-order" {
   run "$PAGELAB" list
   assert_success
-  [ "$(grep -c '^madv-free/' <<<"$output")" -eq 12 ]
+  [ "$(grep -c '^madv-free/' <<<"$output")" -eq 13 ]
+  assert_output --partial "madv-free/lru-order"
   assert_output --partial "madv-free/three-paths"
   refute_output --partial "broken"
 }

@@ -99,8 +99,9 @@ svg_points() {
     "$RESULTS/look-p700a.json")
   [ "$want" -ge 5 ]
   [ "$(svg_points "$f" 'resident (mincore, at steps)')" -eq "$want" ]
-  # Reclaim rates, one point per sample.
-  want=$(jq "$r.samples | length" "$RESULTS/look-p700a.json")
+  # Reclaim rates, one point per sample that read vmstat (a burst sample
+  # near a zone's low line holds only the zones).
+  want=$(jq "[$r.samples[] | select(.vmstat_delta != null)] | length" "$RESULTS/look-p700a.json")
   for s in 'kswapd scan' 'direct scan' 'swap-out (pswpout)' 'lazyfree pages freed (pglazyfreed)'; do
     [ "$(svg_points "$f" "$s")" -eq "$want" ]
   done
@@ -115,6 +116,20 @@ svg_points() {
   else
     grep -q 'missing: PSI was not sampled in this result' "$f"
   fi
+  # The event timeline, where the run was traced (harness/trace): the
+  # reclaim pages per trace bin, and kswapd's awake intervals shaded.
+  want=$(jq "$r.trace_intervals // [] | length" "$RESULTS/look-p700a.json")
+  if [ "$want" -gt 0 ]; then
+    [ "$(svg_points "$f" 'memcg reclaim, pages/s (trace)')" -eq "$want" ]
+  else
+    ! grep -q 'memcg reclaim, pages/s (trace)' "$f"
+  fi
+  if jq -e "[$r.events[]? | select(.event == \"mm_vmscan_kswapd_sleep\")] | length > 0" "$RESULTS/look-p700a.json" >/dev/null; then
+    grep -q '<text>kswapd awake</text>' "$f"
+  fi
+  # gnuplot drew it without a warning (a warning is a series that is not
+  # what the script meant).
+  refute_output --partial 'Warning'
   # The script redraws the chart from the data beside it.
   rm "$f"
   (cd "$OUT" && gnuplot look-p700a-A1.gp)
@@ -129,11 +144,13 @@ svg_points() {
   [ "$kills" -ge 1 ]
   [ "$(svg_points "$f" 'OOM kill')" -eq "$kills" ]
   grep -q '<text>OOM: region</text>' "$f"
+  refute_output --partial 'Warning'
   # A result with two variants: a chart per run and one with both overlaid.
   jq -n '[inputs] | .[0].runs = [.[0].runs[0], (.[1].runs[0] | .label = "B")] | .[0]' \
     "$RESULTS/look-none.json" "$RESULTS/look-free.json" > "$BATS_TEST_TMPDIR/mixed.json"
   run "$PAGELAB" plot --out "$OUT" "$BATS_TEST_TMPDIR/mixed.json"
   assert_success
+  refute_output --partial 'Warning'
   assert_output --partial "mixed-variants.svg"
   grep -q '<text>A (advice=none) Normal free</text>' "$OUT/mixed-variants.svg"
   grep -q '<text>B (advice=free) Normal free</text>' "$OUT/mixed-variants.svg"
@@ -173,6 +190,20 @@ svg_points() {
   assert_failure 2
   assert_output --partial "no run labelled Z"
   [ ! -e "$OUT/look-p700a-A1.svg" ]
+  # gnuplot writes the chart itself: one that is a symlink or a FIFO is
+  # refused, never written through.
+  mkdir -p "$OUT"
+  echo keep > "$BATS_TEST_TMPDIR/victim"
+  ln -s "$BATS_TEST_TMPDIR/victim" "$OUT/look-p700a-A1.svg"
+  run "$PAGELAB" plot --out "$OUT" --run A "$RESULTS/look-p700a.json"
+  assert_failure 2
+  assert_output --partial "look-p700a-A1.svg exists and is a symbolic link: not overwritten"
+  [ "$(cat "$BATS_TEST_TMPDIR/victim")" = keep ]
+  rm "$OUT/look-p700a-A1.svg"
+  mkfifo "$OUT/look-p700a-A1.svg"
+  run timeout 20 "$PAGELAB" plot --out "$OUT" --run A "$RESULTS/look-p700a.json"
+  assert_failure 2
+  assert_output --partial "exists and is a FIFO"
 }
 
 @test "compare: 700 vs 800 MiB of pressure marks the reclaimed part real" {
@@ -210,6 +241,10 @@ svg_points() {
   jq -e "$c | .base.k == 3 and .base.n == 3 and .new.k == 0 and .new.n == 3" <<<"$output"
   jq -e "$c | (.fisher_p - 0.1 | fabs) < 1e-12 and .verdict == \"not significant\"" <<<"$output"
   jq -e '.by == "advice" and .comparisons[0].base.name == "advice=none" and .comparisons[0].new.name == "advice=free"' <<<"$output"
+  # The variants' rows pair under --by (their labels without the variant):
+  # the region before any advice is the same figure in both.
+  jq -e '.comparisons[0].figures[] | select(.row == "Before pressure" and .figure == "Region Rss") |
+         .verdict == "same" and .base.median == 524288 and .new.n == 3' <<<"$output"
   run "$PAGELAB" compare --by advice "$RESULTS/look-none.json" "$RESULTS/look-free.json"
   assert_success
   assert_output --regexp '\| all runs \| oom_killed \| 3/3 \| 0/3 \| 0\.1 \| not significant \|'
@@ -269,6 +304,12 @@ svg_points() {
   grep -q '<h2 id="t-three-paths">' "$p"
   grep -q "<th>$(uname -r) · cgroup v1 (3 runs)</th>" "$p"
   grep -q 'href="[^"]*look-p700a.json"' "$p"
+  # --by KEY adds the comparison, outcome counts included.
+  run "$PAGELAB" report --html "$OUT/by" --by advice "$RESULTS/look-none.json" "$RESULTS/look-free.json"
+  assert_success
+  grep -q '<h2 id="compare">Compare by advice</h2>' "$OUT/by/index.html"
+  grep -q '<td>oom_killed</td><td class="n">3/3</td><td class="n">0/3</td><td class="n">0.1</td><td>not significant</td>' \
+    "$OUT/by/index.html"
   [ -n "$browser" ] || skip "no headless Chromium (apt-get install chromium-headless-shell)"
   prof=$(mktemp -d)
   timeout 120 "$browser" --headless --no-sandbox --disable-gpu --disable-background-networking \

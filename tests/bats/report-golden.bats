@@ -50,7 +50,8 @@ golden() {
 @test "golden: the inputs are real runs of the scenarios their tables name" {
   for f in "$BATS_FILE_TMPDIR"/golden/inputs/*.json; do
     jq -e '.schema == "pagelab.result/1" and .status == "ok" and (.runs | length) >= 1
-           and (.scenario.report | length) >= 1 and (.runs[0].samples | length) >= 2' "$f" >/dev/null ||
+           and ((.scenario.report | length) >= 1 or .scenario.name == "test/report-table")
+           and (.runs[0].samples | length) >= 2' "$f" >/dev/null ||
       { echo "$f"; return 1; }
   done
   # every article table appears in some expected markdown

@@ -91,9 +91,8 @@ user_report() {
   # one column per variant, within the kernel's
   assert_output --regexp '\| Step \| Figure \| [^|]+ · advice=free \(2 runs\) \| [^|]+ · advice=dontneed \(2 runs\) \|'
   assert_output --regexp 'Main workload \| Outcome \| survived 2/2 \| survived 2/2 \|'
-  # MADV_FREE: the whole region LazyFree but at most one per-CPU batch (31
-  # pages); DONTNEED: nothing resident at once
-  assert_output --regexp 'region: advise \| LazyFree \| 65,(4[2-9][0-9]|5[0-3][0-9]) kB( \(65,[0-9]{3}–65,[0-9]{3}\))? \| 0 kB \|'
+  # MADV_FREE: LazyFree ~ the region; DONTNEED: nothing resident at once
+  assert_output --regexp 'region: advise \| LazyFree \| 65,[0-9]{3} kB( \(65,[0-9]{3}–65,[0-9]{3}\))? \| 0 kB \|'
   assert_output --regexp 'region: advise \| Resident \(mincore\) \| 16,384 pages \| 0 pages \|'
   refute_output --partial 'article:'
   run user_report
@@ -103,8 +102,12 @@ user_report() {
                  and ([.columns[].variant] == ["advice=free", "advice=dontneed"]))
          and .reference == null' <<<"$output"
   # every step, with each repeat's value behind the cell
-  jq -e '.tables[1].rows | map(select(.row == "region: advise" and .figure == "LazyFree"))[0]
-         | (.cells[0].values | length == 2) and .cells[1].max == 0' <<<"$output"
+  # the whole region LazyFree but the folios still in a per-CPU batch (31
+  # pages each, mm/swap.c: folio_mark_lazyfree; the workload may have moved
+  # between CPUs during the call, leaving one part-filled batch on each)
+  jq -e --argjson low "$((65536 - $(nproc) * 31 * 4))" \
+    '.tables[1].rows | map(select(.row == "region: advise" and .figure == "LazyFree"))[0]
+     | (.cells[0].values | length == 2) and .cells[0].min >= $low and .cells[0].max <= 65536 and .cells[1].max == 0' <<<"$output"
   jq -e '[.tables[1].rows[].row] | unique == ["region: advise", "region: fill", "region: mincore", "region: pressure", "region: scan"]' <<<"$output"
   jq -e '.tables[1].rows | map(select(.row == "region: advise" and .figure == "Rss (smaps_rollup)"))[0]
          | .cells[1].max < 4096' <<<"$output"
@@ -129,7 +132,7 @@ user_report() {
   assert_output --partial '## 1. MADV_FREE vs MADV_DONTNEED of 64 MiB under 128 MiB of pressure (`lazy-pressure`)'
   refute_output --partial 'generic-'
   assert_output --regexp '\| Advice \| Figure \| [^|]+ \(4 runs\) \| expected \|'
-  assert_output --regexp 'MADV_FREE · After advise \| Region LazyFree \| 65,(4[2-9][0-9]|5[0-3][0-9]) kB( \(65,[0-9]{3}–65,[0-9]{3}\))? \| 65,536 kB \|'
+  assert_output --regexp 'MADV_FREE · After advise \| Region LazyFree \| 65,[0-9]{3} kB( \(65,[0-9]{3}–65,[0-9]{3}\))? \| 65,536 kB \|'
   assert_output --regexp 'MADV_FREE · Outcome \| The region.s workload \| survived 2/2 \|'
   cp "$TOP/tests/scenarios/report-table.tables.json" "$USERDIR/"
   run user_report
@@ -137,6 +140,8 @@ user_report() {
   assert_success
   t='.tables[0].rows'
   jq -e "[.tables[].id] == [\"lazy-pressure\"]" <<<"$output"
+  jq -e --argjson low "$((65536 - $(nproc) * 31 * 4))" \
+    "$t | map(select(.row == \"MADV_FREE · After advise\" and .figure == \"Region LazyFree\"))[0].cells[0] | .min >= \$low and .max <= 65536" <<<"$output"
   # DONTNEED: empty at once, all of it "reclaimed"; FREE: memory.current did not move
   jq -e "$t | map(select(.row == \"MADV_DONTNEED · After advise\" and .figure == \"Region LazyFree\"))[0].cells[0].max == 0" <<<"$output"
   jq -e "$t | map(select(.row == \"MADV_DONTNEED · After pressure\" and .figure == \"Reclaimed\"))[0].cells[0].median == 64" <<<"$output"

@@ -77,6 +77,31 @@ wm_cell() {
   # counts a quick wake-up here (recorded: 0 in 8 full-size runs, 0-2 at half size)
   jq -e '.host.lru_gen == "0x0007"' "$f"
   echo "# MGLRU, C: lowQ $(wm_cell "$f" kswapd-runs C "kswapd_low_wmark_hit_quickly")" >&3
+  wm_trace_invariants "$f"
+}
+
+# The guest's tracepoints (harness/trace/) agree with its counters, run by run:
+# nothing lost; every direct reclaim stall is one allocstall and every stall
+# closed; every balance_pgdat() pass that followed no full sleep is one
+# kswapd_{low,high}_wmark_hit_quickly (mm/vmscan.c: kswapd_try_to_sleep counts
+# exactly one of them whenever it returns without the full sleep); the awake
+# intervals end in the full sleeps; kswapd woke, so the sampler burst.
+wm_trace_invariants() {
+  jq -e 'all(.runs[]; .summary.trace as $t | .samples[-1].vmstat_delta as $v
+         | $t.lost.total == 0 and $t.missing_events == []
+           and $t.stalls.direct.count == ([$v | to_entries[] | select(.key | startswith("allocstall_")) | .value] | add // 0)
+           and $t.stalls.open_at_end == 0
+           and ($t.kswapd.rewakes_without_sleep - (($v.kswapd_low_wmark_hit_quickly // 0) + ($v.kswapd_high_wmark_hit_quickly // 0)) | fabs) <= 1
+           and $t.kswapd.sleeps >= 1 and $t.kswapd.awake_intervals >= $t.kswapd.sleeps
+           and $t.kswapd.awake_longest_ms <= $t.kswapd.awake_total_ms
+           and $t.kswapd.premature_sleeps <= $t.kswapd.sleeps
+           and .summary.bursts.samples > 0
+           and ([.samples[] | select(.cause == "burst")] | length) == .summary.bursts.samples)' "$1"
+  # The lowest free figure says how it was sampled, and it is the lowest of every sample.
+  jq -e 'all(.runs[]; . as $r | .summary.lowest_free[] | select(.zone == "Normal") as $l
+         | $l.free_pages == ([$r.samples[].zones[] | select(.zone == "Normal") | .free] | min)
+           and ($l.sampled_by | IN("burst", "tick", "step", "start", "end")))' "$1"
+  echo "# tracepoints: $(jq -c '[.runs[] | {run: .label, k: (.summary.trace.kswapd | {awake_intervals, awake_total_ms, premature_sleeps, rewakes_without_sleep, low_wmark_hit_quickly, high_wmark_hit_quickly}), direct: (.summary.trace.stalls.direct | {count, max_us}), lowest: [.summary.lowest_free[] | select(.zone == "Normal") | .free_pages, .sampled_by], bursts: (.summary.bursts | {samples, stretched_to_ms})}]' "$1")" >&3
 }
 
 @test "vm kswapd run C with the classic LRU (lru_gen 0x0000 through the journal): kswapd naps and is woken early, as in the article" {
@@ -93,6 +118,12 @@ wm_cell() {
   [ "$(wm_cell "$f" kswapd-runs C "kswapd_low_wmark_hit_quickly")" -ge 8 ]
   [ "$(wm_cell "$f" kswapd-runs C "kswapd scan (pgscan_kswapd)")" -gt 50000 ]
   echo "# classic LRU, C: allocstall $(wm_cell "$f" kswapd-runs C "allocstall (all zones)"), lowQ $(wm_cell "$f" kswapd-runs C "kswapd_low_wmark_hit_quickly")" >&3
+  wm_trace_invariants "$f"
+  # kswapd's wake/sleep intervals, from the tracepoints: with the classic LRU it
+  # naps and is woken early, so it re-wakes without a full sleep at least as
+  # often as it was woken during a nap (recorded on 6.12 at half size: 9 awake
+  # intervals over 6.2 s, 32 re-wakes = lowQ 21 + highQ 11, 3 premature sleeps)
+  jq -e '.runs[0].summary.trace.kswapd | .rewakes_without_sleep >= .low_wmark_hit_quickly and .awake_intervals >= 2' "$f"
 }
 
 @test "vm run five (the article's 7.8 GB machine): min_free_kbytes 2 GiB, an OOM kill with GBs free, free just under min" {

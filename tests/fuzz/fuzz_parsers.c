@@ -5,7 +5,9 @@
  * Beyond "no crash, no leak, no UB", it checks what a caller relies on:
  * kv keys are NUL-terminated and shorter than KV_KEY_MAX, a failed parse
  * leaves the list as it was, zoneinfo counts stay in bounds, a failed smaps
- * parse leaves zeros, and a parsed size formats without overflowing.
+ * parse leaves zeros, a parsed size formats without overflowing, and every
+ * parser of the sampler's source table (PSI, buddyinfo, pagemap, …) either
+ * refuses with a message or gives a value that serialises.
  *
  * Built and run by scripts/fuzz (not part of the CMake build).
  */
@@ -17,6 +19,7 @@
 #include "size.h"
 #include "sources/kv.h"
 #include "sources/smaps.h"
+#include "sources/source.h"
 #include "sources/zoneinfo.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -114,6 +117,35 @@ static void fuzz_size(const char *buf)
 		abort();
 }
 
+/* Every parser of the source table (harness/sources/registry.c): a new
+ * source is fuzzed without a change here.  A parse either fails with a
+ * message and no value, or succeeds with one that serialises. */
+static void fuzz_sources(const char *buf, size_t size)
+{
+	for (size_t i = 0; source_table[i] != NULL; i++) {
+		const struct source *s = source_table[i];
+		struct lab_error err = { 0 };
+		json_t *out = NULL;
+		char *text;
+
+		if (s->parse == NULL)
+			continue;
+		if (s->parse(buf, size, &out, &err) < 0) {
+			if (err.msg[0] == '\0')
+				abort();
+			json_decref(out);
+			continue;
+		}
+		if (out == NULL)
+			abort();
+		text = json_dumps(out, JSON_COMPACT | JSON_ENCODE_ANY);
+		if (text == NULL)
+			abort();
+		free(text);
+		json_decref(out);
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *buf = malloc(size + 1);
@@ -126,6 +158,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fuzz_smaps(buf, data, size);
 	fuzz_zoneinfo(buf);
 	fuzz_size(buf);
+	fuzz_sources(buf, size);
 	free(buf);
 	return 0;
 }
