@@ -122,6 +122,19 @@ static void probe_cmdline(struct host_facts *h)
 	}
 }
 
+unsigned long long host_meminfo_bytes(const char *key)
+{
+	cleanup_free char *buf = NULL;
+	struct kv_list kv = { 0 };
+	struct lab_error e;
+	unsigned long long kb = 0;
+
+	if (lab_read_file("/proc/meminfo", &buf, NULL, &e) == 0 && kv_parse_colon(buf, &kv, &e) == 0)
+		kb = kv_get0(&kv, key);
+	kv_free(&kv);
+	return kb * 1024;
+}
+
 int host_probe(struct host_facts *out, struct lab_error *err)
 {
 	cleanup_free char *meminfo = NULL;

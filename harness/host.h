@@ -34,6 +34,9 @@ struct host_facts {
 
 int host_probe(struct host_facts *out, struct lab_error *err);
 
+/* A /proc/meminfo figure in bytes ("MemTotal", "SwapTotal"); 0 when unknown. */
+unsigned long long host_meminfo_bytes(const char *key);
+
 /* The requirements a scenario can state, as a bit set. */
 enum host_req {
 	REQ_ROOT = 1 << 0,

@@ -1,4 +1,5 @@
 #include "launch.h"
+#include "paths.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -30,6 +31,9 @@ int launch_bindir(char *buf, size_t len, struct lab_error *err)
 			return lab_error_set(err, ENAMETOOLONG, "PAGELAB_WORKLOADS is too long");
 		return 0;
 	}
+	/* An installed pagelab: <prefix>/libexec/pagelab (paths.h). */
+	if (lab_installed_libexec(buf, len))
+		return 0;
 	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	if (n < 0)
 		return lab_error_errno(err, errno, "readlink /proc/self/exe");

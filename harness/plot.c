@@ -599,7 +599,7 @@ static int write_data(struct run_view *rv, struct text *d)
 
 	/* The high-rate tracepoints, added up per bin (trace_intervals): the
 	 * pages each kind of stall reclaimed per second, and the stalls. */
-	fputs("\n\n# trace bins: t_mid_s direct_pages_per_s memcg_pages_per_s stalls\n", d->f);
+	fputs("\n\n# trace bins: t_mid_s direct_pages_per_s memcg_pages_per_s stalls width_s\n", d->f);
 	{
 		const json_t *bins = json_object_get(rv->run, "trace_intervals");
 
@@ -619,13 +619,14 @@ static int write_data(struct run_view *rv, struct text *d)
 			dat_num(d->f, isnan(dp) ? 0 : dp / ms * 1000);
 			dat_num(d->f, isnan(mp) ? 0 : mp / ms * 1000);
 			dat_num(d->f, n);
+			dat_num(d->f, (fmin(t + ms, rv->duration_s * 1000) - t) / 1000.0);
 			fputc('\n', d->f);
 			rv->nbins++;
 			rv->bin_stalls += n > 0;
 			rv->bins_max = fmax(rv->bins_max, fmax(isnan(dp) ? 0 : dp / ms * 1000, isnan(mp) ? 0 : mp / ms * 1000));
 		}
 		if (rv->nbins == 0)
-			fputs("NaN\tNaN\tNaN\tNaN\n", d->f);
+			fputs("NaN\tNaN\tNaN\tNaN\tNaN\n", d->f);
 	}
 	return ret;
 }
@@ -878,8 +879,12 @@ static void write_script(const struct run_view *rv, const struct plot_opts *o, c
 		if (rv->nstalls > 0)
 			fputs(", \\\n     data index 3 using 1:(0) with points pt 2 ps 1 lc rgb '#d00000' title 'reclaim stall'", f);
 		if (rv->nbins > 0)
-			fputs(", \\\n     data index 4 using 1:2 with linespoints pt 4 ps 0.5 lw 1 lc rgb '#e377c2' title 'direct reclaim, pages/s (trace)'"
-			      ", \\\n     data index 4 using 1:3 with linespoints pt 4 ps 0.5 lw 1 lc rgb '#17becf' title 'memcg reclaim, pages/s (trace)'", f);
+			/* A bin is an average over its width: drawn as a box over
+			 * it, its value marked at the middle. */
+			fputs(", \\\n     data index 4 using 1:2:5 with boxes fs transparent solid 0.25 noborder lc rgb '#e377c2' notitle"
+			      ", \\\n     data index 4 using 1:3:5 with boxes fs transparent solid 0.25 noborder lc rgb '#17becf' notitle"
+			      ", \\\n     data index 4 using 1:2 with points pt 4 ps 0.5 lc rgb '#e377c2' title 'direct reclaim, pages/s (trace)'"
+			      ", \\\n     data index 4 using 1:3 with points pt 4 ps 0.5 lc rgb '#17becf' title 'memcg reclaim, pages/s (trace)'", f);
 		if (rv->bin_stalls > 0)
 			fputs(", \\\n     data index 4 using 1:($4 > 0 ? 0 : NaN) with points pt 2 ps 1 lc rgb '#d00000' title 'reclaim stalls (trace bins)'", f);
 		if (rv->nawake > 0)

@@ -930,3 +930,35 @@ out:
 		return ret;
 	return interrupted;
 }
+
+bool sampler_run_failed(const json_t *run, char *msg, size_t len)
+{
+	const json_t *ex = json_object_get(run, "exit");
+	const json_t *ws = json_object_get(run, "workloads");
+	const char *why;
+	size_t i;
+
+	for (i = 0; i < json_array_size(ws); i++) {
+		const json_t *w = json_array_get(ws, i);
+		const char *name = json_string_value(json_object_get(w, "name"));
+
+		if (!json_is_string(json_object_get(w, "fate")) ||
+		    strcmp(json_string_value(json_object_get(w, "fate")), "failed") != 0)
+			continue;
+		why = json_string_value(json_object_get(w, "error"));
+		if (why != NULL)
+			snprintf(msg, len, "workload %s failed: %s", name ? name : "?", why);
+		else
+			snprintf(msg, len, "workload %s failed: exit code %lld", name ? name : "?",
+				 (long long)json_integer_value(json_object_get(w, "code")));
+		return true;
+	}
+	why = json_string_value(json_object_get(ex, "outcome"));
+	if (why != NULL && strcmp(why, "failed") == 0) {
+		const char *e = json_string_value(json_object_get(ex, "error"));
+
+		snprintf(msg, len, "the run failed: %s", e ? e : "its main workload did not complete");
+		return true;
+	}
+	return false;
+}

@@ -44,4 +44,11 @@ int sampler_run(const struct run_spec *spec, struct sandbox *sb, const struct sa
  * samples[] (no sandbox or workloads); NULL with err filled on failure. */
 json_t *sampler_probe_once(struct lab_error *err);
 
+/* Did a workload of this run (its JSON as sampler_run left it) fail on its
+ * own — exit with a non-zero code, or never start — rather than end, be
+ * stopped or be killed (an OOM kill is data)?  Then msg gets "NAME: why" (the
+ * workload's own error message when it sent one) and it returns true: the
+ * harness exits 1, not 0. */
+bool sampler_run_failed(const json_t *run, char *msg, size_t len);
+
 #endif

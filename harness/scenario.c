@@ -722,7 +722,10 @@ static int expand(struct inst *in, const char *raw, struct scn_pos pos, struct e
 	return 0;
 }
 
-enum kind { K_SIZE, K_POSITIVE_SIZE, K_BYTE, K_UINT, K_POSITIVE_UINT, K_BOOL, K_ENUM };
+/* K_MEM: a positive size of memory a workload takes (a region, a ballast, a
+ * pressure, a stepper's step or target, a cache file): never more than the
+ * machine could ever hold (scenario.machine_bytes). */
+enum kind { K_SIZE, K_POSITIVE_SIZE, K_BYTE, K_UINT, K_POSITIVE_UINT, K_BOOL, K_ENUM, K_MEM };
 
 /* Type one expanded word.  field names the thing for the message. */
 static int typed(struct inst *in, const char *field, const char *word, enum kind k, const char *enums,
@@ -734,10 +737,19 @@ static int typed(struct inst *in, const char *field, const char *word, enum kind
 	switch (k) {
 	case K_SIZE:
 	case K_POSITIVE_SIZE:
+	case K_MEM:
 		if (lab_parse_size(word, out, &e2) < 0)
 			return inst_err(in, pos, x, "%s: %s", field, e2.msg);
-		if (k == K_POSITIVE_SIZE && *out == 0)
+		if (k != K_SIZE && *out == 0)
 			return inst_err(in, pos, x, "%s: size must be greater than zero, got '%s'", field, word);
+		if (k == K_MEM && in->s->machine_bytes && *out > in->s->machine_bytes) {
+			char sa[32], sb[32];
+
+			return inst_err(in, pos, x, "%s: %s is more than this machine could ever hold (%s: %s)",
+					field, lab_format_size(*out, sa, sizeof(sa)),
+					in->s->machine_what ? in->s->machine_what : "its memory",
+					lab_format_size(in->s->machine_bytes, sb, sizeof(sb)));
+		}
 		return 0;
 	case K_BYTE: {
 		unsigned int byte;
@@ -814,7 +826,7 @@ static const struct step_schema step_schemas[] = {
 	{ "series", 1, { K_POSITIVE_UINT }, NULL },
 	{ "readback", 1, { K_BYTE }, NULL },
 	{ "write", 2, { K_POSITIVE_UINT, K_BYTE }, NULL },
-	{ "pressure", 1, { K_POSITIVE_SIZE }, NULL },
+	{ "pressure", 1, { K_MEM }, NULL },
 	{ "mincore", 0, { K_UINT }, NULL },
 	{ "drain", 0, { K_UINT }, NULL },
 	{ "scan", 2, { K_BYTE, K_BYTE }, NULL },
@@ -906,14 +918,14 @@ struct program {
 };
 
 static const struct prog_key region_keys[] = {
-	{ "size", K_POSITIVE_SIZE, NULL, true },
+	{ "size", K_MEM, NULL, true },
 	{ "thp", K_ENUM, "on|off|default", false },
 	{ "shared", K_BOOL, NULL, false },
 	{ "steps", K_ENUM, NULL, true },        /* typed by region_steps */
 	{ NULL, K_SIZE, NULL, false },
 };
 static const struct prog_key hold_keys[] = {
-	{ "size", K_POSITIVE_SIZE, NULL, false },       /* this or leave */
+	{ "size", K_MEM, NULL, false },                 /* this or leave */
 	{ "leave", K_POSITIVE_SIZE, NULL, false },      /* hold MemFree - leave: shape the machine */
 	{ "oom_score_adj", K_UINT, NULL, false },       /* 0..1000: a bystander, not the victim */
 	{ "fill", K_BYTE, NULL, false },
@@ -923,8 +935,8 @@ static const struct prog_key no_keys[] = { { NULL, K_SIZE, NULL, false } };
 /* workloads/stepper.c: the watermark article's stepped allocator. */
 static const struct prog_key stepper_keys[] = {
 	{ "pace", K_ENUM, NULL, false },                /* "SIZE/MS": step and interval in one (typed below) */
-	{ "step", K_POSITIVE_SIZE, NULL, false },       /* this or pace */
-	{ "target", K_POSITIVE_SIZE, NULL, true },
+	{ "step", K_MEM, NULL, false },                 /* this or pace */
+	{ "target", K_MEM, NULL, true },
 	{ "interval", K_UINT, NULL, false },            /* ms between steps */
 	{ "hold", K_UINT, NULL, false },                /* ms at the target */
 	{ "shared", K_BOOL, NULL, false },              /* MAP_SHARED|MAP_ANONYMOUS (shmem) */
@@ -934,7 +946,7 @@ static const struct prog_key stepper_keys[] = {
 };
 /* workloads/cachefill.c: a file read into the page cache. */
 static const struct prog_key cachefill_keys[] = {
-	{ "size", K_POSITIVE_SIZE, NULL, true },
+	{ "size", K_MEM, NULL, true },
 	{ "reads", K_UINT, NULL, false },
 	{ "cold", K_BOOL, NULL, false },
 	{ "stay", K_BOOL, NULL, false },                /* keep the file (and its cache) until stopped */
@@ -1045,7 +1057,7 @@ static int workload_inst(struct inst *in, size_t idx, struct run_workload *w)
 				return inst_err(in, it->value_pos, &x, "%s pace: expected SIZE/MS (64M/50), got '%s'", what,
 						x.text);
 			*slash = '\0';
-			ret = typed(in, "pace", x.text, K_POSITIVE_SIZE, NULL, it->value_pos, &x, &v);
+			ret = typed(in, "pace", x.text, K_MEM, NULL, it->value_pos, &x, &v);
 			if (ret == 0)
 				ret = typed(in, "pace", slash + 1, K_UINT, NULL, it->value_pos, &x, &ms);
 			if (ret < 0)

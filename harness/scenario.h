@@ -85,6 +85,12 @@ struct scenario {
 	size_t nr_actions;
 	struct scn_section actions[SCN_MAX_ACTIONS];
 	char *overrides_text;   /* "region=300M memory_max=640M" for the record */
+	/* Set by the caller before scenario_instantiate: the most memory the
+	 * machine could ever hold (MemTotal + SwapTotal; a guest's mem + swap),
+	 * which bounds every workload size; 0 = not checked.  machine_what says
+	 * what it is in messages ("MemTotal + SwapTotal"). */
+	unsigned long long machine_bytes;
+	const char *machine_what;
 };
 
 /* Parse text (the contents of file).  Errors: "FILE:LINE:COL: what". */

@@ -56,6 +56,7 @@
 #include "exitcode.h"
 #include "catalog.h"
 #include "fileio.h"
+#include "paths.h"
 #include "report.h"
 #include "result_keys.h"
 #include "run/run.h"
@@ -1051,9 +1052,9 @@ static int find_env(struct vm_env *env, const struct vm_opts *o, const char *scn
 	struct lab_error err;
 	const char *dir = o->out_dir;
 
-	if (realpath(PAGELAB_SOURCE_DIR, env->src) == NULL) {
+	if (realpath(lab_data_dir(), env->src) == NULL) {
 		fprintf(stderr, "pagelab: vm: the source tree %s is gone (%s): VM mode runs its scripts/vm-run\n",
-			PAGELAB_SOURCE_DIR, strerror(errno));
+			lab_data_dir(), strerror(errno));
 		return LAB_EXIT_HARNESS;
 	}
 	snprintf(env->vm_run, sizeof(env->vm_run), "%s/scripts/vm-run", env->src);
@@ -1135,7 +1136,7 @@ int vm_main(int argc, char **argv)
 	ret = scenario_location(f.opts.name, scn_dir, sizeof(scn_dir), scn_path, sizeof(scn_path), &is_file);
 	if (ret != 0)
 		return ret;
-	status = run_plan_load(scn_path, f.opts.sets, f.opts.nr_sets, f.opts.repeat, &plan);
+	status = run_plan_load(scn_path, f.opts.sets, f.opts.nr_sets, f.opts.repeat, 0, NULL, &plan);
 	if (status != 0)
 		goto done;
 	/* The guest shape: options, else the scenario's [vm], else the defaults.
@@ -1209,6 +1210,8 @@ int vm_main(int argc, char **argv)
 	}
 	/* Every variant, against the guest's memory (the guest checks its own
 	 * MemTotal again, which is a little less than -m). */
+	plan.s.machine_bytes = g.mem + g.swap;
+	plan.s.machine_what = "the guest's --mem + --swap";
 	{
 		char hint[64];
 

@@ -188,7 +188,10 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		if (memfree_kb <= cfg.leave >> 10) {
-			fprintf(stderr, "hold: --leave %llu: MemFree is only %llu kB\n", cfg.leave, memfree_kb);
+			/* Said to the harness too: the run fails with this message. */
+			lab_error_set(&err, ENOMEM, "--leave %llu: MemFree is only %llu kB", cfg.leave, memfree_kb);
+			events_error(&ev, "leave", err.msg);
+			fprintf(stderr, "hold: %s\n", err.msg);
 			return 1;
 		}
 		cfg.size = (memfree_kb << 10) - cfg.leave;

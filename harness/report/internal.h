@@ -17,6 +17,7 @@
 #include <jansson.h>
 
 #include "../error.h"
+#include "../paths.h"
 #include "../report.h"
 #include "../result_keys.h"
 

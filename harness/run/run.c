@@ -460,18 +460,16 @@ void run_opts_forward(const struct run_opts *o, struct run_opts_argv *f)
 
 unsigned long long run_memtotal_bytes(void)
 {
-	cleanup_free char *buf = NULL;
-	struct kv_list l = { 0 };
-	struct lab_error err;
-	unsigned long long kb = 0;
-
-	if (lab_read_file("/proc/meminfo", &buf, NULL, &err) == 0 && kv_parse_colon(buf, &l, &err) == 0)
-		kv_get(&l, "MemTotal", &kb);
-	kv_free(&l);
-	return kb * 1024;
+	return host_meminfo_bytes("MemTotal");
 }
 
-int run_plan_load(const char *name, char *const *sets, size_t nr_sets, unsigned repeat, struct run_plan *p)
+unsigned long long run_machine_bytes(void)
+{
+	return host_meminfo_bytes("MemTotal") + host_meminfo_bytes("SwapTotal");
+}
+
+int run_plan_load(const char *name, char *const *sets, size_t nr_sets, unsigned repeat,
+		  unsigned long long machine_bytes, const char *machine_what, struct run_plan *p)
 {
 	struct lab_error err;
 	cleanup_free char *text = NULL;
@@ -490,6 +488,8 @@ int run_plan_load(const char *name, char *const *sets, size_t nr_sets, unsigned 
 		return LAB_EXIT_USAGE;
 	}
 	p->parsed = true;
+	p->s.machine_bytes = machine_bytes;
+	p->s.machine_what = machine_what;
 	for (size_t i = 0; i < nr_sets; i++)
 		if (scenario_override(&p->s, sets[i], &err) < 0) {
 			fprintf(stderr, "pagelab: %s\n", err.msg);
@@ -846,6 +846,13 @@ int run_execute(const struct run_opts *o, struct run_plan *p)
 					json_number_value(json_object_get(sm, RK_DURATION_MS)) / 1000.0,
 					(int)json_integer_value(json_object_get(sm, RK_SAMPLES)));
 			}
+			/* A workload that failed on its own is not data: exit 1 (an OOM kill is). */
+			if (ret >= 0 && sampler_run_failed(run, why, sizeof(why))) {
+				fprintf(stderr, "pagelab: run %d: %s\n", run_index + 1, why);
+				status = LAB_EXIT_HARNESS;
+				doc_status = "error";
+				snprintf(doc_error, sizeof(doc_error), "run %d: %.900s", run_index + 1, why);
+			}
 			result_stream(res, "run-end", run_index, json_object_get(run, RK_EXIT));
 			result_stream_sync(res);
 			json_decref(run);
@@ -908,7 +915,7 @@ int run_main(int argc, char **argv)
 	if ((status = run_opts_parse(argc, argv, RUN_OPTS_RUN, &o)) != 0)
 		return status;
 	/* Every variant is validated before anything on the host is touched. */
-	status = run_plan_load(o.name, o.sets, o.nr_sets, o.repeat, &p);
+	status = run_plan_load(o.name, o.sets, o.nr_sets, o.repeat, run_machine_bytes(), RUN_MACHINE_WHAT, &p);
 	if (status == 0)
 		status = run_plan_instantiate(&p, 0, run_memtotal_bytes(), NULL);
 	if (status == 0) {
@@ -928,7 +935,7 @@ int run_show_main(int argc, char **argv)
 		fprintf(stderr, "pagelab: show: which scenario? (see pagelab --help)\n");
 		return LAB_EXIT_USAGE;
 	}
-	status = run_plan_load(argv[1], NULL, 0, 0, &p);
+	status = run_plan_load(argv[1], NULL, 0, 0, run_machine_bytes(), RUN_MACHINE_WHAT, &p);
 	if (status == 0)
 		status = run_plan_instantiate(&p, 0, run_memtotal_bytes(), NULL);
 	if (status != 0) {

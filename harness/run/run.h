@@ -72,10 +72,15 @@ struct run_plan {
 	unsigned repeat;
 };
 
-/* Read NAME|FILE and apply the --set overrides.  0, or EXIT_USAGE after
- * printing.  run_plan_free in both cases. */
+/* Read NAME|FILE and apply the --set overrides, sizes bounded by
+ * machine_bytes (0: unbounded) described as machine_what.  0, or EXIT_USAGE
+ * after printing.  run_plan_free in both cases. */
 int run_plan_load(const char *name, char *const *sets, size_t nr_sets, unsigned repeat,
-		  struct run_plan *p);
+		  unsigned long long machine_bytes, const char *machine_what, struct run_plan *p);
+
+/* This host's MemTotal + SwapTotal, the bound of a scenario's sizes here. */
+#define RUN_MACHINE_WHAT "this machine's MemTotal + SwapTotal"
+unsigned long long run_machine_bytes(void);
 
 /* Instantiate the first n variants (0 = all) against memtotal bytes (0 = no
  * check against MemTotal).  0, or EXIT_USAGE after printing the error with

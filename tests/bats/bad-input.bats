@@ -268,3 +268,38 @@ untrusted_journal() {
     [ ! -e "$RESULTS/never.json" ]
   done
 }
+
+# Sizes against the machine (harness/scenario.c: K_MEM): a region, pressure,
+# ballast, stepper step or target, or cache file larger than MemTotal +
+# SwapTotal (in VM mode the guest's --mem + --swap) is refused at validation
+# with the figure and the limit.  The scenario files are tests/bad-input/beyond-machine-*.scn.
+@test "--set of a size beyond the machine: the figure and the limit, exit 2" {
+  refused madv-free/probe --set region=999T
+  [[ "$stderr" == *"999 TiB is more than this machine could ever hold (this machine's MemTotal + SwapTotal: "*"GiB) (from --set region=999T)"* ]]
+  refused madv-free/pressure --set pressure=64T
+  [[ "$stderr" == *"steps: pressure: 64 TiB is more than this machine could ever hold"* ]]
+  refused watermarks/kswapd-runs --set target=64T --allow-destructive
+  [[ "$stderr" == *"target: 64 TiB is more than"* ]]
+  refused min-free/cache-capacity --set file=64T --allow-destructive
+  [[ "$stderr" == *"[workload cache] size: 64 TiB is more than"* ]]
+}
+
+@test "pagelab vm: a size beyond the guest's --mem + --swap is refused before anything boots (exit 2)" {
+  run --separate-stderr "$PAGELAB" vm --mem 1G --build /nonexistent --kernel 6.12 run madv-free/probe --set region=2G
+  assert_equal "$status" 2
+  [[ "$stderr" == *"2 GiB is more than this machine could ever hold (the guest's --mem + --swap: 1 GiB)"* ]]
+}
+
+@test "a workload that fails on its own: exit 1 with its message; an OOM kill stays data (exit 0)" {
+  require_memcg
+  run --separate-stderr "$PAGELAB" run "$TOP/tests/scenarios/fails.scn" --no-report --out "$RESULTS/fails.json"
+  assert_equal "$status" 1
+  [[ "$stderr" == *"pagelab: run 1: workload ballast failed: --leave 70368744177664: MemFree is only "*" kB"* ]]
+  [ "$(jq -r .status "$RESULTS/fails.json")" = error ]
+  [ "$(jq -r '.runs[0].workloads[0].fate' "$RESULTS/fails.json")" = failed ]
+  # An OOM kill (a 256 MiB region in a 64 MiB sandbox) is what was measured: exit 0.
+  run --separate-stderr "$PAGELAB" run madv-free/probe --repeat 1 --set region=256M --set memory_max=64M \
+    --no-report --out "$RESULTS/oom.json"
+  assert_equal "$status" 0
+  [ "$(jq -r '.runs[0].exit.outcome' "$RESULTS/oom.json")" = oom_killed ]
+}

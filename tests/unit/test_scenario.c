@@ -192,6 +192,24 @@ static void check_pressure(const char *root)
 	CHECK(scenario_instantiate(&s, 0, 512ull << 20, &r, &err) < 0);
 	CHECK(strstr(err.msg, "MemTotal") != NULL);
 	run_spec_free(&r);
+	/* A size beyond the machine (machine_bytes) is refused with both figures;
+	 * at exactly the machine it passes (the limit is the one who says no). */
+	scenario_free(&s);
+	CHECK(scenario_parse(path, text, &s, &err) == 0);
+	s.machine_bytes = 700ull << 20;
+	s.machine_what = "test machine";
+	CHECK(scenario_instantiate(&s, 0, 24ull << 30, &r, &err) == 0);   /* pressure 700M: at the limit */
+	run_spec_free(&r);
+	CHECK(scenario_override(&s, "pressure=701M", &err) == 0);
+	CHECK(scenario_instantiate(&s, 0, 24ull << 30, &r, &err) < 0);
+	CHECK_CONTAINS(err.msg, "steps: pressure: 701 MiB is more than this machine could ever hold (test machine: 700 MiB)");
+	CHECK_CONTAINS(err.msg, "--set pressure=701M");
+	run_spec_free(&r);
+	CHECK(scenario_override(&s, "pressure=100M", &err) == 0);
+	CHECK(scenario_override(&s, "region=1G", &err) == 0);
+	CHECK(scenario_instantiate(&s, 0, 24ull << 30, &r, &err) < 0);
+	CHECK_CONTAINS(err.msg, "[workload region] size: 1 GiB is more than");
+	run_spec_free(&r);
 	/* Pinning a matrix dimension collapses it. */
 	scenario_free(&s);
 	free(text);
@@ -224,6 +242,9 @@ static int check_one_broken(const char *path, const char *text)
 		sscanf(p + 6, "%31[^\n]", at);
 	ret = scenario_parse(path, text, &s, &err);
 	if (ret == 0) {
+		/* This machine kind: 24 GiB, no swap (as main.c would say it). */
+		s.machine_bytes = 24ull << 30;
+		s.machine_what = "this machine's MemTotal + SwapTotal";
 		ret = scenario_instantiate(&s, 0, 24ull << 30, &r, &err);
 		run_spec_free(&r);
 		scenario_free(&s);
