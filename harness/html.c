@@ -245,15 +245,12 @@ static void html_table(FILE *o, const json_t *t)
 
 static void html_side(FILE *o, const json_t *s, const char *unit)
 {
-	double m = json_number_value(json_object_get(s, "median"));
-	double a = json_number_value(json_object_get(s, "min")), b = json_number_value(json_object_get(s, "max"));
+	char t[256];
 
-	if (a == b)
-		fprintf(o, "<td class=\"n\">%.10g%s%s (n=%lld)</td>", m, unit ? " " : "", unit ? unit : "",
-			(long long)json_integer_value(json_object_get(s, "n")));
-	else
-		fprintf(o, "<td class=\"n\">%.10g%s%s (%.10g–%.10g, n=%lld)</td>", m, unit ? " " : "", unit ? unit : "",
-			a, b, (long long)json_integer_value(json_object_get(s, "n")));
+	compare_side_text(s, unit, t, sizeof(t));
+	fputs("<td class=\"n\">", o);
+	esc(o, t);
+	fputs("</td>", o);
 }
 
 static void html_compare(FILE *o, const json_t *cmp)

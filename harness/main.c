@@ -50,6 +50,8 @@ const char cli_usage_text[] =
 	"                            --cpus N, --thp MODE, --swap SIZE, --disk SIZE (ext2 on\n"
 	"                            the guest's /var/tmp), --cmdline TEXT, --timeout S,\n"
 	"                            --out-dir DIR (docs/vm.md)\n"
+	"                            --arch arm64: an arm64 guest (Debian's arm64 kernel);\n"
+	"                            --numa N: N NUMA nodes sharing --mem evenly\n"
 	"  version                   harness version and commit\n"
 	"\n"
 	"run options:\n"

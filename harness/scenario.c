@@ -129,7 +129,7 @@ static const char *const scenario_keys[] = {
 };
 static const char *const sandbox_keys[] = { "memory_max", "swap_max", "oom_group", NULL };
 static const char *const vm_keys[] = { "mem", "cpus", "thp", "swap", "disk", "kernel", NULL };
-static const char *const trace_keys[] = { "events", "raw", "burst", "burst_margin", "burst_always", "bin", NULL };
+static const char *const trace_keys[] = { "events", "raw", "burst", "burst_margin", "burst_always", "bin", "buffer_kb", NULL };
 static const char *const sample_keys[] = { "walk_interval_ms", NULL };
 
 /* A [knobs] key is a sysctl name: "vm.watermark_scale_factor", "vm.page-cluster", "thp". */
@@ -826,6 +826,7 @@ static const struct step_schema step_schemas[] = {
 	{ "series", 1, { K_POSITIVE_UINT }, NULL },
 	{ "readback", 1, { K_BYTE }, NULL },
 	{ "write", 2, { K_POSITIVE_UINT, K_BYTE }, NULL },
+	{ "poke", 2, { K_POSITIVE_SIZE, K_BYTE }, NULL },
 	{ "pressure", 1, { K_MEM }, NULL },
 	{ "mincore", 0, { K_UINT }, NULL },
 	{ "drain", 0, { K_UINT }, NULL },
@@ -1204,7 +1205,7 @@ static int trace_inst(struct inst *in, struct run_spec *r)
 	int ret;
 
 	r->trace = (struct run_trace){ .set = tracedef_default_set(in->s->name), .raw = false,
-				       .burst_ms = 10, .burst_margin_pct = 50, .bin_ms = 1000 };
+				       .burst_ms = 10, .burst_margin_pct = 50, .bin_ms = 1000, .buffer_kb = 4096 };
 	if ((it = section_get(sec, "events")) != NULL) {
 		struct lab_error e;
 		bool dflt;
@@ -1240,6 +1241,13 @@ static int trace_inst(struct inst *in, struct run_spec *r)
 		if ((ret = typed_item(in, sec, "[trace]", it, K_BOOL, NULL, &v, &x)) < 0)
 			return ret;
 		r->trace.burst_always = v != 0;
+	}
+	if ((it = section_get(sec, "buffer_kb")) != NULL) {
+		if ((ret = typed_item(in, sec, "[trace]", it, K_POSITIVE_UINT, NULL, &v, &x)) < 0)
+			return ret;
+		if (v < 4 || v > 1048576)
+			return inst_err(in, it->value_pos, &x, "[trace] buffer_kb: 4..1048576 (per CPU), got %llu", v);
+		r->trace.buffer_kb = (unsigned)v;
 	}
 	if ((it = section_get(sec, "bin")) != NULL) {
 		if ((ret = typed_item(in, sec, "[trace]", it, K_POSITIVE_UINT, NULL, &v, &x)) < 0)

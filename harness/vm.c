@@ -9,7 +9,8 @@
  *      variant exactly as `pagelab run` does, against the guest's memory
  *      (bad input: exit 2, nothing booted); the guest shape defaults come
  *      from its [vm] section (mem, cpus, thp, swap, disk, kernel);
- *   3. what the host needs to boot a guest: qemu-system-x86_64, the kernels
+ *   3. what the host needs to boot a guest: qemu-system-x86_64 (or
+ *      qemu-system-aarch64 for --arch arm64), the kernels
  *      (scripts/vm-kernel resolves and downloads Debian's packages, cached),
  *      the static build (cmake, build-static/);
  *   4. one target after the other (the host first with --host, then each
@@ -78,6 +79,7 @@ extern char **environ;
 #define VM_DEFAULT_TIMEOUT_S 1800
 #define VM_MIN_MEM (256ULL << 20)       /* the initramfs and the guest's kernel need ~150 MiB */
 #define VM_GUEST_RESULT "/out/files/result.json"
+#define VM_MAX_NUMA 8
 
 /* ---- options ---------------------------------------------------------------- */
 
@@ -98,7 +100,33 @@ struct vm_opts {
 	const char *flavour;
 	const char *build;              /* a static build to use as it is */
 	const char *modules;            /* lib/modules/<release> for --swap with a kernel PATH */
+	const char *arch;               /* "amd64" (default) or "arm64": the guest's architecture */
+	unsigned numa;                  /* 0 = no NUMA topology; N = N nodes (QEMU -numa node) */
 };
+
+/* What an architecture needs on this host: the emulator, its package, and the
+ * static build of pagelab for its guests (a cross build for arm64). */
+struct vm_arch {
+	const char *name;
+	const char *qemu;
+	const char *qemu_pkg;
+	const char *build_dir;          /* under the source tree */
+	const char *toolchain;          /* a CMake toolchain file, or NULL */
+};
+
+static const struct vm_arch vm_arches[] = {
+	{ "amd64", "qemu-system-x86_64", "qemu-system-x86", "build-static", NULL },
+	{ "arm64", "qemu-system-aarch64", "qemu-system-arm", "build-static-arm64",
+	  "cmake/aarch64-linux-gnu.cmake" },
+};
+
+static const struct vm_arch *vm_arch_find(const char *name)
+{
+	for (size_t i = 0; i < sizeof(vm_arches) / sizeof(vm_arches[0]); i++)
+		if (strcmp(vm_arches[i].name, name) == 0)
+			return &vm_arches[i];
+	return NULL;
+}
 
 /* The run options, parsed as `pagelab run` parses them (run/run.h), and
  * their canonical form forwarded to every guest and the host. */
@@ -143,6 +171,8 @@ static int parse_vm_opts(int argc, char **argv, struct vm_opts *o, int *next)
 		{ "flavor", required_argument, NULL, 'f' },
 		{ "build", required_argument, NULL, 'b' },
 		{ "modules", required_argument, NULL, 'M' },
+		{ "arch", required_argument, NULL, 'A' },
+		{ "numa", required_argument, NULL, 'n' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -151,6 +181,7 @@ static int parse_vm_opts(int argc, char **argv, struct vm_opts *o, int *next)
 	memset(o, 0, sizeof(*o));
 	o->timeout_s = VM_DEFAULT_TIMEOUT_S;
 	o->flavour = "generic";
+	o->arch = "amd64";
 	optind = 0;     /* 0, not 1: glibc re-reads the "+" (stop at "run") of this optstring */
 	opterr = 0;
 	/* "+": stop at "run"; what follows is the run's own command line. */
@@ -228,15 +259,25 @@ static int parse_vm_opts(int argc, char **argv, struct vm_opts *o, int *next)
 		case 'M':
 			o->modules = optarg;
 			break;
+		case 'A':
+			if (vm_arch_find(optarg) == NULL)
+				return vm_usage("--arch: expected amd64 or arm64, got '%s'", optarg);
+			o->arch = optarg;
+			break;
+		case 'n':
+			if (lab_parse_uint(optarg, &v, &err) < 0 || v < 1 || v > VM_MAX_NUMA)
+				return vm_usage("--numa: expected 1..%d nodes, got '%s'", VM_MAX_NUMA, optarg);
+			o->numa = (unsigned)v;
+			break;
 		case 'h':
 			return -1;
 		default:
 			return vm_usage("unknown option '%s'", argv[optind - 1]);
 		}
 	}
-	if (optind >= argc || strcmp(argv[optind], "run") != 0)
+	if (optind >= argc || (strcmp(argv[optind], "run") != 0 && strcmp(argv[optind], "audit") != 0))
 		return vm_usage("%s", optind >= argc ? "expected: pagelab vm [options] run NAME [run options]"
-						  : "expected 'run' after the vm options");
+						  : "expected 'run' or 'audit' after the vm options");
 	*next = optind + 1;
 	return 0;
 }
@@ -530,6 +571,7 @@ struct target {
 /* Every path a vm run needs, found once. */
 struct vm_env {
 	char src[PATH_MAX];             /* the source tree: scripts/, CMakeLists.txt */
+	char cache[PATH_MAX];           /* <src>/.cache, or an installed pagelab's cache (paths.h) */
 	char vm_run[PATH_MAX + 32];
 	char vm_kernel[PATH_MAX + 32];
 	char build[PATH_MAX];
@@ -537,6 +579,7 @@ struct vm_env {
 	char out_dir[PATH_MAX];
 	char stamp[32];
 	char base[128];                 /* scenario name with dashes */
+	const struct vm_arch *arch;
 };
 
 static void label_clean(char *s)
@@ -567,23 +610,25 @@ static int resolve_kernel(const struct vm_env *env, const struct vm_opts *o, boo
 		return 0;
 	}
 	{
-		char *argv[] = { (char *)env->vm_kernel, (char *)t->kernel, "--flavour", (char *)o->flavour,
-				 "--info", with_modules ? "--with-modules" : NULL, NULL };
+		char *argv[] = { (char *)env->vm_kernel, (char *)t->kernel, "--arch", (char *)o->arch,
+				 "--flavour", (char *)o->flavour, "--info",
+				 with_modules ? "--with-modules" : NULL, NULL };
 		cleanup_free char *out = NULL;
 		char *save = NULL;
 		int st;
 
-		fprintf(stderr, "pagelab: vm: kernel %s: scripts/vm-kernel %s --flavour %s\n", t->kernel,
-			t->kernel, o->flavour);
+		fprintf(stderr, "pagelab: vm: kernel %s: scripts/vm-kernel %s --arch %s --flavour %s\n",
+			t->kernel, t->kernel, o->arch, o->flavour);
 		st = run_capture(argv, &out, &err);
 		if (st < 0) {
 			fprintf(stderr, "pagelab: vm: %s\n", err.msg);
 			return LAB_EXIT_HARNESS;
 		}
 		if (st != 0) {
-			fprintf(stderr, "pagelab: vm: cannot get Debian's %s kernel (%s): scripts/vm-kernel "
+			fprintf(stderr, "pagelab: vm: cannot get Debian's %s %s kernel (%s): scripts/vm-kernel "
 				"exited %d, see its message above (it needs apt's lists and Debian's "
-				"mirror the first time; or pass --kernel PATH)\n", t->kernel, o->flavour, st);
+				"mirror the first time%s; or pass --kernel PATH)\n", t->kernel, o->arch,
+				o->flavour, st, strcmp(o->arch, "amd64") ? ", and dpkg --add-architecture arm64" : "");
 			return LAB_EXIT_CANNOT;
 		}
 		t->kinfo = json_object();
@@ -651,13 +696,24 @@ static int static_build(struct vm_env *env, const struct vm_opts *o)
 	cleanup_close int lockfd = -1;
 	int st;
 
-	if (o->build != NULL) {
+	char libexec[PATH_MAX], guest[PATH_MAX + 8] = "<libexec>/pagelab/guest";
+
+	/* An installed pagelab has its guest's static binaries in
+	 * <libexec>/pagelab/guest (the Debian package builds them). */
+	if (o->build == NULL && lab_installed()) {
+		if (!lab_installed_libexec(libexec, sizeof(libexec)) ||
+		    pathf(guest, sizeof(guest), "%s/guest", libexec) < 0 || realpath(guest, env->build) == NULL) {
+			fprintf(stderr, "pagelab: vm: this installed pagelab has no guest binaries in %s: pass "
+				"--build DIR (a static build: cmake -DPAGELAB_STATIC=ON)\n", guest);
+			return LAB_EXIT_CANNOT;
+		}
+	} else if (o->build != NULL) {
 		if (realpath(o->build, env->build) == NULL) {
 			fprintf(stderr, "pagelab: vm: --build %s: %s\n", o->build, strerror(errno));
 			return LAB_EXIT_USAGE;
 		}
 	} else {
-		if (pathf(env->build, sizeof(env->build), "%s/build-static", env->src) < 0) {
+		if (pathf(env->build, sizeof(env->build), "%s/%s", env->src, env->arch->build_dir) < 0) {
 			fprintf(stderr, "pagelab: vm: source path too long: %s\n", env->src);
 			return LAB_EXIT_HARNESS;
 		}
@@ -682,7 +738,17 @@ static int static_build(struct vm_env *env, const struct vm_opts *o)
 			return LAB_EXIT_HARNESS;
 		}
 		if (access(cache, F_OK) < 0) {
-			char *argv[] = { cmake, "-S", env->src, "-B", env->build, "-DPAGELAB_STATIC=ON", NULL };
+			char tc[PATH_MAX + 64];
+			char *argv[] = { cmake, "-S", env->src, "-B", env->build, "-DPAGELAB_STATIC=ON", NULL, NULL };
+
+			if (env->arch->toolchain != NULL) {
+				if (pathf(tc, sizeof(tc), "-DCMAKE_TOOLCHAIN_FILE=%s/%s", env->src,
+					  env->arch->toolchain) < 0) {
+					fprintf(stderr, "pagelab: vm: source path too long: %s\n", env->src);
+					return LAB_EXIT_HARNESS;
+				}
+				argv[6] = tc;
+			}
 
 			fprintf(stderr, "pagelab: vm: configuring the static build in %s\n", env->build);
 			st = run_to_file(argv, log, true, &err);
@@ -714,8 +780,10 @@ static int static_build(struct vm_env *env, const struct vm_opts *o)
 
 		snprintf(p, sizeof(p), "%s/%s", env->build, need[i]);
 		if (access(p, X_OK) < 0) {
-			fprintf(stderr, "pagelab: vm: %s is missing (the static build: cmake -S . -B build-static "
-				"-DPAGELAB_STATIC=ON && cmake --build build-static)\n", p);
+			fprintf(stderr, "pagelab: vm: %s is missing (the static build: cmake -S . -B %s "
+				"-DPAGELAB_STATIC=ON%s%s && cmake --build %s)\n", p, env->arch->build_dir,
+				env->arch->toolchain ? " -DCMAKE_TOOLCHAIN_FILE=" : "",
+				env->arch->toolchain ? env->arch->toolchain : "", env->arch->build_dir);
 			return LAB_EXIT_HARNESS;
 		}
 	}
@@ -817,6 +885,7 @@ static int run_guest(const struct vm_env *env, const struct vm_opts *o, const st
 		     const char *scn_arg, struct target *t)
 {
 	char rundir[PATH_MAX + 64], console[PATH_MAX + 16], mem[32], cpus[16], tmo[16], swap[32], disk[32];
+	char numa[16];
 	char scnfile_arg[PATH_MAX + 64], scndir_arg[PATH_MAX + 32], guest_scn[PATH_MAX];
 	char vs_path[PATH_MAX + 80], gi_path[PATH_MAX + 80], res[PATH_MAX + 80], stream[PATH_MAX + 80];
 	char *argv[VM_MAX_ARGS + 64];
@@ -827,7 +896,7 @@ static int run_guest(const struct vm_env *env, const struct vm_opts *o, const st
 	int a = 0, st, ret = LAB_EXIT_RAN;
 
 	/* vm-run's own directory; removed once the result is safe beside the others. */
-	if (pathf(rundir, sizeof(rundir), "%s/.cache/vm/runs/%s", env->src,
+	if (pathf(rundir, sizeof(rundir), "%s/vm/runs/%s", env->cache,
 		  (b = strrchr(t->stem, '/')) ? b + 1 : t->stem) < 0) {
 		fprintf(stderr, "pagelab: vm: path too long under %s/.cache\n", env->src);
 		return t->status = LAB_EXIT_HARNESS;
@@ -844,6 +913,13 @@ static int run_guest(const struct vm_env *env, const struct vm_opts *o, const st
 	argv[a++] = mem;
 	argv[a++] = "--cpus";
 	argv[a++] = cpus;
+	argv[a++] = "--arch";
+	argv[a++] = (char *)o->arch;
+	if (o->numa) {
+		snprintf(numa, sizeof(numa), "%u", o->numa);
+		argv[a++] = "--numa";
+		argv[a++] = numa;
+	}
 	if (g->thp[0]) {
 		argv[a++] = "--thp";
 		argv[a++] = (char *)g->thp;
@@ -907,8 +983,9 @@ static int run_guest(const struct vm_env *env, const struct vm_opts *o, const st
 		argv[a++] = f->fwd.argv[i];
 	argv[a] = NULL;
 
-	fprintf(stderr, "pagelab: vm: %s: booting (%s, %u cpus%s%s%s%s%s%s), timeout %u s\n", t->label, mem,
-		g->cpus, g->thp[0] ? ", thp " : "", g->thp, g->swap ? ", swap " : "", g->swap ? swap : "",
+	fprintf(stderr, "pagelab: vm: %s: booting (%s, %s%s%s, %u cpus%s%s%s%s%s%s), timeout %u s\n", t->label,
+		o->arch, mem, o->numa ? " in nodes: " : "", o->numa ? numa : "", g->cpus,
+		g->thp[0] ? ", thp " : "", g->thp, g->swap ? ", swap " : "", g->swap ? swap : "",
 		g->disk ? ", disk " : "", g->disk ? disk : "", o->timeout_s);
 	st = run_to_file(argv, NULL, false, &err);
 	if (st < 0) {
@@ -995,6 +1072,10 @@ static int run_guest(const struct vm_env *env, const struct vm_opts *o, const st
 		json_object_set_new(v, "release", json_string(kvs(gi, "uname_r")));
 		json_object_set_new(v, "qemu", json_string(env->qemu));
 		json_object_set_new(v, "accel", json_string("tcg"));
+		json_object_set_new(v, "arch", json_string(o->arch));
+		json_object_set_new(v, "machine", json_string(kvs(gi, "uname_m")));
+		json_object_set_new(v, "numa_nodes_asked", json_integer(o->numa));
+		json_object_set_new(v, "numa_nodes", kv_number(gi, "numa_nodes"));
 		json_object_set_new(v, "mem_bytes", json_integer((json_int_t)((g->mem >> 20) << 20)));
 		json_object_set_new(v, "cpus", json_integer(g->cpus));
 		json_object_set_new(v, "thp_asked", g->thp[0] ? json_string(g->thp) : json_null());
@@ -1007,6 +1088,7 @@ static int run_guest(const struct vm_env *env, const struct vm_opts *o, const st
 		json_object_set_new(v, "boot_wall_s", kv_number(vs, "boot_wall_s"));
 		json_object_set_new(v, "command_s", kv_number(vs, "command_s"));
 		json_object_set_new(v, "wall_s", kv_number(vs, "wall_s"));
+		json_object_set_new(v, "qemu_peak_rss_kb", kv_number(vs, "qemu_peak_rss_kb"));
 		json_object_set_new(v, "exit_code", json_integer(st));
 		json_object_set_new(v, "console_log", json_string(console));
 		json_object_set(v, "guest_info", gi);
@@ -1045,6 +1127,452 @@ out:
 	return t->status = ret;
 }
 
+/* ---- vm audit ------------------------------------------------------------------- */
+
+static int find_env(struct vm_env *env, const struct vm_opts *o, const char *scn_name);
+
+/* `pagelab vm [vm options] audit [audit options] [--then [audit options]]...`:
+ * `pagelab audit` inside each guest (and on this host with --host), for the
+ * watermark arithmetic of a machine shape this host is not: another
+ * architecture, more or less memory, NUMA nodes.  Each "--then" starts another
+ * audit in the same guest, one after the other (a state: e.g. `--with
+ * thp=never`, which the guest's own journal sets and puts back before the
+ * next), so one boot audits several settings.  The audit options go to the
+ * guest's audit as they are (it checks them: its exit 2 comes back).
+ * Each target writes OUT-DIR/audit-STAMP-LABEL.json with --json (schema
+ * pagelab.vm-audit/1: "states": [{"args", "exit", "audit": the audit's own
+ * document}], and the `vm` object a run's result carries), else .txt; the
+ * text is printed, the paths last; a guest's console log is kept beside. */
+
+#define VM_AUDIT_MAX_STATES 16
+
+struct audit_states {
+	size_t n;
+	int start[VM_AUDIT_MAX_STATES];         /* index of each state's first option in argv */
+	int len[VM_AUDIT_MAX_STATES];
+};
+
+/* A word single-quoted for sh. */
+static int sh_quote(char *buf, size_t len, size_t *off, const char *w)
+{
+	if (*off + 3 >= len)
+		return -ENAMETOOLONG;
+	buf[(*off)++] = '\'';
+	for (; *w; w++) {
+		if (*w == '\'') {
+			if (*off + 5 >= len)
+				return -ENAMETOOLONG;
+			memcpy(buf + *off, "'\\''", 4);
+			*off += 4;
+		} else {
+			if (*off + 2 >= len)
+				return -ENAMETOOLONG;
+			buf[(*off)++] = *w;
+		}
+	}
+	buf[(*off)++] = '\'';
+	buf[*off] = '\0';
+	return 0;
+}
+
+/* The guest's script: one audit per state, each into /out/files/audit-N.out
+ * with its status in audit-N.rc; the script's status is the first non-zero. */
+static int audit_script(const struct audit_states *st, char **argv, char *buf, size_t len)
+{
+	size_t off = 0;
+	int n;
+
+	n = snprintf(buf, len, "status=0\n");
+	off = (size_t)n;
+	for (size_t i = 0; i < st->n; i++) {
+		if (off + 32 >= len)
+			return -ENAMETOOLONG;
+		memcpy(buf + off, "pagelab audit", 13);
+		off += 13;
+		for (int k = 0; k < st->len[i]; k++) {
+			buf[off++] = ' ';
+			if (sh_quote(buf, len, &off, argv[st->start[i] + k]) < 0)
+				return -ENAMETOOLONG;
+		}
+		n = snprintf(buf + off, len - off,
+			     " >/out/files/audit-%zu.out; rc=$?; echo $rc >/out/files/audit-%zu.rc; "
+			     "[ $status -ne 0 ] || status=$rc\n", i + 1, i + 1);
+		if (n < 0 || (size_t)n >= len - off)
+			return -ENAMETOOLONG;
+		off += (size_t)n;
+	}
+	n = snprintf(buf + off, len - off, "exit $status\n");
+	return n < 0 || (size_t)n >= len - off ? -ENAMETOOLONG : 0;
+}
+
+/* The document of one target: every state's audit, parsed. */
+static json_t *audit_states_doc(const struct audit_states *st, char **argv, const char *files_dir,
+				const char *label, bool *ok)
+{
+	json_t *doc = json_object(), *states = json_array();
+
+	*ok = true;
+	json_object_set_new(doc, "schema", json_string("pagelab.vm-audit/1"));
+	json_object_set_new(doc, "target", json_string(label));
+	for (size_t i = 0; i < st->n; i++) {
+		char path[PATH_MAX + 64];
+		cleanup_free char *rc = NULL;
+		json_t *one = json_object(), *args = json_array(), *a;
+		json_error_t je;
+		struct lab_error e;
+		unsigned long long v = 0;
+
+		for (int k = 0; k < st->len[i]; k++)
+			json_array_append_new(args, json_string(argv[st->start[i] + k]));
+		json_object_set_new(one, "args", args);
+		pathf(path, sizeof(path), "%s/audit-%zu.rc", files_dir, i + 1);
+		if (lab_read_file(path, &rc, NULL, &e) == 0) {
+			rc[strcspn(rc, "\n")] = '\0';
+			lab_parse_uint(rc, &v, &e);
+		} else {
+			v = LAB_EXIT_HARNESS;
+		}
+		json_object_set_new(one, "exit", json_integer((json_int_t)v));
+		pathf(path, sizeof(path), "%s/audit-%zu.out", files_dir, i + 1);
+		a = json_load_file(path, 0, &je);
+		if (a == NULL || !json_is_object(a)) {
+			fprintf(stderr, "pagelab: vm: %s: state %zu printed no JSON object: %s\n", label, i + 1,
+				a == NULL ? je.text : "not an object");
+			json_decref(a);
+			a = json_null();
+			*ok = false;
+		}
+		json_object_set_new(one, "audit", a);
+		json_array_append_new(states, one);
+	}
+	json_object_set_new(doc, "states", states);
+	return doc;
+}
+
+static int vm_audit_target(const struct vm_env *env, const struct vm_opts *o, const struct guest_shape *g,
+			   const struct audit_states *sts, char **argv, bool json, struct target *t)
+{
+	char rundir[PATH_MAX + 64], console[PATH_MAX + 16], out[PATH_MAX + 8], vs_path[PATH_MAX + 80];
+	char gi_path[PATH_MAX + 80], files[PATH_MAX + 80], mem[32], cpus[16], tmo[16], numa[16];
+	char script[8192];
+	char *av[VM_MAX_ARGS + 48];
+	const char *b;
+	struct lab_error err;
+	json_t *vs = NULL, *gi = NULL, *doc = NULL;
+	int a = 0, st, ret;
+
+	if (pathf(out, sizeof(out), "%s.%s", t->stem, json ? "json" : "txt") < 0 ||
+	    pathf(rundir, sizeof(rundir), "%s/.cache/vm/runs/%s", env->src,
+		  (b = strrchr(t->stem, '/')) ? b + 1 : t->stem) < 0 ||
+	    pathf(vs_path, sizeof(vs_path), "%s/vm-status", rundir) < 0 ||
+	    pathf(gi_path, sizeof(gi_path), "%s/guest-info", rundir) < 0 ||
+	    pathf(files, sizeof(files), "%s/files", rundir) < 0) {
+		fprintf(stderr, "pagelab: vm: path too long: %s\n", t->stem);
+		return t->status = LAB_EXIT_USAGE;
+	}
+	if (audit_script(sts, argv, script, sizeof(script)) < 0) {
+		fprintf(stderr, "pagelab: vm: audit: the options are too long\n");
+		return t->status = LAB_EXIT_USAGE;
+	}
+	if (t->kernel == NULL) {
+		/* This host: the same script, with this binary as pagelab. */
+		char exe[PATH_MAX], dir[PATH_MAX + 80];
+		ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+		char *sv[] = { "/bin/sh", "-c", NULL, NULL };
+		char *fixed;
+
+		if (n < 0) {
+			fprintf(stderr, "pagelab: vm: readlink /proc/self/exe: %s\n", strerror(errno));
+			return t->status = LAB_EXIT_HARNESS;
+		}
+		exe[n] = '\0';
+		if (pathf(dir, sizeof(dir), "%s.files", t->stem) < 0 || lab_mkdir_p(dir, 0755, &err) < 0) {
+			fprintf(stderr, "pagelab: vm: %s: cannot make %s.files\n", t->label, t->stem);
+			return t->status = LAB_EXIT_HARNESS;
+		}
+		/* The script names /out/files and pagelab; on the host both are
+		 * variables instead. */
+		if (asprintf(&fixed, "PATH=\"$(dirname '%s'):$PATH\"\ncd '%s' || exit 1\n%s", exe, dir, script) < 0)
+			return t->status = LAB_EXIT_HARNESS;
+		for (char *p; (p = strstr(fixed, "/out/files/")) != NULL;)
+			memmove(p, p + 11, strlen(p + 11) + 1);
+		sv[2] = fixed;
+		fprintf(stderr, "pagelab: vm: %s: pagelab audit on this host (%zu state%s)\n", t->label, sts->n,
+			sts->n == 1 ? "" : "s");
+		st = run_to_file(sv, NULL, false, &err);
+		free(fixed);
+		if (st < 0) {
+			fprintf(stderr, "pagelab: vm: %s\n", err.msg);
+			return t->status = LAB_EXIT_HARNESS;
+		}
+		snprintf(files, sizeof(files), "%s", dir);
+		vs = json_object();
+		gi = json_object();
+		ret = st;
+		goto collect;
+	}
+	snprintf(console, sizeof(console), "%s.console.log", t->stem);
+	snprintf(mem, sizeof(mem), "%lluM", g->mem >> 20);
+	snprintf(cpus, sizeof(cpus), "%u", g->cpus);
+	snprintf(tmo, sizeof(tmo), "%u", o->timeout_s);
+	snprintf(numa, sizeof(numa), "%u", o->numa);
+	av[a++] = (char *)env->vm_run;
+	av[a++] = "--kernel";
+	av[a++] = (char *)kvs(t->kinfo, "vmlinuz");
+	av[a++] = "--arch";
+	av[a++] = (char *)o->arch;
+	av[a++] = "--mem";
+	av[a++] = mem;
+	av[a++] = "--numa";
+	av[a++] = numa;
+	av[a++] = "--cpus";
+	av[a++] = cpus;
+	if (g->thp[0]) {
+		av[a++] = "--thp";
+		av[a++] = (char *)g->thp;
+	}
+	if (g->cmdline[0]) {
+		av[a++] = "--append";
+		av[a++] = (char *)g->cmdline;
+	}
+	av[a++] = "--timeout";
+	av[a++] = tmo;
+	av[a++] = "--out";
+	av[a++] = rundir;
+	av[a++] = "--build";
+	av[a++] = (char *)env->build;
+	av[a++] = "--";
+	av[a++] = "env";
+	av[a++] = "PAGELAB_GUEST=1";
+	av[a++] = "sh";
+	av[a++] = "-c";
+	av[a++] = script;
+	av[a] = NULL;
+	fprintf(stderr, "pagelab: vm: %s: booting (%s, %s%s%s, %u cpus%s%s) for %zu audit state%s, timeout %u s\n",
+		t->label, o->arch, mem, o->numa ? " in nodes: " : "", o->numa ? numa : "", g->cpus,
+		g->thp[0] ? ", thp " : "", g->thp, sts->n, sts->n == 1 ? "" : "s", o->timeout_s);
+	st = run_to_file(av, NULL, false, &err);
+	if (st < 0) {
+		fprintf(stderr, "pagelab: vm: %s: %s\n", t->label, err.msg);
+		return t->status = LAB_EXIT_HARNESS;
+	}
+	vs = keyvalue_file(vs_path);
+	gi = keyvalue_file(gi_path);
+	{
+		char src[PATH_MAX + 80];
+
+		if (pathf(src, sizeof(src), "%s/console.log", rundir) == 0 && access(src, R_OK) == 0 &&
+		    copy_file(src, console, &err) < 0)
+			fprintf(stderr, "pagelab: vm: warning: keeping the console log: %s\n", err.msg);
+	}
+	if (strcmp(kvs(vs, "status"), "ok") != 0) {
+		ret = guest_failure(t, vs, st, console);
+		goto done;
+	}
+	ret = st;
+collect:
+	if (json) {
+		bool ok;
+		char *text;
+
+		doc = audit_states_doc(sts, argv, files, t->label, &ok);
+		if (!ok && ret == LAB_EXIT_RAN)
+			ret = LAB_EXIT_HARNESS;
+		if (t->kernel != NULL) {
+			json_t *v = json_object();
+
+			json_object_set_new(v, "kernel_asked", json_string(t->kernel));
+			json_object_set_new(v, "package", json_string(kvs(t->kinfo, "package")));
+			json_object_set_new(v, "package_version", json_string(kvs(t->kinfo, "version")));
+			json_object_set_new(v, "release", json_string(kvs(gi, "uname_r")));
+			json_object_set_new(v, "arch", json_string(o->arch));
+			json_object_set_new(v, "machine", json_string(kvs(gi, "uname_m")));
+			json_object_set_new(v, "accel", json_string("tcg"));
+			json_object_set_new(v, "mem_bytes", json_integer((json_int_t)((g->mem >> 20) << 20)));
+			json_object_set_new(v, "cpus", json_integer(g->cpus));
+			json_object_set_new(v, "numa_nodes_asked", json_integer(o->numa));
+			json_object_set_new(v, "numa_nodes", kv_number(gi, "numa_nodes"));
+			json_object_set_new(v, "thp_asked", g->thp[0] ? json_string(g->thp) : json_null());
+			json_object_set_new(v, "thp_enabled", json_string(kvs(gi, "thp_enabled")));
+			json_object_set_new(v, "cmdline", json_string(kvs(gi, "cmdline")));
+			json_object_set_new(v, "boot_wall_s", kv_number(vs, "boot_wall_s"));
+			json_object_set_new(v, "command_s", kv_number(vs, "command_s"));
+			json_object_set_new(v, "wall_s", kv_number(vs, "wall_s"));
+			json_object_set_new(v, "qemu_peak_rss_kb", kv_number(vs, "qemu_peak_rss_kb"));
+			json_object_set_new(v, "console_log", json_string(console));
+			json_object_set(v, "guest_info", gi);
+			json_object_set_new(doc, "vm", v);
+		}
+		text = json_dumps(doc, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
+		if (text == NULL || lab_write_atomic(out, text, strlen(text), &err) < 0) {
+			fprintf(stderr, "pagelab: vm: %s: writing %s: %s\n", t->label, out, text ? err.msg : "out of memory");
+			free(text);
+			ret = LAB_EXIT_HARNESS;
+			goto done;
+		}
+		free(text);
+	} else {
+		FILE *f = fopen(out, "we");
+
+		if (f == NULL) {
+			fprintf(stderr, "pagelab: vm: %s: %s: %s\n", t->label, out, strerror(errno));
+			ret = LAB_EXIT_HARNESS;
+			goto done;
+		}
+		for (size_t i = 0; i < sts->n; i++) {
+			cleanup_free char *text = NULL;
+			char path[PATH_MAX + 64];
+			struct lab_error e;
+
+			fprintf(f, "== %s, state %zu: pagelab audit", t->label, i + 1);
+			for (int k = 0; k < sts->len[i]; k++)
+				fprintf(f, " %s", argv[sts->start[i] + k]);
+			fprintf(f, " ==\n");
+			pathf(path, sizeof(path), "%s/audit-%zu.out", files, i + 1);
+			if (lab_read_file(path, &text, NULL, &e) == 0)
+				fputs(text, f);
+			fputc('\n', f);
+		}
+		if (fclose(f) != 0)
+			ret = LAB_EXIT_HARNESS;
+	}
+	snprintf(t->result, sizeof(t->result), "%s", out);
+	t->ok = true;
+	if (t->kernel != NULL)
+		fprintf(stderr, "pagelab: vm: %s: audit exited %d (%s), boot %s s, %s s in all; console %s\n",
+			t->label, st, kvs(gi, "uname_r"), kvs(vs, "boot_wall_s"), kvs(vs, "wall_s"), console);
+done:
+	if (t->kernel == NULL) {
+		nftw(files, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	} else if (ret == LAB_EXIT_RAN) {
+		nftw(rundir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	} else {
+		fprintf(stderr, "pagelab: vm: %s: the guest's files are kept in %s\n", t->label, rundir);
+	}
+	json_decref(vs);
+	json_decref(gi);
+	json_decref(doc);
+	return t->status = ret;
+}
+
+static int vm_audit(struct vm_opts *o, int argc, char **argv)
+{
+	struct target targets[VM_MAX_KERNELS + 1];
+	struct audit_states sts;
+	struct guest_shape g;
+	struct vm_env env;
+	size_t nt = 0;
+	bool json = false;
+	int status = LAB_EXIT_RAN;
+
+	memset(targets, 0, sizeof(targets));
+	memset(&sts, 0, sizeof(sts));
+	if (argc > VM_MAX_ARGS)
+		return vm_usage("audit: too many options");
+	sts.n = 1;
+	for (int i = 0; i < argc; i++) {
+		if (strcmp(argv[i], "--then") == 0) {
+			if (sts.n == VM_AUDIT_MAX_STATES)
+				return vm_usage("audit: at most %d states (--then)", VM_AUDIT_MAX_STATES);
+			sts.start[sts.n++] = i + 1;
+			continue;
+		}
+		sts.len[sts.n - 1]++;
+		if (strcmp(argv[i], "--json") == 0)
+			json = true;
+		if (strcmp(argv[i], "--watch") == 0 || strcmp(argv[i], "--advice") == 0)
+			return vm_usage("audit: %s is for this host's own audit (pagelab audit)", argv[i]);
+	}
+	if (json)
+		for (size_t i = 0; i < sts.n; i++) {
+			bool has = false;
+
+			for (int k = 0; k < sts.len[i]; k++)
+				has = has || strcmp(argv[sts.start[i] + k], "--json") == 0;
+			if (!has)
+				return vm_usage("audit: --json in one state needs --json in every state");
+		}
+	if (o->swap_set || o->disk_set || o->modules)
+		return vm_usage("audit: --swap, --disk and --modules are for run");
+	memset(&g, 0, sizeof(g));
+	g.mem = o->mem ? o->mem : VM_DEFAULT_MEM;
+	g.cpus = o->cpus ? o->cpus : VM_DEFAULT_CPUS;
+	if (o->thp)
+		snprintf(g.thp, sizeof(g.thp), "%s", o->thp);
+	snprintf(g.cmdline, sizeof(g.cmdline), "%s", o->cmdline);
+	if (o->numa && (g.mem >> 20) % o->numa != 0) {
+		fprintf(stderr, "pagelab: vm: --numa %u: the guest's %llu MiB do not split evenly into %u nodes\n",
+			o->numa, g.mem >> 20, o->numa);
+		return LAB_EXIT_USAGE;
+	}
+	if (o->nr_kernels == 0)
+		o->kernels[o->nr_kernels++] = VM_DEFAULT_KERNEL;
+	status = find_env(&env, o, "audit");
+	if (status != 0)
+		return status;
+	if (o->host) {
+		struct target *t = &targets[nt++];
+		struct utsname u;
+
+		uname(&u);
+		snprintf(t->label, sizeof(t->label), "host-%s", u.release);
+		label_clean(t->label);
+		t->status = -1;
+	}
+	for (size_t k = 0; k < o->nr_kernels; k++) {
+		struct target *t = &targets[nt++];
+
+		t->kernel = o->kernels[k];
+		t->status = -1;
+		status = resolve_kernel(&env, o, false, t);
+		if (status != 0)
+			goto done;
+	}
+	for (size_t i = 0; i < nt; i++)
+		if (pathf(targets[i].stem, sizeof(targets[i].stem), "%s/%s-%s-%s", env.out_dir, env.base, env.stamp,
+			  targets[i].label) < 0) {
+			fprintf(stderr, "pagelab: vm: result path too long in %s\n", env.out_dir);
+			status = LAB_EXIT_USAGE;
+			goto done;
+		}
+	status = static_build(&env, o);
+	if (status != 0)
+		goto done;
+	{
+		struct sigaction sa;
+
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = vm_on_signal;
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGINT, &sa, NULL);
+		sigaction(SIGTERM, &sa, NULL);
+		sigaction(SIGHUP, &sa, NULL);
+	}
+	status = LAB_EXIT_RAN;
+	for (size_t i = 0; i < nt && !vm_signal; i++) {
+		int st = vm_audit_target(&env, o, &g, &sts, argv, json, &targets[i]);
+
+		if (st == LAB_EXIT_INTERRUPTED || vm_signal)
+			status = LAB_EXIT_INTERRUPTED;
+		else if (st != LAB_EXIT_RAN && status == LAB_EXIT_RAN)
+			status = st;
+	}
+	for (size_t i = 0; i < nt; i++) {
+		cleanup_free char *buf = NULL;
+		struct lab_error e;
+
+		if (targets[i].ok && !json && lab_read_file(targets[i].result, &buf, NULL, &e) == 0)
+			fputs(buf, stdout);
+	}
+	for (size_t i = 0; i < nt; i++)
+		if (targets[i].ok)
+			printf("%s\n", targets[i].result);
+done:
+	for (size_t i = 0; i < nt; i++)
+		json_decref(targets[i].kinfo);
+	return status;
+}
+
 /* ---- vm_main -------------------------------------------------------------------- */
 
 static int find_env(struct vm_env *env, const struct vm_opts *o, const char *scn_name)
@@ -1057,6 +1585,19 @@ static int find_env(struct vm_env *env, const struct vm_opts *o, const char *scn
 			lab_data_dir(), strerror(errno));
 		return LAB_EXIT_HARNESS;
 	}
+	/* The cache (kernels, initramfs, runs): the tree's .cache, or for an
+	 * installed pagelab $PAGELAB_CACHE_DIR, else /var/cache/pagelab; the
+	 * scripts are told through the environment. */
+	if (!lab_installed())
+		pathf(env->cache, sizeof(env->cache), "%s/.cache", env->src);
+	else
+		snprintf(env->cache, sizeof(env->cache), "%s",
+			 getenv("PAGELAB_CACHE_DIR") && *getenv("PAGELAB_CACHE_DIR") ? getenv("PAGELAB_CACHE_DIR")
+										 : "/var/cache/pagelab");
+	if (lab_installed() && setenv("PAGELAB_CACHE_DIR", env->cache, 1) < 0) {
+		fprintf(stderr, "pagelab: vm: setenv: %s\n", strerror(errno));
+		return LAB_EXIT_HARNESS;
+	}
 	snprintf(env->vm_run, sizeof(env->vm_run), "%s/scripts/vm-run", env->src);
 	snprintf(env->vm_kernel, sizeof(env->vm_kernel), "%s/scripts/vm-kernel", env->src);
 	if (access(env->vm_run, X_OK) < 0 || access(env->vm_kernel, X_OK) < 0) {
@@ -1064,9 +1605,10 @@ static int find_env(struct vm_env *env, const struct vm_opts *o, const char *scn
 			env->vm_run);
 		return LAB_EXIT_HARNESS;
 	}
-	if (!in_path("qemu-system-x86_64", env->qemu, sizeof(env->qemu))) {
-		fprintf(stderr, "pagelab: vm: no qemu: qemu-system-x86_64 is not in PATH "
-			"(apt-get install qemu-system-x86)\n");
+	env->arch = vm_arch_find(o->arch);
+	if (!in_path(env->arch->qemu, env->qemu, sizeof(env->qemu))) {
+		fprintf(stderr, "pagelab: vm: no qemu: %s is not in PATH (apt-get install %s)\n",
+			env->arch->qemu, env->arch->qemu_pkg);
 		return LAB_EXIT_CANNOT;
 	}
 	if (dir == NULL || *dir == '\0') {
@@ -1116,9 +1658,10 @@ int vm_main(int argc, char **argv)
 	memset(&plan, 0, sizeof(plan));
 	ret = parse_vm_opts(argc, argv, &o, &next);
 	if (ret < 0) {
-		printf("usage: pagelab vm [--kernel 6.1|6.12|PATH]... [--host] [--mem SIZE] [--cpus N]\n"
+		printf("usage: pagelab vm [--kernel 6.1|6.12|PATH]... [--host] [--arch amd64|arm64]\n"
+		       "                  [--mem SIZE] [--numa N] [--cpus N]\n"
 		       "                  [--thp always|madvise|never] [--swap SIZE] [--disk SIZE]\n"
-		       "                  [--cmdline TEXT]"
+		       "                  [--cmdline TEXT]\n"
 		       "                  [--timeout S] [--out-dir DIR] [--flavour generic|cloud]\n"
 		       "                  [--build DIR] [--modules DIR] run NAME|FILE [run options]\n"
 		       "(docs/vm.md)\n");
@@ -1126,6 +1669,8 @@ int vm_main(int argc, char **argv)
 	}
 	if (ret != 0)
 		return ret;
+	if (strcmp(argv[next - 1], "audit") == 0)
+		return vm_audit(&o, argc - next, argv + next);
 	ret = parse_run_part(argc - next + 1, argv + next - 1, &f);
 	if (ret != 0)
 		return ret;
@@ -1154,6 +1699,12 @@ int vm_main(int argc, char **argv)
 	}
 	if (g.mem < VM_MIN_MEM) {
 		fprintf(stderr, "pagelab: %s: [vm] mem: a guest needs at least 256M\n", scn_path);
+		status = LAB_EXIT_USAGE;
+		goto done;
+	}
+	if (o.numa && (g.mem >> 20) % o.numa != 0) {
+		fprintf(stderr, "pagelab: vm: --numa %u: the guest's %llu MiB do not split evenly into %u "
+			"nodes\n", o.numa, g.mem >> 20, o.numa);
 		status = LAB_EXIT_USAGE;
 		goto done;
 	}

@@ -744,7 +744,8 @@ int run_execute(const struct run_opts *o, struct run_plan *p)
 								host.cg.memory == CG_VERSION_V2 };
 			unsigned long long baseline = 0;
 			struct trace_config tc = { .set = trace_ok ? specs[v].trace.set : TRACE_SET_NONE,
-						   .raw = specs[v].trace.raw, .bin_ms = specs[v].trace.bin_ms };
+						   .raw = specs[v].trace.raw, .bin_ms = specs[v].trace.bin_ms,
+						   .buffer_kb = specs[v].trace.buffer_kb };
 			struct sampler_opts so = { .interval_ms = o->interval_ms, .timeout_s = o->timeout_s,
 						   .bindir = bindir, .sigfd = sigfd, .verbose = o->verbose,
 						   .trace = tc.set != TRACE_SET_NONE ? &tc : NULL,

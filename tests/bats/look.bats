@@ -173,6 +173,13 @@ svg_points() {
   ! grep -q '<text>usage</text>' "$f"
   # What it has is still drawn.
   [ "$(svg_points "$f" Rss)" -gt 3 ]
+  # A PSI that held one value all run (short runs do) still draws without
+  # a warning: the axis is anchored at 0.
+  jq '(.runs[].samples[] | select(.psi != null) | .psi) = {"some": {"avg10": 2.18}, "full": {"avg10": 2.18}}' \
+    "$RESULTS/look-p700a.json" > "$BATS_TEST_TMPDIR/psiconst.json"
+  run "$PAGELAB" plot --out "$OUT/c" --run A "$BATS_TEST_TMPDIR/psiconst.json"
+  assert_success
+  refute_output --partial 'Warning'
   # PNG too.
   run "$PAGELAB" plot --out "$OUT/png" --format png --run A "$RESULTS/look-p700a.json"
   assert_success
