@@ -105,6 +105,7 @@ static const struct key_alias key_aliases[] = {
 	{ "wsf", { "wsf", "watermark_scale_factor", NULL }, "vm_sysctl.watermark_scale_factor" },
 	{ "thp", { "thp", NULL, NULL }, "thp.enabled" },
 	{ "min_free_kbytes", { "min_free_kbytes", "reserve", NULL }, "vm_sysctl.min_free_kbytes" },
+	{ "host", { NULL }, "hostname" },    /* a fleet (containers/fleet): uname -n */
 };
 
 static bool json_text(const json_t *v, char *buf, size_t len)
@@ -1082,7 +1083,7 @@ static void compare_usage(FILE *o)
 		"  --by KEY         split the results by KEY and compare each group with the first:\n"
 		"                   kernel (host.kernel), a variant key (thp, wsf, advice, …) or a\n"
 		"                   parameter; wsf, thp and min_free_kbytes fall back to the host's\n"
-		"                   setting\n"
+		"                   setting; host (host.hostname): a fleet's hosts side by side\n"
 		"  --threshold PCT  the LKP rule's change (default %g)\n"
 		"  --format F       markdown (default), csv, or json (a %s document)\n"
 		"  -h, --help       this text\n"

@@ -150,6 +150,7 @@ int host_probe(struct host_facts *out, struct lab_error *err)
 		return lab_error_errno(err, errno, "uname");
 	snprintf(out->kernel, sizeof(out->kernel), "%.127s", u.release);
 	snprintf(out->machine, sizeof(out->machine), "%.31s", u.machine);
+	snprintf(out->hostname, sizeof(out->hostname), "%.64s", u.nodename);
 
 	ret = sandbox_probe(&out->cg, &e);
 	out->cg_ok = ret == 0;
@@ -419,6 +420,7 @@ json_t *host_to_json(const struct host_facts *h)
 		return NULL;
 	json_object_set_new(o, "kernel", json_string(h->kernel));
 	json_object_set_new(o, "machine", json_string(h->machine));
+	json_object_set_new(o, "hostname", json_string(h->hostname));
 	json_object_set_new(o, "root", json_boolean(h->root));
 
 	cg = json_object();

@@ -172,6 +172,42 @@ static void trace_pull(struct ctx *c, bool final)
 		snprintf(c->trace_error, sizeof(c->trace_error), "%s", e.msg);
 }
 
+/* Progress a person can follow: on a terminal (and without -v, which prints
+ * every step), one status line rewritten in place at most twice a second —
+ * the run, its time, the sandbox's memory and the last workload step — and
+ * erased when the run ends, so the phase lines stay as they are.  Not on a
+ * terminal, nothing: the phase lines are the log. */
+static void progress_line(struct ctx *c, const json_t *sample, bool done)
+{
+	static int tty = -1;
+	static uint64_t last_ns;
+	const json_t *usage, *st;
+	uint64_t now = now_ns();
+	char step[80] = "";
+
+	if (tty < 0)
+		tty = isatty(STDERR_FILENO) && getenv("PAGELAB_NO_PROGRESS") == NULL;
+	if (!tty || c->o->verbose)
+		return;
+	if (done) {
+		if (last_ns != 0)
+			fputs("\r\033[K", stderr);
+		last_ns = 0;
+		return;
+	}
+	if (last_ns != 0 && now - last_ns < 500000000ull)
+		return;
+	last_ns = now;
+	usage = json_object_get(json_object_get(sample, "memcg"), "usage_bytes");
+	st = json_array_get(c->steps, json_array_size(c->steps) ? json_array_size(c->steps) - 1 : 0);
+	if (st != NULL && json_is_string(json_object_get(st, "workload")) && json_is_string(json_object_get(st, "step")))
+		snprintf(step, sizeof(step), " · %s: %s", json_string_value(json_object_get(st, "workload")),
+			 json_string_value(json_object_get(st, "step")));
+	fprintf(stderr, "\r\033[Kpagelab:   run %s: %.1f s · memory.current %lld MiB%s", c->spec->label,
+		ms_since(c, now) / 1000.0, json_is_integer(usage) ? (long long)(json_integer_value(usage) >> 20) : -1LL,
+		step);
+}
+
 /* A burst sample: the time, the zones' free pages and lines, nothing else. */
 static json_t *take_burst(struct ctx *c)
 {
@@ -604,8 +640,10 @@ static void record_exit(struct ctx *c, struct wl *x)
 	json_object_set_new(x->info, "fate", json_string(f));
 	json_object_set_new(x->info, "steps_done", json_integer(x->steps_done));
 	json_object_set_new(x->info, "ended_ms", json_real(ms_since(c, now_ns())));
-	if (c->o->verbose || oom)
+	if (c->o->verbose || oom) {
+		progress_line(c, NULL, true);
 		fprintf(stderr, "pagelab:   %s (pid %d) ended: %s\n", x->spec->name, (int)x->proc.pid, f);
+	}
 }
 
 static void reap_one(struct ctx *c, size_t i)
@@ -781,6 +819,7 @@ int sampler_run(const struct run_spec *spec, struct sandbox *sb, const struct sa
 		ret = lab_error_prefix(err, "tracing");
 		goto out;
 	}
+	launch_set_marker_fd(trace_marker_fd(c.tr));
 	c.sctx.sb = sb;
 	c.sctx.cg = sandbox_version(sb);
 	c.sctx.nr_procs = spec->nr_workloads;
@@ -860,7 +899,7 @@ int sampler_run(const struct run_spec *spec, struct sandbox *sb, const struct sa
 					if (!c.bursting ||
 					    now_ns() - c.last_full_ns + 1000000ull * c.o->burst_ms / 2 >=
 						    1000000ull * o->interval_ms)
-						take_sample(&c, walk_due(&c) ? "walk" : "tick");
+						progress_line(&c, take_sample(&c, walk_due(&c) ? "walk" : "tick"), false);
 					else
 						take_burst(&c);
 					burst_decide(&c);
@@ -885,11 +924,13 @@ int sampler_run(const struct run_spec *spec, struct sandbox *sb, const struct sa
 			goto out;
 		if (interrupted) {
 			outcome = "interrupted";
+			progress_line(&c, NULL, true);
 			fprintf(stderr, "pagelab: %s received: stopping the workloads\n", strsignal(*signo));
 			break;
 		}
 	}
 out:
+	progress_line(&c, NULL, true);
 	for (size_t i = 0; i < spec->nr_workloads; i++)
 		if (c.wl[i].launched && !c.wl[i].proc.exited)
 			drain_events(&c, i);
@@ -928,6 +969,7 @@ out:
 	run_summary_extra(&c, json_object_get(run, "summary"));
 	for (size_t i = 0; i < spec->nr_workloads; i++)
 		launch_release(&c.wl[i].proc);
+	launch_set_marker_fd(-1);
 	trace_close(c.tr);
 	if (c.tfd >= 0)
 		close(c.tfd);

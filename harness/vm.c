@@ -659,6 +659,7 @@ struct target {
 /* Every path a vm run needs, found once. */
 struct vm_env {
 	char src[PATH_MAX];             /* the source tree: scripts/, CMakeLists.txt */
+	char cache[PATH_MAX];           /* <src>/.cache, or an installed pagelab's cache (paths.h) */
 	char vm_run[PATH_MAX + 32];
 	char vm_kernel[PATH_MAX + 32];
 	char build[PATH_MAX];
@@ -783,7 +784,18 @@ static int static_build(struct vm_env *env, const struct vm_opts *o)
 	cleanup_close int lockfd = -1;
 	int st;
 
-	if (o->build != NULL) {
+	char libexec[PATH_MAX], guest[PATH_MAX + 8] = "<libexec>/pagelab/guest";
+
+	/* An installed pagelab has its guest's static binaries in
+	 * <libexec>/pagelab/guest (the Debian package builds them). */
+	if (o->build == NULL && lab_installed()) {
+		if (!lab_installed_libexec(libexec, sizeof(libexec)) ||
+		    pathf(guest, sizeof(guest), "%s/guest", libexec) < 0 || realpath(guest, env->build) == NULL) {
+			fprintf(stderr, "pagelab: vm: this installed pagelab has no guest binaries in %s: pass "
+				"--build DIR (a static build: cmake -DPAGELAB_STATIC=ON)\n", guest);
+			return VM_CANNOT;
+		}
+	} else if (o->build != NULL) {
 		if (realpath(o->build, env->build) == NULL) {
 			fprintf(stderr, "pagelab: vm: --build %s: %s\n", o->build, strerror(errno));
 			return VM_USAGE;
@@ -972,7 +984,7 @@ static int run_guest(const struct vm_env *env, const struct vm_opts *o, const st
 	int a = 0, st, ret = VM_RAN;
 
 	/* vm-run's own directory; removed once the result is safe beside the others. */
-	if (pathf(rundir, sizeof(rundir), "%s/.cache/vm/runs/%s", env->src,
+	if (pathf(rundir, sizeof(rundir), "%s/vm/runs/%s", env->cache,
 		  (b = strrchr(t->stem, '/')) ? b + 1 : t->stem) < 0) {
 		fprintf(stderr, "pagelab: vm: path too long under %s/.cache\n", env->src);
 		return t->status = VM_HARNESS;
@@ -1659,6 +1671,19 @@ static int find_env(struct vm_env *env, const struct vm_opts *o, const char *scn
 	if (realpath(lab_data_dir(), env->src) == NULL) {
 		fprintf(stderr, "pagelab: vm: the source tree %s is gone (%s): VM mode runs its scripts/vm-run\n",
 			lab_data_dir(), strerror(errno));
+		return VM_HARNESS;
+	}
+	/* The cache (kernels, initramfs, runs): the tree's .cache, or for an
+	 * installed pagelab $PAGELAB_CACHE_DIR, else /var/cache/pagelab; the
+	 * scripts are told through the environment. */
+	if (!lab_installed())
+		pathf(env->cache, sizeof(env->cache), "%s/.cache", env->src);
+	else
+		snprintf(env->cache, sizeof(env->cache), "%s",
+			 getenv("PAGELAB_CACHE_DIR") && *getenv("PAGELAB_CACHE_DIR") ? getenv("PAGELAB_CACHE_DIR")
+										 : "/var/cache/pagelab");
+	if (lab_installed() && setenv("PAGELAB_CACHE_DIR", env->cache, 1) < 0) {
+		fprintf(stderr, "pagelab: vm: setenv: %s\n", strerror(errno));
 		return VM_HARNESS;
 	}
 	snprintf(env->vm_run, sizeof(env->vm_run), "%s/scripts/vm-run", env->src);

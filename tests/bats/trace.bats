@@ -70,7 +70,12 @@ SMALL=(--set region=128M --set pressure=200M --set memory_max=320M --set ballast
          | [.events[] | select(.sandbox and (.event | startswith("mm_vmscan_memcg")))] | all(.t_ms >= $t0 and .t_ms <= $t1)' "$f"
   jq -e '.runs[0].summary.trace.stalls.memcg | .p50_us > 0 and .p50_us <= .p99_us and .p99_us <= .max_us' "$f"
   # The step markers came back through the instance's trace_marker, in order.
-  jq -e '[.runs[0].events[] | select(.event == "print") | .buf] == [.runs[0].steps[] | "pagelab step \(.workload) \(.step)"]' "$f"
+  jq -e '[.runs[0].events[] | select(.event == "print" and (.buf | startswith("pagelab step"))) | .buf]
+         == [.runs[0].steps[] | "pagelab step \(.workload) \(.step)"]' "$f"
+  # Each workload said who it is from its own task before its exec (the pid
+  # map a container needs): here, outside a pid namespace, the same pid.
+  jq -e '.runs[0] | [.events[] | select(.event == "print" and (.buf | startswith("pagelab child"))) | {p: .task_pid, b: .buf}]
+         == [.workloads[] | {p: .pid, b: "pagelab child \(.pid)"}]' "$f"
   # Per-interval histograms add up to the stalls.
   jq -e '.runs[0] | ([.trace_intervals[].memcg.count // 0] | add) == .summary.trace.stalls.memcg.count' "$f"
 }
