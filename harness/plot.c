@@ -23,14 +23,16 @@
 #include <unistd.h>
 
 #include "fileio.h"
+#include "exitcode.h"
+#include "result_keys.h"
 
-#define RESULT_SCHEMA "pagelab.result/1"
+#define RESULT_SCHEMA RESULT_SCHEMA_ID
 #define MIB (1024.0 * 1024.0)
 #define ZONES_MAX 8
 #define ZONE_FIELDS 5                   /* free min low high boost */
-#define EXIT_INTERNAL 1
-#define EXIT_BAD_INPUT 2
-#define EXIT_CANNOT 3
+#define EXIT_INTERNAL LAB_EXIT_HARNESS
+#define EXIT_BAD_INPUT LAB_EXIT_USAGE
+#define EXIT_CANNOT LAB_EXIT_CANNOT
 
 static const char *const zone_field[ZONE_FIELDS] = { "free", "min", "low", "high", "boost" };
 /* One colour per zone and per variant, in order. */
@@ -597,7 +599,7 @@ static int write_data(struct run_view *rv, struct text *d)
 
 	/* The high-rate tracepoints, added up per bin (trace_intervals): the
 	 * pages each kind of stall reclaimed per second, and the stalls. */
-	fputs("\n\n# trace bins: t_mid_s direct_pages_per_s memcg_pages_per_s stalls\n", d->f);
+	fputs("\n\n# trace bins: t_mid_s direct_pages_per_s memcg_pages_per_s stalls width_s\n", d->f);
 	{
 		const json_t *bins = json_object_get(rv->run, "trace_intervals");
 
@@ -617,13 +619,14 @@ static int write_data(struct run_view *rv, struct text *d)
 			dat_num(d->f, isnan(dp) ? 0 : dp / ms * 1000);
 			dat_num(d->f, isnan(mp) ? 0 : mp / ms * 1000);
 			dat_num(d->f, n);
+			dat_num(d->f, (fmin(t + ms, rv->duration_s * 1000) - t) / 1000.0);
 			fputc('\n', d->f);
 			rv->nbins++;
 			rv->bin_stalls += n > 0;
 			rv->bins_max = fmax(rv->bins_max, fmax(isnan(dp) ? 0 : dp / ms * 1000, isnan(mp) ? 0 : mp / ms * 1000));
 		}
 		if (rv->nbins == 0)
-			fputs("NaN\tNaN\tNaN\tNaN\n", d->f);
+			fputs("NaN\tNaN\tNaN\tNaN\tNaN\n", d->f);
 	}
 	return ret;
 }
@@ -676,6 +679,8 @@ static void range_text(const struct zkey *z, int k, char *buf, size_t len)
 static void gp_marks(const struct run_view *rv, FILE *f)
 {
 	size_t i;
+
+	fputs("set autoscale y; set autoscale y2\n", f);      /* each panel sets its own range */
 
 	{
 		const json_t *steps = json_object_get(rv->run, "steps");
@@ -804,7 +809,7 @@ static void write_script(const struct run_view *rv, const struct plot_opts *o, c
 		int u = 2 + (int)rv->nzones * ZONE_FIELDS;
 
 		gp_marks(rv, f);
-		fputs("set title 'Sandbox: memory usage against its limits (MiB)'\nset ylabel 'MiB'\n", f);
+		fputs("set title 'Sandbox: memory usage against its limits (MiB)'\nset ylabel 'MiB'\nset yrange [0:*]\n", f);
 		fprintf(f, "plot data index 0 using 1:%d with linespoints pt 7 ps 0.35 lw 1.5 lc rgb '#1f77b4' title 'usage'",
 			u + C_USAGE);
 		if (!isnan(rv->max_mib))
@@ -834,7 +839,7 @@ static void write_script(const struct run_view *rv, const struct plot_opts *o, c
 		snprintf(t, sizeof(t), "Main workload '%s': smaps_rollup and resident pages (MiB)", rv->main ? rv->main : "?");
 		fputs("set title ", f);
 		gp_str(f, t);
-		fputs("\nset ylabel 'MiB'\nplot ", f);
+		fputs("\nset ylabel 'MiB'\nset yrange [0:*]\nplot ", f);
 		sep = "";
 		if (rv->have[C_RSS] > 0) {
 			fprintf(f, "data index 0 using 1:%d with linespoints pt 7 ps 0.35 lw 1.5 lc rgb '#1f77b4' title 'Rss', \\\n"
@@ -876,8 +881,12 @@ static void write_script(const struct run_view *rv, const struct plot_opts *o, c
 		if (rv->nstalls > 0)
 			fputs(", \\\n     data index 3 using 1:(0) with points pt 2 ps 1 lc rgb '#d00000' title 'reclaim stall'", f);
 		if (rv->nbins > 0)
-			fputs(", \\\n     data index 4 using 1:2 with linespoints pt 4 ps 0.5 lw 1 lc rgb '#e377c2' title 'direct reclaim, pages/s (trace)'"
-			      ", \\\n     data index 4 using 1:3 with linespoints pt 4 ps 0.5 lw 1 lc rgb '#17becf' title 'memcg reclaim, pages/s (trace)'", f);
+			/* A bin is an average over its width: drawn as a box over
+			 * it, its value marked at the middle. */
+			fputs(", \\\n     data index 4 using 1:2:5 with boxes fs transparent solid 0.25 noborder lc rgb '#e377c2' notitle"
+			      ", \\\n     data index 4 using 1:3:5 with boxes fs transparent solid 0.25 noborder lc rgb '#17becf' notitle"
+			      ", \\\n     data index 4 using 1:2 with points pt 4 ps 0.5 lc rgb '#e377c2' title 'direct reclaim, pages/s (trace)'"
+			      ", \\\n     data index 4 using 1:3 with points pt 4 ps 0.5 lc rgb '#17becf' title 'memcg reclaim, pages/s (trace)'", f);
 		if (rv->bin_stalls > 0)
 			fputs(", \\\n     data index 4 using 1:($4 > 0 ? 0 : NaN) with points pt 2 ps 1 lc rgb '#d00000' title 'reclaim stalls (trace bins)'", f);
 		if (rv->nawake > 0)
@@ -896,8 +905,12 @@ static void write_script(const struct run_view *rv, const struct plot_opts *o, c
 
 		gp_marks(rv, f);
 		fputs("set title 'Memory pressure (PSI avg10, %)'\nset ylabel '%'\n", f);
+		/* PSI is a share (>= 0); a short run often holds one value, which
+		 * gnuplot would call an empty range: anchor the axis at 0. */
 		if (fmax(fmax(rv->maxv[C_PSI_SOME], rv->maxv[C_PSI_FULL]), fmax(rv->maxv[C_MPSI_SOME], rv->maxv[C_MPSI_FULL])) <= 0)
 			fputs("set yrange [0:1]\n", f);
+		else
+			fputs("set yrange [0:*]\n", f);
 		fputs("plot ", f);
 		sep = "";
 		if (rv->have[C_PSI_SOME] > 0 || rv->have[C_PSI_FULL] > 0) {

@@ -88,10 +88,6 @@ static int dirs_with_any(const char *root, const char *prefix, const char *names
 	return found;
 }
 
-/* Until the guests' captures of the newer sources land, a source needs one
- * capture; then every kernel's (see tests/fixtures/README.md). */
-static const bool every_kernel = false;
-
 static void test_table(const char *root)
 {
 	int kernels = count_dirs(root, "", "proc-vmstat");
@@ -134,17 +130,12 @@ static void test_table(const char *root)
 			for (char *t = strtok_r(list, " ", &save); t; t = strtok_r(NULL, " ", &save))
 				unit_for_each_fixture(root, t, parse_one);
 		}
-		/* memory.pressure is printed by the same function as
-		 * /proc/pressure/memory (kernel/sched/psi.c: psi_show); until its
-		 * own v2 capture lands, its parser reads the system file too. */
-		if (parsed == 0 && !every_kernel && !strcmp(s->name, "memcg_pressure"))
-			unit_for_each_fixture(root, "proc-pressure-memory", parse_one);
 		CHECK(parsed >= 1);
 		/* Captured on every kernel it exists on. */
 		if (s->where & (SOURCE_MACHINE | SOURCE_WORKLOAD | SOURCE_CG_V1))
-			CHECK(dirs_with_any(root, "", s->fixture) >= (every_kernel ? kernels : 1));
+			CHECK(dirs_with_any(root, "", s->fixture) >= kernels);
 		else if (s->where & SOURCE_CG_V2)
-			CHECK(dirs_with_any(root, "v2-", s->fixture) >= (every_kernel ? v2 : 0));
+			CHECK(dirs_with_any(root, "v2-", s->fixture) >= v2);
 	}
 	CHECK(n >= 11);
 	CHECK(source_find("no-such-source") == NULL);
@@ -239,12 +230,14 @@ static void test_captures(const char *root)
 	json_decref(o);
 	CHECK(unit_for_each_fixture(root, "self-pagemap", pagemap_fixture) >= 1);
 	/* The sandbox's memory.pressure prints what /proc/pressure/memory does. */
-	if (count_dirs(root, "v2-", "memcg-memory.pressure") > 0) {
-		o = parse_fixture(root, "v2-6.12", "memcg_pressure", "memcg-memory.pressure");
-		CHECK(json_is_object(json_object_get(o, "full")));
-		CHECK(num(o, "some.total_us") >= num(o, "full.total_us"));
-		json_decref(o);
-	}
+	o = parse_fixture(root, "v2-6.12", "memcg_pressure", "memcg-memory.pressure");
+	CHECK(json_is_object(json_object_get(o, "full")));
+	CHECK(num(o, "some.total_us") >= num(o, "full.total_us"));
+	json_decref(o);
+	/* v2 memory.peak (5.19+) on both guests: a group that held 4 MiB. */
+	o = parse_fixture(root, "v2-6.12", "memcg_peak", "memcg-memory.peak");
+	CHECK_EQ_U64(num(o, "peak_bytes"), 4710400);
+	json_decref(o);
 }
 
 static int parse_text(const char *src, const char *text, size_t len, struct lab_error *err)
