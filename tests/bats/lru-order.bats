@@ -78,3 +78,22 @@ lru_classic_order() {
   lru_classic_order "$f"
   [ "$(pagelab_cgroups)" = "$before_cg" ]
 }
+
+@test "[sample] walk_interval_ms: the page walks only at steps and every walk ms, the tick reads only O(1) sources" {
+  run "$PAGELAB" run "$TOP/tests/scenarios/walk.scn" --no-report --out "$RESULTS/walk.json"
+  assert_success
+  f="$RESULTS/walk.json"
+  # What the run read, and at which cadence (runs[].sources).
+  jq -e '.runs[0].sources | (map(select(.cadence == "step") | .name) | sort) == ["buddyinfo", "pagemap", "workloads"]' "$f"
+  jq -e '.runs[0].sources | all(.[] | select(.cadence == "tick" and .available) | .files[]; startswith("/proc/PID/") | not)' "$f"
+  # Plain ticks: no page walk in them; walks and steps: the region's pagemap.
+  jq -e '[.runs[0].samples[] | select(.cause == "tick")] | length >= 4 and all(.workloads == null and .pagemap == null and .buddyinfo == null and .zones != null)' "$f"
+  jq -e '[.runs[0].samples[] | select(.cause == "walk")] | length >= 2 and all(.pagemap.region.present == 4096 and .workloads.region.rss_kb >= 16384)' "$f"
+  jq -e '[.runs[0].steps[] | .pagemap.region.present] == [4096, 4096]' "$f"
+  # A walk comes walk ms after the last sample that read the walks (a step,
+  # the start, a walk), less at most half a tick (sampler.c: walk_due), and
+  # no later than a tick after that.
+  jq -e '[.runs[0].samples[] | select(.cause != "tick" and .cause != "burst")] as $w
+         | [range(1; $w | length) as $i | select($w[$i].cause == "walk") | $w[$i].t_ms - $w[$i - 1].t_ms]
+         | length >= 2 and all(. >= 500 - 125 - 5 and . <= 500 + 250 + 50)' "$f"
+}
