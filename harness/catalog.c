@@ -1,4 +1,5 @@
 #include "catalog.h"
+#include "paths.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -8,9 +9,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#ifndef PAGELAB_SOURCE_DIR
-#define PAGELAB_SOURCE_DIR "."
-#endif
 
 static int put(char *buf, size_t len, const char *s, const char *suffix, struct lab_error *err)
 {
@@ -38,7 +36,7 @@ int catalog_dir(char *buf, size_t len, struct lab_error *err)
 		if (put(buf, len, exe, "/scenarios", err) == 0 && stat(buf, &st) == 0 && S_ISDIR(st.st_mode))
 			return 0;
 	}
-	return put(buf, len, PAGELAB_SOURCE_DIR, "/scenarios", err);
+	return put(buf, len, lab_data_dir(), "/scenarios", err);
 }
 
 bool catalog_is_file(const char *arg)

@@ -21,10 +21,12 @@
 #include "fileio.h"
 #include "report.h"
 #include "stats.h"
+#include "exitcode.h"
+#include "result_keys.h"
 
-#define RESULT_SCHEMA "pagelab.result/1"
-#define EXIT_INTERNAL 1
-#define EXIT_BAD_INPUT 2
+#define RESULT_SCHEMA RESULT_SCHEMA_ID
+#define EXIT_INTERNAL LAB_EXIT_HARNESS
+#define EXIT_BAD_INPUT LAB_EXIT_USAGE
 #define GROUPS_MAX 16
 
 /* ------------------------------------------------------------ inputs */
@@ -105,6 +107,7 @@ static const struct key_alias key_aliases[] = {
 	{ "wsf", { "wsf", "watermark_scale_factor", NULL }, "vm_sysctl.watermark_scale_factor" },
 	{ "thp", { "thp", NULL, NULL }, "thp.enabled" },
 	{ "min_free_kbytes", { "min_free_kbytes", "reserve", NULL }, "vm_sysctl.min_free_kbytes" },
+	{ "host", { NULL }, "hostname" },    /* a fleet (containers/fleet): uname -n */
 };
 
 static bool json_text(const json_t *v, char *buf, size_t len)
@@ -181,7 +184,29 @@ static void variant_text(const json_t *run, const char *skip, char *buf, size_t 
  * "values") plus, per row, its "variant" and "row_base" — the row's label
  * without the variant's prefix ("THP on · Sandbox" -> "Sandbox"), which is
  * what pairs the rows of two variants under --by. */
-static json_t *model_json(const struct report *rep)
+/* The variant of the run behind a row's first value, without the --by key:
+ * what pairs a row of one group with the row of another (runs A–D split by
+ * wsf: A pairs with B, C with D — the same pace).  "" when unknown. */
+static void row_others(const struct report_row *row, size_t ncols, const char *const *files, json_t *const *docs,
+		       size_t n, const char *by, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	for (size_t c = 0; c < ncols; c++)
+		for (size_t i = 0; i < row->cells[c].nvalues; i++) {
+			const struct report_origin *o = row->cells[c].origin != NULL ? row->cells[c].origin[i] : NULL;
+
+			if (!row->cells[c].present[i] || o == NULL || o->file == NULL)
+				continue;
+			for (size_t d = 0; d < n; d++)
+				if (strcmp(files[d], o->file) == 0) {
+					variant_text(json_array_get(json_object_get(docs[d], "runs"), o->run), by, buf, len);
+					return;
+				}
+		}
+}
+
+static json_t *model_json(const struct report *rep, const char *const *files, json_t *const *docs, size_t n,
+			  const char *by)
 {
 	json_t *doc = json_pack("{s:s, s:[]}", "schema", "pagelab.report/1", "tables");
 	json_t *tables = json_object_get(doc, "tables");
@@ -206,8 +231,8 @@ static json_t *model_json(const struct report *rep)
 					      json_pack("{s:s, s:s?, s:s?, s:b, s:I}", "label", tb->cols[c].label, "kernel",
 							tb->cols[c].kernel, "cgroup", tb->cols[c].cgroup, "guest",
 							tb->cols[c].guest, "runs", (json_int_t)tb->colruns[c]));
-		for (size_t n = 0; n < tb->nnotes; n++)
-			json_array_append_new(json_object_get(tj, "notes"), json_string(tb->notes[n]));
+		for (size_t k = 0; k < tb->nnotes; k++)
+			json_array_append_new(json_object_get(tj, "notes"), json_string(tb->notes[k]));
 		for (size_t r = 0; r < tb->nrows; r++) {
 			const struct report_row *row = &tb->rows[r];
 			const char *base = row->label;
@@ -221,6 +246,23 @@ static json_t *model_json(const struct report *rep)
 			rj = json_pack("{s:s, s:s, s:s, s:s?, s:s?, s:[], s:{s:s}}", "row", row->label, "row_base", base,
 				       "figure", row->figure, "unit", row->unit, "variant", row->variant, "cells",
 				       "article", "text", row->article.text);
+			if (rj != NULL && row->variant != NULL) {
+				/* Its place within its variant's rows: a table's
+				 * figures are expanded in the same order for every
+				 * variant, so the k-th row of one is the k-th of
+				 * another. */
+				json_int_t k = 0;
+
+				for (size_t q = 0; q < r; q++)
+					k += tb->rows[q].variant != NULL && strcmp(tb->rows[q].variant, row->variant) == 0;
+				json_object_set_new(rj, "vindex", json_integer(k));
+			}
+			if (rj != NULL && row->variant != NULL && docs != NULL && by != NULL) {
+				char others[200];
+
+				row_others(row, tb->ncols, files, docs, n, by, others, sizeof(others));
+				json_object_set_new(rj, "others", json_string(others));
+			}
 			if (rj == NULL || json_array_append_new(json_object_get(tj, "rows"), rj) < 0)
 				goto fail;
 			cells = json_object_get(rj, "cells");
@@ -247,7 +289,7 @@ fail:
  * its pagelab.report/1 JSON: every row × column with each repeat's value.
  * docs, when given, are --by's filtered copies: written to a private
  * directory first, since the engine loads files. */
-static int report_of(const char *const *paths, json_t *const *docs, size_t n, const char *what,
+static int report_of(const char *const *paths, json_t *const *docs, size_t n, const char *what, const char *by,
 		     const struct report_options *given, json_t **out, struct lab_error *err)
 {
 	char dir[] = "/tmp/pagelab-compare.XXXXXX";
@@ -294,7 +336,7 @@ static int report_of(const char *const *paths, json_t *const *docs, size_t n, co
 			err->code = EINVAL;
 		goto out;
 	}
-	*out = model_json(rep);
+	*out = model_json(rep, files, docs, n, by);
 	if (*out == NULL)
 		ret = lab_error_set(err, ENOMEM, "%s: out of memory", what);
 out:
@@ -314,12 +356,12 @@ out:
 int compare_report_json(const char *const *paths, size_t n, const struct report_options *opt, json_t **out,
 			struct lab_error *err)
 {
-	return report_of(paths, NULL, n, "report", opt, out, err);
+	return report_of(paths, NULL, n, "report", NULL, opt, out, err);
 }
 
-static int side_report(const struct side *s, json_t **out, struct lab_error *err)
+static int side_report(const struct side *s, const char *by, json_t **out, struct lab_error *err)
 {
-	return report_of(s->paths, s->docs, s->n, s->name, NULL, out, err);
+	return report_of(s->paths, s->docs, s->n, s->name, by, NULL, out, err);
 }
 
 /* A cell's repeats: its "values" that are numbers. */
@@ -377,7 +419,13 @@ static const json_t *find_row(const json_t *t, const json_t *row, bool by_varian
 		if (!str_eq(jstr(r, "figure"), jstr(row, "figure")))
 			continue;
 		if (variant && json_is_string(json_object_get(r, "variant"))) {
-			if (!str_eq(jstr(r, "row_base"), jstr(row, "row_base")))
+			if (json_integer_value(json_object_get(r, "vindex")) !=
+			    json_integer_value(json_object_get(row, "vindex")))
+				continue;
+			/* The other variant keys must match too (A with B, C
+			 * with D); a row with no value has no "others" to say. */
+			if (jstr(r, "others") && jstr(row, "others") && *jstr(r, "others") && *jstr(row, "others") &&
+			    strcmp(jstr(r, "others"), jstr(row, "others")) != 0)
 				continue;
 			if (has_values(json_object_get(r, "cells")))
 				return r;
@@ -413,9 +461,24 @@ static json_t *figure_json(const json_t *t, const json_t *row, const char *colum
 	stats_summarize(bv, bn, &b);
 	stats_summarize(nv, nn, &n);
 	stats_verdict(&b, &n, threshold, &v);
+	char label[400];
+	const char *rowtext = jstr(row, "row");
+
+	/* Under --by a variant's row is named by what it shares with its
+	 * pair: the other keys ("pace=64M/50") and its label without the
+	 * variant. */
+	if (json_is_string(json_object_get(row, "variant")) && by_variant) {
+		const char *others = jstr(row, "others"), *base = jstr(row, "row_base");
+
+		if (others != NULL && *others && strcmp(others, "all runs") != 0)
+			snprintf(label, sizeof(label), "%s", others);
+		else
+			snprintf(label, sizeof(label), "%s", base ? base : "");
+		rowtext = label;
+	}
 	j = json_pack("{s:s?, s:s?, s:s?, s:s?, s:s?, s:s?, s:o, s:o, s:o, s:{s:b, s:b}, s:s}",
 		      "table", jstr(t, "id"), "table_name", jstr(t, "name"),
-		      "row", json_is_string(json_object_get(row, "variant")) && by_variant ? jstr(row, "row_base") : jstr(row, "row"),
+		      "row", rowtext,
 		      "figure", jstr(row, "figure"), "column", column, "unit", jstr(row, "unit"),
 		      "base", side_json(&b, bv, bn), "new", side_json(&n, nv, nn),
 		      "change_pct", isnan(v.change_pct) ? json_null() : json_real(v.change_pct),
@@ -599,9 +662,9 @@ static int compare_pair(const struct side *b, const struct side *n, const char *
 		ret = lab_error_set(err, ENOMEM, "out of memory");
 		goto out;
 	}
-	ret = side_report(b, &brep, err);
+	ret = side_report(b, by, &brep, err);
 	if (ret == 0)
-		ret = side_report(n, &nrep, err);
+		ret = side_report(n, by, &nrep, err);
 	if (ret < 0)
 		goto out;
 	compare_tables(brep, nrep, threshold, by != NULL && strcmp(by, "kernel") != 0, figs, notes);
@@ -775,7 +838,7 @@ static void fmt_num(double v, char *buf, size_t len)
 	buf[k] = '\0';
 }
 
-static void side_text(const json_t *s, const char *unit, char *buf, size_t len)
+void compare_side_text(const json_t *s, const char *unit, char *buf, size_t len)
 {
 	char med[48], lo[48], hi[48];
 	double m = json_number_value(json_object_get(s, "median"));
@@ -870,8 +933,8 @@ void compare_markdown(const json_t *cmp, FILE *o)
 					"|---|---|---:|---:|---:|---:|---|\n", jstr(f, "table_name") ? jstr(f, "table_name") : "",
 					last_table, bn, nn);
 			}
-			side_text(json_object_get(f, "base"), unit, b, sizeof(b));
-			side_text(json_object_get(f, "new"), unit, n, sizeof(n));
+			compare_side_text(json_object_get(f, "base"), unit, b, sizeof(b));
+			compare_side_text(json_object_get(f, "new"), unit, n, sizeof(n));
 			change_text(json_object_get(f, "change_pct"), ch, sizeof(ch));
 			p_text(json_object_get(f, "welch"), pt, sizeof(pt));
 			fputs("| ", o);
@@ -1022,7 +1085,7 @@ static void compare_usage(FILE *o)
 		"  --by KEY         split the results by KEY and compare each group with the first:\n"
 		"                   kernel (host.kernel), a variant key (thp, wsf, advice, …) or a\n"
 		"                   parameter; wsf, thp and min_free_kbytes fall back to the host's\n"
-		"                   setting\n"
+		"                   setting; host (host.hostname): a fleet's hosts side by side\n"
 		"  --threshold PCT  the LKP rule's change (default %g)\n"
 		"  --format F       markdown (default), csv, or json (a %s document)\n"
 		"  -h, --help       this text\n"

@@ -49,6 +49,9 @@ struct report_options;
 int compare_report_json(const char *const *paths, size_t n, const struct report_options *opt, json_t **out,
 			struct lab_error *err);
 
+/* One side of a figure as compare prints it: "345 MiB (340–350, n=3)". */
+void compare_side_text(const json_t *side, const char *unit, char *buf, size_t len);
+
 /* The document as markdown (the same text `compare` prints). */
 void compare_markdown(const json_t *cmp, FILE *o);
 

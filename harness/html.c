@@ -24,10 +24,12 @@
 #include "fileio.h"
 #include "plot.h"
 #include "report.h"
+#include "exitcode.h"
+#include "result_keys.h"
 
-#define EXIT_INTERNAL 1
-#define EXIT_BAD_INPUT 2
-#define EXIT_CANNOT 3
+#define EXIT_INTERNAL LAB_EXIT_HARNESS
+#define EXIT_BAD_INPUT LAB_EXIT_USAGE
+#define EXIT_CANNOT LAB_EXIT_CANNOT
 
 static const char *jstr(const json_t *j, const char *key)
 {
@@ -124,7 +126,7 @@ static void rel_path(const char *dir, const char *target, char *buf, size_t len)
 /* ------------------------------------------------------------ page */
 
 static const char style[] =
-	"body{font-family:'DejaVu Sans',sans-serif;margin:24px;color:#111;max-width:1500px}"
+	"body{font-family:'DejaVu Sans',sans-serif;margin:24px;color:#111}"
 	"h1{font-size:22px}h2{font-size:18px;margin-top:32px;border-bottom:1px solid #999}"
 	"h3{font-size:15px}table{border-collapse:collapse;margin:8px 0;font-size:12px}"
 	"th,td{border:1px solid #bbb;padding:3px 7px;vertical-align:top}th{background:#eee}"
@@ -132,7 +134,9 @@ static const char style[] =
 	"a{color:#333}.notes{font-size:12px;color:#444}"
 	"figure{margin:12px 0;display:inline-block;vertical-align:top}"
 	"figure img{width:700px;border:1px solid #ddd}figcaption{font-size:11px;color:#444;max-width:700px}"
-	".charts{display:flex;flex-wrap:wrap;gap:12px}";
+	".charts{display:flex;flex-wrap:wrap;gap:12px}"
+	".side{display:flex;gap:20px;align-items:flex-start}.side>.tbl{flex:1 1 auto;min-width:0}"
+	".side>.col{flex:0 0 704px}";
 
 struct page_chart {
 	const char *src;                /* the result file it came from */
@@ -241,15 +245,12 @@ static void html_table(FILE *o, const json_t *t)
 
 static void html_side(FILE *o, const json_t *s, const char *unit)
 {
-	double m = json_number_value(json_object_get(s, "median"));
-	double a = json_number_value(json_object_get(s, "min")), b = json_number_value(json_object_get(s, "max"));
+	char t[256];
 
-	if (a == b)
-		fprintf(o, "<td class=\"n\">%.10g%s%s (n=%lld)</td>", m, unit ? " " : "", unit ? unit : "",
-			(long long)json_integer_value(json_object_get(s, "n")));
-	else
-		fprintf(o, "<td class=\"n\">%.10g%s%s (%.10g–%.10g, n=%lld)</td>", m, unit ? " " : "", unit ? unit : "",
-			a, b, (long long)json_integer_value(json_object_get(s, "n")));
+	compare_side_text(s, unit, t, sizeof(t));
+	fputs("<td class=\"n\">", o);
+	esc(o, t);
+	fputs("</td>", o);
 }
 
 static void html_compare(FILE *o, const json_t *cmp)
@@ -539,7 +540,11 @@ static int write_page(const struct html_args *a, json_t **docs, struct lab_error
 		const json_t *t = json_array_get(json_object_get(rep, "tables"), k);
 		bool any = false;
 
+		/* The table, and beside it the timelines of the runs that fed it
+		 * (each chart once: a run feeding two tables is drawn by the first). */
+		fputs("<div class=\"side\"><div class=\"tbl\">\n", o);
 		html_table(o, t);
+		fputs("</div>\n", o);
 		for (i = 0; i < a->nfiles; i++) {
 			if (!doc_feeds(docs[i], jstr(t, "id")))
 				continue;
@@ -547,7 +552,7 @@ static int write_page(const struct html_args *a, json_t **docs, struct lab_error
 				if (shown[c])
 					continue;
 				if (!any)
-					fputs("<h3>Timelines of the runs above</h3>\n<div class=\"charts\">\n", o);
+					fputs("<div class=\"col\"><h3>Timelines of these runs</h3>\n", o);
 				any = true;
 				shown[c] = true;
 				inline_svg(o, &charts.v[c]);
@@ -555,6 +560,7 @@ static int write_page(const struct html_args *a, json_t **docs, struct lab_error
 		}
 		if (any)
 			fputs("</div>\n", o);
+		fputs("</div>\n", o);
 	}
 	if (json_array_size(json_object_get(rep, "tables")) == 0)
 		fputs("<p>No article table has data in these results.</p>\n", o);

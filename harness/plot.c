@@ -23,14 +23,16 @@
 #include <unistd.h>
 
 #include "fileio.h"
+#include "exitcode.h"
+#include "result_keys.h"
 
-#define RESULT_SCHEMA "pagelab.result/1"
+#define RESULT_SCHEMA RESULT_SCHEMA_ID
 #define MIB (1024.0 * 1024.0)
 #define ZONES_MAX 8
 #define ZONE_FIELDS 5                   /* free min low high boost */
-#define EXIT_INTERNAL 1
-#define EXIT_BAD_INPUT 2
-#define EXIT_CANNOT 3
+#define EXIT_INTERNAL LAB_EXIT_HARNESS
+#define EXIT_BAD_INPUT LAB_EXIT_USAGE
+#define EXIT_CANNOT LAB_EXIT_CANNOT
 
 static const char *const zone_field[ZONE_FIELDS] = { "free", "min", "low", "high", "boost" };
 /* One colour per zone and per variant, in order. */
@@ -678,6 +680,8 @@ static void gp_marks(const struct run_view *rv, FILE *f)
 {
 	size_t i;
 
+	fputs("set autoscale y; set autoscale y2\n", f);      /* each panel sets its own range */
+
 	{
 		const json_t *steps = json_object_get(rv->run, "steps");
 		int a = 1;
@@ -805,7 +809,7 @@ static void write_script(const struct run_view *rv, const struct plot_opts *o, c
 		int u = 2 + (int)rv->nzones * ZONE_FIELDS;
 
 		gp_marks(rv, f);
-		fputs("set title 'Sandbox: memory usage against its limits (MiB)'\nset ylabel 'MiB'\n", f);
+		fputs("set title 'Sandbox: memory usage against its limits (MiB)'\nset ylabel 'MiB'\nset yrange [0:*]\n", f);
 		fprintf(f, "plot data index 0 using 1:%d with linespoints pt 7 ps 0.35 lw 1.5 lc rgb '#1f77b4' title 'usage'",
 			u + C_USAGE);
 		if (!isnan(rv->max_mib))
@@ -835,7 +839,7 @@ static void write_script(const struct run_view *rv, const struct plot_opts *o, c
 		snprintf(t, sizeof(t), "Main workload '%s': smaps_rollup and resident pages (MiB)", rv->main ? rv->main : "?");
 		fputs("set title ", f);
 		gp_str(f, t);
-		fputs("\nset ylabel 'MiB'\nplot ", f);
+		fputs("\nset ylabel 'MiB'\nset yrange [0:*]\nplot ", f);
 		sep = "";
 		if (rv->have[C_RSS] > 0) {
 			fprintf(f, "data index 0 using 1:%d with linespoints pt 7 ps 0.35 lw 1.5 lc rgb '#1f77b4' title 'Rss', \\\n"
@@ -901,8 +905,12 @@ static void write_script(const struct run_view *rv, const struct plot_opts *o, c
 
 		gp_marks(rv, f);
 		fputs("set title 'Memory pressure (PSI avg10, %)'\nset ylabel '%'\n", f);
+		/* PSI is a share (>= 0); a short run often holds one value, which
+		 * gnuplot would call an empty range: anchor the axis at 0. */
 		if (fmax(fmax(rv->maxv[C_PSI_SOME], rv->maxv[C_PSI_FULL]), fmax(rv->maxv[C_MPSI_SOME], rv->maxv[C_MPSI_FULL])) <= 0)
 			fputs("set yrange [0:1]\n", f);
+		else
+			fputs("set yrange [0:*]\n", f);
 		fputs("plot ", f);
 		sep = "";
 		if (rv->have[C_PSI_SOME] > 0 || rv->have[C_PSI_FULL] > 0) {

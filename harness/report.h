@@ -41,8 +41,12 @@
  * Stability: fields are only ever added to these structs, never renamed or
  * retyped; everything is owned by the struct report and valid until
  * report_free().  A table's id, a row's (label, figure) pair and a column's
- * (kernel, cgroup, knobs) identify the same figure across two reports, which
- * is what a comparison of two sets of results matches on.
+ * (kernel, cgroup, knobs, variant) identify the same figure across two
+ * reports, which is what a comparison of two sets of results matches on.
+ * The generic report's tables (generic = true: ids generic-outcome,
+ * generic-steps, generic-summary, one set per scenario) put the variants in
+ * columns (report_column.variant); the articles' tables put them in row
+ * groups (report_row.variant).
  */
 #ifndef PAGELAB_REPORT_H
 #define PAGELAB_REPORT_H

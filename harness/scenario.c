@@ -129,7 +129,7 @@ static const char *const scenario_keys[] = {
 };
 static const char *const sandbox_keys[] = { "memory_max", "swap_max", "oom_group", NULL };
 static const char *const vm_keys[] = { "mem", "cpus", "thp", "swap", "disk", "kernel", NULL };
-static const char *const trace_keys[] = { "events", "raw", "burst", "burst_margin", "burst_always", "bin", NULL };
+static const char *const trace_keys[] = { "events", "raw", "burst", "burst_margin", "burst_always", "bin", "buffer_kb", NULL };
 static const char *const sample_keys[] = { "walk_interval_ms", NULL };
 
 /* A [knobs] key is a sysctl name: "vm.watermark_scale_factor", "vm.page-cluster", "thp". */
@@ -826,6 +826,7 @@ static const struct step_schema step_schemas[] = {
 	{ "series", 1, { K_POSITIVE_UINT }, NULL },
 	{ "readback", 1, { K_BYTE }, NULL },
 	{ "write", 2, { K_POSITIVE_UINT, K_BYTE }, NULL },
+	{ "poke", 2, { K_POSITIVE_SIZE, K_BYTE }, NULL },
 	{ "pressure", 1, { K_MEM }, NULL },
 	{ "mincore", 0, { K_UINT }, NULL },
 	{ "drain", 0, { K_UINT }, NULL },
@@ -953,12 +954,26 @@ static const struct prog_key cachefill_keys[] = {
 	{ NULL, K_SIZE, NULL, false },
 };
 
+/* workloads/allocs.c: memory through a real allocator (glibc, jemalloc). */
+static const struct prog_key allocs_keys[] = {
+	{ "allocator", K_ENUM, "glibc|jemalloc", true },
+	{ "malloc_conf", K_ENUM, NULL, false },         /* jemalloc's MALLOC_CONF, as written (below) */
+	{ "size", K_MEM, NULL, true },
+	{ "chunk", K_POSITIVE_SIZE, NULL, false },      /* one malloc() (default 64K) */
+	{ "keep_last", K_BOOL, NULL, false },           /* the last chunk stays allocated */
+	{ "trim", K_BOOL, NULL, false },                /* malloc_trim(0) / arena purge after the free */
+	{ "hold", K_UINT, NULL, false },                /* ms after the free */
+	{ "pressure", K_MEM, NULL, false },             /* a second mapping written at the end */
+	{ NULL, K_SIZE, NULL, false },
+};
+
 static const struct program programs[] = {
 	{ "region", region_keys },
 	{ "hold", hold_keys },
 	{ "lazyscan", no_keys },
 	{ "stepper", stepper_keys },
 	{ "cachefill", cachefill_keys },
+	{ "allocs", allocs_keys },
 };
 
 static int workload_start(struct inst *in, const struct scn_item *it, size_t self, struct run_workload *w)
@@ -997,12 +1012,12 @@ static int workload_inst(struct inst *in, size_t idx, struct run_workload *w)
 	snprintf(w->name, sizeof(w->name), "%s", sec->name);
 	snprintf(what, sizeof(what), "[workload %s]", sec->name);
 	if (prog == NULL)
-		return inst_err(in, sec->pos, NULL, "%s needs program = region|hold|lazyscan|stepper|cachefill", what);
+		return inst_err(in, sec->pos, NULL, "%s needs program = region|hold|lazyscan|stepper|cachefill|allocs", what);
 	for (size_t i = 0; i < sizeof(programs) / sizeof(programs[0]); i++)
 		if (!strcmp(programs[i].name, prog->value))
 			pg = &programs[i];
 	if (pg == NULL)
-		return inst_err(in, prog->value_pos, NULL, "%s program: unknown program '%s' (known: region, hold, lazyscan, stepper, cachefill)",
+		return inst_err(in, prog->value_pos, NULL, "%s program: unknown program '%s' (known: region, hold, lazyscan, stepper, cachefill, allocs)",
 				what, prog->value);
 	snprintf(w->program, sizeof(w->program), "%s", pg->name);
 	arg_push(w, pg->name);
@@ -1070,10 +1085,23 @@ static int workload_inst(struct inst *in, size_t idx, struct run_workload *w)
 			arg_push(w, num);
 			continue;
 		}
+		if (!strcmp(k->key, "malloc_conf")) {
+			/* Free text ("dirty_decay_ms:0,muzzy_decay_ms:10000"): jemalloc
+			 * checks it and says what it did not understand. */
+			ret = expand(in, it->value, it->value_pos, &x);
+			if (ret < 0)
+				return ret;
+			arg_push(w, "--malloc-conf");
+			arg_push(w, x.text);
+			continue;
+		}
 		ret = typed_item(in, sec, what, it, k->kind, k->enums, &v, &x);
 		if (ret < 0)
 			return ret;
-		if (!strcmp(k->key, "size")) {
+		if (!strcmp(k->key, "allocator")) {
+			arg_push(w, "--allocator");
+			arg_push(w, x.text);
+		} else if (!strcmp(k->key, "size")) {
 			w->region_bytes = v;
 			snprintf(num, sizeof(num), "%llu", v);
 			arg_push(w, "--size");
@@ -1204,7 +1232,7 @@ static int trace_inst(struct inst *in, struct run_spec *r)
 	int ret;
 
 	r->trace = (struct run_trace){ .set = tracedef_default_set(in->s->name), .raw = false,
-				       .burst_ms = 10, .burst_margin_pct = 50, .bin_ms = 1000 };
+				       .burst_ms = 10, .burst_margin_pct = 50, .bin_ms = 1000, .buffer_kb = 4096 };
 	if ((it = section_get(sec, "events")) != NULL) {
 		struct lab_error e;
 		bool dflt;
@@ -1240,6 +1268,13 @@ static int trace_inst(struct inst *in, struct run_spec *r)
 		if ((ret = typed_item(in, sec, "[trace]", it, K_BOOL, NULL, &v, &x)) < 0)
 			return ret;
 		r->trace.burst_always = v != 0;
+	}
+	if ((it = section_get(sec, "buffer_kb")) != NULL) {
+		if ((ret = typed_item(in, sec, "[trace]", it, K_POSITIVE_UINT, NULL, &v, &x)) < 0)
+			return ret;
+		if (v < 4 || v > 1048576)
+			return inst_err(in, it->value_pos, &x, "[trace] buffer_kb: 4..1048576 (per CPU), got %llu", v);
+		r->trace.buffer_kb = (unsigned)v;
 	}
 	if ((it = section_get(sec, "bin")) != NULL) {
 		if ((ret = typed_item(in, sec, "[trace]", it, K_POSITIVE_UINT, NULL, &v, &x)) < 0)

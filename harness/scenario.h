@@ -138,6 +138,7 @@ struct run_trace {                      /* [trace], typed; the command line may 
 	unsigned burst_margin_pct;      /* of a zone's low-high gap above low (default 50) */
 	bool burst_always;              /* burst all the time (scripts/bench-trace) */
 	unsigned bin_ms;                /* per-interval histograms (default 1000) */
+	unsigned buffer_kb;             /* ring buffer per CPU (default 4096) */
 };
 
 struct run_spec {

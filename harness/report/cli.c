@@ -5,6 +5,8 @@
 
 #include "../fileio.h"
 #include "../html.h"
+#include "../exitcode.h"
+#include "../result_keys.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -13,8 +15,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#define EXIT_BAD_INPUT 2
-#define EXIT_INTERNAL 1
+#define EXIT_BAD_INPUT LAB_EXIT_USAGE
+#define EXIT_INTERNAL LAB_EXIT_HARNESS
 
 /* --------------------------------------------------------------- inputs */
 
@@ -337,10 +339,10 @@ static int reference_path(const char *arg, const char *article, char *out, size_
 		snprintf(out, len, "%s", rel);
 		return 0;
 	}
-	if ((size_t)snprintf(out, len, "%s/%s", PAGELAB_SOURCE_DIR, rel) < len && access(out, R_OK) == 0)
+	if ((size_t)snprintf(out, len, "%s/%s", lab_data_dir(), rel) < len && access(out, R_OK) == 0)
 		return 0;
 	return lab_error_set(err, ENOENT, "no reference data: neither ./%s nor %s/%s is readable "
-			     "(pass --reference FILE)", rel, PAGELAB_SOURCE_DIR, rel);
+			     "(pass --reference FILE)", rel, lab_data_dir(), rel);
 }
 
 /* ---------------------------------------------------------- public API */
@@ -493,7 +495,7 @@ static void usage(FILE *o)
 		"\n"
 		"Exit status: 0 printed; 2 bad usage, or an input or tables file that cannot be\n"
 		"read or is not a %s / %s document; 1 internal failure.\n",
-		REPORT_SCHEMA, "results/reference/ARTICLE.json", PAGELAB_SOURCE_DIR, TABLES_SCHEMA, RESULT_SCHEMA,
+		REPORT_SCHEMA, "results/reference/ARTICLE.json", lab_data_dir(), TABLES_SCHEMA, RESULT_SCHEMA,
 		TABLES_SCHEMA);
 }
 

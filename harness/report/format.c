@@ -368,7 +368,7 @@ int format_write(const struct report *rep, enum report_format fmt, FILE *o, stru
 		for (i = 0; i < rep->nt; i++)
 			md_table(&rep->tables[i], o);
 		if (rep->nt == 0)
-			fprintf(o, "\nNo article table has data in these results.\n");
+			fprintf(o, "\nNo table has data in these results (they hold no runs).\n");
 	} else if (fmt == REPORT_CSV) {
 		fputs("table,row,figure,column,kernel,cgroup,unit,runs,median,min,max,with_value,values,text\n", o);
 		for (i = 0; i < rep->nt; i++)

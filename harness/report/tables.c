@@ -612,8 +612,8 @@ int tables_dir(char *dir, size_t len, struct lab_error *err)
 		snprintf(dir, len, "%s", rel);
 		return 0;
 	}
-	if ((size_t)snprintf(dir, len, "%s/%s", PAGELAB_SOURCE_DIR, rel) < len && access(dir, R_OK | X_OK) == 0)
+	if ((size_t)snprintf(dir, len, "%s/%s", lab_data_dir(), rel) < len && access(dir, R_OK | X_OK) == 0)
 		return 0;
 	return lab_error_set(err, ENOENT, "no report tables: neither ./%s nor %s/%s is readable", rel,
-			     PAGELAB_SOURCE_DIR, rel);
+			     lab_data_dir(), rel);
 }

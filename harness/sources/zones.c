@@ -11,7 +11,7 @@
 #include "zoneinfo.h"
 
 /* slim (a burst sample, 10 ms apart): what the trough needs — free, the
- * lines and managed — so a burst stays small in the result. */
+ * lines, the boost and managed — so a burst stays small in the result. */
 static json_t *zones_json(const struct zoneinfo *zi, bool slim)
 {
 	json_t *a = json_array();
@@ -33,6 +33,9 @@ static json_t *zones_json(const struct zoneinfo *zi, bool slim)
 			json_object_set_new_nocheck(o, "min", json_integer((json_int_t)z->min));
 			json_object_set_new_nocheck(o, "low", json_integer((json_int_t)z->low));
 			json_object_set_new_nocheck(o, "high", json_integer((json_int_t)z->high));
+			/* The lines include the boost (mm/page_alloc.c: boost_watermark):
+			 * a check of the line arithmetic needs it in every sample. */
+			json_object_set_new_nocheck(o, "boost", json_integer((json_int_t)z->boost));
 			json_object_set_new_nocheck(o, "managed", json_integer((json_int_t)z->managed));
 			json_array_append_new(a, o);
 			continue;

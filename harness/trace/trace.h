@@ -1,6 +1,6 @@
 /* trace.h — a run's tracepoints through libtracefs and libtraceevent.
  *
- * Each run gets a private tracing instance, instances/pagelab-<pid>-<run>
+ * Each run gets a private tracing instance, instances/pagelab-<pid>-<run>-ns<pid namespace inode>
  * (never the top-level buffer a user may be tracing with), trace_clock mono
  * (the samples' CLOCK_MONOTONIC), the events of its set (tracedef.h)
  * enabled there, their formats read from the running kernel.  The sampler
@@ -33,7 +33,7 @@ struct trace;
 int trace_available(bool *mounted, struct lab_error *err);
 void trace_unmount(void);
 
-/* Remove instances named pagelab-<pid>-… whose pid is dead. */
+/* Remove instances named pagelab-<pid>-… of this pid namespace whose pid is dead. */
 int trace_sweep(int *removed, struct lab_error *err);
 
 /* Whether pid is a task of the run's sandbox (the sampler knows). */
@@ -50,6 +50,10 @@ int trace_drain(struct trace *t, bool final, json_t *events, json_t *intervals, 
 
 /* A line in the instance's trace_marker (a workload's step). */
 void trace_marker(struct trace *t, const char *text);
+
+/* An O_CLOEXEC fd of the instance's trace_marker for launch_set_marker_fd(),
+ * or -1.  Owned by t. */
+int trace_marker_fd(const struct trace *t);
 
 bool trace_kswapd_awake(const struct trace *t);
 bool trace_stall_open(const struct trace *t);

@@ -150,8 +150,13 @@ wm_trace_invariants() {
   # article: 8 kB under); DMA32's free was under min + its protection for Normal
   jq -e '.runs[0].kmsg.oom_kills[0].zones | map(select(.zone == "Normal"))[0] | .free_kb < .min_kb and .free_kb > 1000000' "$f"
   jq -e '[.runs[0].kmsg.oom_kills[0].zones[].free_kb] | add > 1500000' "$f"
+  # oom:mark_victim names the same tasks as the kernel log, in the same order, and
+  # the gaps between victims come from the tracepoints' clock (nothing lost)
+  jq -e '.runs[0] | [.kmsg.oom_kills[].pid] == [.summary.trace.oom_victims[].pid]
+         and (.summary.trace.oom_victim_gaps_ms | length) == ((.summary.trace.oom_victims | length) - 1)
+         and .summary.trace.lost.total == 0' "$f"
   # a second victim (the article's, 91 ms later) is data: logged
-  echo "# OOM kills: $(jq '.runs[0].kmsg.oom_kills | length' "$f"); victims: $(wm_cell "$f" run-five OOM "kills in the kernel log")" >&3
+  echo "# OOM kills: $(jq '.runs[0].kmsg.oom_kills | length' "$f"); victims: $(wm_cell "$f" run-five OOM "kills in the kernel log"); mark_victim gaps: $(jq -c '.runs[0].summary.trace.oom_victim_gaps_ms' "$f") ms" >&3
 }
 
 @test "vm too little (7.8 GB): min_free_kbytes 128 leaves every zone's min a few dozen pages, split by managed pages" {

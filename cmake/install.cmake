@@ -1,0 +1,57 @@
+# cmake/install.cmake — `cmake --install` into FHS places (harness/paths.h):
+#
+#   <prefix>/bin/pagelab
+#   <prefix>/libexec/pagelab/      the workload programs (every target built into workloads/)
+#   <prefix>/share/pagelab/        scenarios/, results/reference/, scripts/ (VM mode's guest tooling)
+#   <prefix>/share/man/man1/pagelab.1   made by help2man from `pagelab --help` and `--version`
+#
+# The installed binary finds its data and workloads relative to itself, so
+# `cmake --install build --prefix DIR` works for any DIR and the in-tree build
+# keeps using the source tree.
+include(GNUInstallDirs)
+
+file(RELATIVE_PATH PAGELAB_DATA_REL
+     "${CMAKE_INSTALL_FULL_BINDIR}" "${CMAKE_INSTALL_FULL_DATADIR}/pagelab")
+file(RELATIVE_PATH PAGELAB_LIBEXEC_REL
+     "${CMAKE_INSTALL_FULL_BINDIR}" "${CMAKE_INSTALL_FULL_LIBEXECDIR}/pagelab")
+set_property(SOURCE harness/paths.c APPEND PROPERTY COMPILE_DEFINITIONS
+  PAGELAB_DATA_REL="${PAGELAB_DATA_REL}" PAGELAB_LIBEXEC_REL="${PAGELAB_LIBEXEC_REL}")
+
+install(TARGETS pagelab RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+
+# The workloads: whatever this build puts into workloads/ (no list to keep in step).
+get_property(_pagelab_targets DIRECTORY PROPERTY BUILDSYSTEM_TARGETS)
+foreach(_t IN LISTS _pagelab_targets)
+  get_target_property(_dir ${_t} RUNTIME_OUTPUT_DIRECTORY)
+  if(_dir STREQUAL "${CMAKE_BINARY_DIR}/workloads")
+    install(TARGETS ${_t} RUNTIME DESTINATION ${CMAKE_INSTALL_LIBEXECDIR}/pagelab)
+  endif()
+endforeach()
+
+install(DIRECTORY scenarios DESTINATION ${CMAKE_INSTALL_DATADIR}/pagelab)
+install(DIRECTORY results/reference DESTINATION ${CMAKE_INSTALL_DATADIR}/pagelab/results)
+# VM mode's guest tooling: the boot scripts and the guest's exit helper source.
+install(PROGRAMS scripts/vm-run scripts/vm-kernel scripts/vm-initramfs scripts/vm-guest-init
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/pagelab/scripts)
+install(FILES scripts/guest-exit.c DESTINATION ${CMAKE_INSTALL_DATADIR}/pagelab/scripts)
+
+# pagelab(1): the text of `pagelab --help` (main.c's usage_text, the one copy)
+# through help2man; harness/cli.md is the longer reference beside the code.
+find_program(HELP2MAN help2man)
+if(HELP2MAN AND CMAKE_CROSSCOMPILING)
+  # help2man runs the binary: an arm64 guest's build (cmake/aarch64-linux-gnu.cmake)
+  # cannot run here, and a guest needs no man page.
+  message(STATUS "cross build: no pagelab.1 (help2man would run an ${CMAKE_SYSTEM_PROCESSOR} binary)")
+elseif(HELP2MAN)
+  add_custom_command(OUTPUT ${CMAKE_BINARY_DIR}/pagelab.1
+    COMMAND ${HELP2MAN} --no-info --section=1 --source=pagelab
+            "--name=a reproducible memory-pressure lab for Linux"
+            --include=${CMAKE_SOURCE_DIR}/cmake/pagelab.h2m
+            --output=${CMAKE_BINARY_DIR}/pagelab.1 $<TARGET_FILE:pagelab>
+    DEPENDS pagelab ${CMAKE_SOURCE_DIR}/cmake/pagelab.h2m
+    COMMENT "pagelab.1 from pagelab --help (help2man)")
+  add_custom_target(manpage ALL DEPENDS ${CMAKE_BINARY_DIR}/pagelab.1)
+  install(FILES ${CMAKE_BINARY_DIR}/pagelab.1 DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
+else()
+  message(STATUS "help2man not found: no pagelab.1 (apt-get install help2man)")
+endif()
