@@ -42,6 +42,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "exitcode.h"
 #include "fileio.h"
 #include "kmsg.h"
 #include "knobdef.h"
@@ -51,8 +52,9 @@
 #include "sources/zoneinfo.h"
 #include "wmark.h"
 
-enum { AUDIT_OK = 0, AUDIT_FAIL = 1, AUDIT_USAGE = 2, AUDIT_CANNOT = 3, AUDIT_ADVICE_ERRORS = 4,
-       AUDIT_INTERRUPTED = 130 };
+/* harness/exitcode.h's statuses, and --advice's own 4 (findings). */
+enum { AUDIT_OK = LAB_EXIT_RAN, AUDIT_FAIL = LAB_EXIT_HARNESS, AUDIT_USAGE = LAB_EXIT_USAGE,
+       AUDIT_CANNOT = LAB_EXIT_CANNOT, AUDIT_ADVICE_ERRORS = 4, AUDIT_INTERRUPTED = LAB_EXIT_INTERRUPTED };
 
 /* SIGINT/SIGTERM/SIGHUP are blocked for the whole audit and waited for
  * during the watch, so knobs set with --with are always put back. */

@@ -21,10 +21,12 @@
 #include "fileio.h"
 #include "report.h"
 #include "stats.h"
+#include "exitcode.h"
+#include "result_keys.h"
 
-#define RESULT_SCHEMA "pagelab.result/1"
-#define EXIT_INTERNAL 1
-#define EXIT_BAD_INPUT 2
+#define RESULT_SCHEMA RESULT_SCHEMA_ID
+#define EXIT_INTERNAL LAB_EXIT_HARNESS
+#define EXIT_BAD_INPUT LAB_EXIT_USAGE
 #define GROUPS_MAX 16
 
 /* ------------------------------------------------------------ inputs */

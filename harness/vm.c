@@ -54,10 +54,13 @@
 #include <jansson.h>
 
 #include "error.h"
+#include "exitcode.h"
 #include "catalog.h"
 #include "fileio.h"
 #include "paths.h"
 #include "report.h"
+#include "result_keys.h"
+#include "run/run.h"
 #include "scenario.h"
 #include "size.h"
 
@@ -67,10 +70,8 @@
 
 extern char **environ;
 
-enum { VM_RAN = 0, VM_HARNESS = 1, VM_USAGE = 2, VM_CANNOT = 3, VM_INTERRUPTED = 130 };
 
 #define VM_MAX_KERNELS 8
-#define VM_MAX_SETS 64
 #define VM_MAX_ARGS 200
 #define VM_DEFAULT_KERNEL "6.12"
 #define VM_DEFAULT_MEM (4800ULL << 20)  /* the MADV_FREE article's Docker Desktop VM */
@@ -127,16 +128,11 @@ static const struct vm_arch *vm_arch_find(const char *name)
 	return NULL;
 }
 
-/* The run options, checked like `pagelab run` checks them, then forwarded. */
+/* The run options, parsed as `pagelab run` parses them (run/run.h), and
+ * their canonical form forwarded to every guest and the host. */
 struct run_fwd {
-	const char *name;
-	unsigned repeat;
-	bool no_report;
-	size_t nr_sets;
-	const char *sets[VM_MAX_SETS];
-	int argc;                       /* the forwarded options, in a canonical form */
-	char *argv[VM_MAX_ARGS];
-	char buf[4][32];                /* numbers for argv */
+	struct run_opts opts;
+	struct run_opts_argv fwd;
 };
 
 static int vm_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -150,7 +146,7 @@ static int vm_usage(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fprintf(stderr, " (see pagelab --help)\n");
-	return VM_USAGE;
+	return LAB_EXIT_USAGE;
 }
 
 static bool is_series(const char *k)
@@ -286,99 +282,15 @@ static int parse_vm_opts(int argc, char **argv, struct vm_opts *o, int *next)
 	return 0;
 }
 
-/* The run options of harness/cli.md, checked as cmd_run checks them.  --out
- * has no meaning with several targets: --out-dir names the directory. */
+/* --out has no meaning with several targets: --out-dir names the directory
+ * (run_opts_parse refuses it for RUN_OPTS_VM). */
 static int parse_run_part(int argc, char **argv, struct run_fwd *f)
 {
-	static const struct option longopts[] = {
-		{ "out", required_argument, NULL, 'o' },
-		{ "repeat", required_argument, NULL, 'r' },
-		{ "set", required_argument, NULL, 's' },
-		{ "interval", required_argument, NULL, 'i' },
-		{ "timeout", required_argument, NULL, 't' },
-		{ "allow-destructive", no_argument, NULL, 'D' },
-		{ "no-report", no_argument, NULL, 'N' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ NULL, 0, NULL, 0 },
-	};
-	bool destructive = false, verbose = false;
-	unsigned interval = 0, timeout = 0;
-	int c;
+	int ret = run_opts_parse(argc, argv, RUN_OPTS_VM, &f->opts);
 
-	memset(f, 0, sizeof(*f));
-	optind = 0;     /* a full re-initialisation: options may follow NAME again (permuted) */
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "o:r:s:i:t:v", longopts, NULL)) != -1) {
-		unsigned long long v;
-		struct lab_error err;
-
-		switch (c) {
-		case 'o':
-			return vm_usage("run --out: one result per kernel; name the directory with "
-					"pagelab vm --out-dir DIR");
-		case 'r':
-			if (lab_parse_uint(optarg, &v, &err) < 0 || v < 1 || v > 100)
-				return vm_usage("--repeat: expected 1..100, got '%s'", optarg);
-			f->repeat = (unsigned)v;
-			break;
-		case 's':
-			if (f->nr_sets == VM_MAX_SETS)
-				return vm_usage("too many --set (%s)", optarg);
-			f->sets[f->nr_sets++] = optarg;
-			break;
-		case 'i':
-			if (lab_parse_uint(optarg, &v, &err) < 0 || v < 10 || v > 10000)
-				return vm_usage("--interval: expected 10..10000 ms, got '%s'", optarg);
-			interval = (unsigned)v;
-			break;
-		case 't':
-			if (lab_parse_uint(optarg, &v, &err) < 0 || v < 1 || v > 86400)
-				return vm_usage("run --timeout: expected 1..86400 s, got '%s'", optarg);
-			timeout = (unsigned)v;
-			break;
-		case 'D':
-			destructive = true;
-			break;
-		case 'N':
-			f->no_report = true;
-			break;
-		case 'v':
-			verbose = true;
-			break;
-		default:
-			return vm_usage("run: unknown option '%s'", argv[optind - 1]);
-		}
-	}
-	if (optind != argc - 1)
-		return vm_usage("%s", optind >= argc ? "run: which scenario? (pagelab list)"
-						 : "run: one scenario at a time");
-	f->name = argv[optind];
-
-	/* The forwarded form: every guest (and the host) gets the same. */
-	if (f->repeat) {
-		snprintf(f->buf[0], sizeof(f->buf[0]), "%u", f->repeat);
-		f->argv[f->argc++] = "--repeat";
-		f->argv[f->argc++] = f->buf[0];
-	}
-	for (size_t i = 0; i < f->nr_sets; i++) {
-		f->argv[f->argc++] = "--set";
-		f->argv[f->argc++] = (char *)f->sets[i];
-	}
-	if (interval) {
-		snprintf(f->buf[1], sizeof(f->buf[1]), "%u", interval);
-		f->argv[f->argc++] = "--interval";
-		f->argv[f->argc++] = f->buf[1];
-	}
-	if (timeout) {
-		snprintf(f->buf[2], sizeof(f->buf[2]), "%u", timeout);
-		f->argv[f->argc++] = "--timeout";
-		f->argv[f->argc++] = f->buf[2];
-	}
-	if (destructive)
-		f->argv[f->argc++] = "--allow-destructive";
-	if (verbose)
-		f->argv[f->argc++] = "-v";
-	return 0;
+	if (ret == 0)
+		run_opts_forward(&f->opts, &f->fwd);
+	return ret;
 }
 
 /* ---- the scenario ------------------------------------------------------------ */
@@ -395,12 +307,12 @@ static int scenario_location(const char *arg, char *dir, size_t dlen, char *path
 	dir[0] = '\0';
 	if (catalog_find(arg, found, sizeof(found), &err) < 0) {
 		fprintf(stderr, "pagelab: %s\n", err.msg);
-		return VM_USAGE;
+		return LAB_EXIT_USAGE;
 	}
 	/* Absolute paths: the guest's command and the static build need them. */
 	if (realpath(found, path) == NULL || strlen(path) >= plen) {
 		fprintf(stderr, "pagelab: vm: scenario file %s: %s\n", found, strerror(errno));
-		return VM_USAGE;
+		return LAB_EXIT_USAGE;
 	}
 	if (!*is_file && catalog_dir(found, sizeof(found), &err) == 0) {
 		char abs[PATH_MAX];
@@ -710,14 +622,14 @@ static int resolve_kernel(const struct vm_env *env, const struct vm_opts *o, boo
 		st = run_capture(argv, &out, &err);
 		if (st < 0) {
 			fprintf(stderr, "pagelab: vm: %s\n", err.msg);
-			return VM_HARNESS;
+			return LAB_EXIT_HARNESS;
 		}
 		if (st != 0) {
 			fprintf(stderr, "pagelab: vm: cannot get Debian's %s %s kernel (%s): scripts/vm-kernel "
 				"exited %d, see its message above (it needs apt's lists and Debian's "
 				"mirror the first time%s; or pass --kernel PATH)\n", t->kernel, o->arch,
 				o->flavour, st, strcmp(o->arch, "amd64") ? ", and dpkg --add-architecture arm64" : "");
-			return VM_CANNOT;
+			return LAB_EXIT_CANNOT;
 		}
 		t->kinfo = json_object();
 		for (char *line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
@@ -731,7 +643,7 @@ static int resolve_kernel(const struct vm_env *env, const struct vm_opts *o, boo
 		if (*kvs(t->kinfo, "vmlinuz") == '\0' || *kvs(t->kinfo, "release") == '\0') {
 			fprintf(stderr, "pagelab: vm: scripts/vm-kernel %s --info printed no vmlinuz/release\n",
 				t->kernel);
-			return VM_HARNESS;
+			return LAB_EXIT_HARNESS;
 		}
 		snprintf(t->label, sizeof(t->label), "guest-%s", kvs(t->kinfo, "release"));
 		label_clean(t->label);
@@ -748,7 +660,7 @@ static int resolve_kernel(const struct vm_env *env, const struct vm_opts *o, boo
 			    access(mod, R_OK) < 0) {
 				fprintf(stderr, "pagelab: vm: kernel %s: no modules directory %s (scripts/vm-kernel "
 					"%s --with-modules)\n", t->kernel, mod, t->kernel);
-				return VM_CANNOT;
+				return LAB_EXIT_CANNOT;
 			}
 			json_object_set_new(t->kinfo, "modules", json_string(mod));
 		}
@@ -793,28 +705,28 @@ static int static_build(struct vm_env *env, const struct vm_opts *o)
 		    pathf(guest, sizeof(guest), "%s/guest", libexec) < 0 || realpath(guest, env->build) == NULL) {
 			fprintf(stderr, "pagelab: vm: this installed pagelab has no guest binaries in %s: pass "
 				"--build DIR (a static build: cmake -DPAGELAB_STATIC=ON)\n", guest);
-			return VM_CANNOT;
+			return LAB_EXIT_CANNOT;
 		}
 	} else if (o->build != NULL) {
 		if (realpath(o->build, env->build) == NULL) {
 			fprintf(stderr, "pagelab: vm: --build %s: %s\n", o->build, strerror(errno));
-			return VM_USAGE;
+			return LAB_EXIT_USAGE;
 		}
 	} else {
 		if (pathf(env->build, sizeof(env->build), "%s/%s", env->src, env->arch->build_dir) < 0) {
 			fprintf(stderr, "pagelab: vm: source path too long: %s\n", env->src);
-			return VM_HARNESS;
+			return LAB_EXIT_HARNESS;
 		}
 		if (!in_path("cmake", cmake, sizeof(cmake))) {
 			fprintf(stderr, "pagelab: vm: cmake not found: it builds the guest's static binaries "
 				"(apt-get install cmake, or pass --build DIR)\n");
-			return VM_CANNOT;
+			return LAB_EXIT_CANNOT;
 		}
 		snprintf(log, sizeof(log), "%s/vm-build.log", env->build);
 		snprintf(cache, sizeof(cache), "%s/CMakeCache.txt", env->build);
 		if (lab_mkdir_p(env->build, 0755, &err) < 0) {
 			fprintf(stderr, "pagelab: vm: %s\n", err.msg);
-			return VM_HARNESS;
+			return LAB_EXIT_HARNESS;
 		}
 		/* Two `pagelab vm` from one tree at once must not run make in the
 		 * same build directory together (a half-linked binary would go into
@@ -823,7 +735,7 @@ static int static_build(struct vm_env *env, const struct vm_opts *o)
 		lockfd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
 		if (lockfd < 0 || flock(lockfd, LOCK_EX) < 0) {
 			fprintf(stderr, "pagelab: vm: lock %s: %s\n", lock, strerror(errno));
-			return VM_HARNESS;
+			return LAB_EXIT_HARNESS;
 		}
 		if (access(cache, F_OK) < 0) {
 			char tc[PATH_MAX + 64];
@@ -833,7 +745,7 @@ static int static_build(struct vm_env *env, const struct vm_opts *o)
 				if (pathf(tc, sizeof(tc), "-DCMAKE_TOOLCHAIN_FILE=%s/%s", env->src,
 					  env->arch->toolchain) < 0) {
 					fprintf(stderr, "pagelab: vm: source path too long: %s\n", env->src);
-					return VM_HARNESS;
+					return LAB_EXIT_HARNESS;
 				}
 				argv[6] = tc;
 			}
@@ -844,7 +756,7 @@ static int static_build(struct vm_env *env, const struct vm_opts *o)
 				log_tail(log, 15);
 				fprintf(stderr, "pagelab: vm: configuring %s failed (%s; see %s)\n", env->build,
 					st < 0 ? err.msg : "cmake", log);
-				return VM_HARNESS;
+				return LAB_EXIT_HARNESS;
 			}
 		}
 		{
@@ -858,7 +770,7 @@ static int static_build(struct vm_env *env, const struct vm_opts *o)
 				log_tail(log, 15);
 				fprintf(stderr, "pagelab: vm: building the static binaries failed (%s; see %s)\n",
 					st < 0 ? err.msg : "cmake --build", log);
-				return VM_HARNESS;
+				return LAB_EXIT_HARNESS;
 			}
 			unlink(log);
 		}
@@ -872,7 +784,7 @@ static int static_build(struct vm_env *env, const struct vm_opts *o)
 				"-DPAGELAB_STATIC=ON%s%s && cmake --build %s)\n", p, env->arch->build_dir,
 				env->arch->toolchain ? " -DCMAKE_TOOLCHAIN_FILE=" : "",
 				env->arch->toolchain ? env->arch->toolchain : "", env->arch->build_dir);
-			return VM_HARNESS;
+			return LAB_EXIT_HARNESS;
 		}
 	}
 	return 0;
@@ -891,7 +803,7 @@ static int run_host(const struct vm_env *env, const struct run_fwd *f, const cha
 	(void)env;
 	if (n < 0) {
 		fprintf(stderr, "pagelab: vm: readlink /proc/self/exe: %s\n", strerror(errno));
-		return t->status = VM_HARNESS;
+		return t->status = LAB_EXIT_HARNESS;
 	}
 	exe[n] = '\0';
 	snprintf(out, sizeof(out), "%s.json", t->stem);
@@ -901,19 +813,19 @@ static int run_host(const struct vm_env *env, const struct run_fwd *f, const cha
 	argv[a++] = "--out";
 	argv[a++] = out;
 	argv[a++] = "--no-report";
-	for (int i = 0; i < f->argc; i++)
-		argv[a++] = f->argv[i];
+	for (int i = 0; i < f->fwd.argc; i++)
+		argv[a++] = f->fwd.argv[i];
 	argv[a] = NULL;
 	fprintf(stderr, "pagelab: vm: %s: pagelab run on this host\n", t->label);
 	st = run_to_file(argv, NULL, false, &err);
 	if (st < 0) {
 		fprintf(stderr, "pagelab: vm: %s\n", err.msg);
-		return t->status = VM_HARNESS;
+		return t->status = LAB_EXIT_HARNESS;
 	}
 	t->status = st;
 	snprintf(t->result, sizeof(t->result), "%s", out);
-	t->ok = access(out, R_OK) == 0 && st != VM_USAGE && st != VM_CANNOT;
-	if (st == VM_CANNOT)
+	t->ok = access(out, R_OK) == 0 && st != LAB_EXIT_USAGE && st != LAB_EXIT_CANNOT;
+	if (st == LAB_EXIT_CANNOT)
 		fprintf(stderr, "pagelab: vm: --host: this host cannot run the scenario (above); the report "
 			"shows the guests only\n");
 	return st;
@@ -934,15 +846,15 @@ static int guest_failure(const struct target *t, const json_t *vs, int vm_status
 	if (vm_signal) {
 		fprintf(stderr, "pagelab: vm: %s: interrupted by %s: the guest was stopped (console: %s)\n",
 			t->label, strsignal(vm_signal), console);
-		return VM_INTERRUPTED;
+		return LAB_EXIT_INTERRUPTED;
 	}
 	if (!strcmp(status, "no-qemu")) {
 		fprintf(stderr, "pagelab: vm: %s: no qemu: %s\n", t->label, error);
-		return VM_CANNOT;
+		return LAB_EXIT_CANNOT;
 	}
 	if (!strcmp(status, "no-kernel")) {
 		fprintf(stderr, "pagelab: vm: %s: kernel impossible to get: %s\n", t->label, error);
-		return VM_CANNOT;
+		return LAB_EXIT_CANNOT;
 	}
 	if (!strcmp(status, "panic"))
 		fprintf(stderr, "pagelab: vm: %s: guest panic: %s (console: %s)\n", t->label, error, console);
@@ -956,7 +868,7 @@ static int guest_failure(const struct target *t, const json_t *vs, int vm_status
 	else
 		fprintf(stderr, "pagelab: vm: %s: scripts/vm-run exited %d without a verdict (console: %s)\n",
 			t->label, vm_status, console);
-	return VM_HARNESS;
+	return LAB_EXIT_HARNESS;
 }
 
 struct guest_shape {
@@ -981,13 +893,13 @@ static int run_guest(const struct vm_env *env, const struct vm_opts *o, const st
 	struct lab_error err;
 	json_t *vs = NULL, *gi = NULL, *doc = NULL;
 	json_error_t je;
-	int a = 0, st, ret = VM_RAN;
+	int a = 0, st, ret = LAB_EXIT_RAN;
 
 	/* vm-run's own directory; removed once the result is safe beside the others. */
 	if (pathf(rundir, sizeof(rundir), "%s/vm/runs/%s", env->cache,
 		  (b = strrchr(t->stem, '/')) ? b + 1 : t->stem) < 0) {
 		fprintf(stderr, "pagelab: vm: path too long under %s/.cache\n", env->src);
-		return t->status = VM_HARNESS;
+		return t->status = LAB_EXIT_HARNESS;
 	}
 	snprintf(console, sizeof(console), "%s.console.log", t->stem);
 	snprintf(mem, sizeof(mem), "%lluM", g->mem >> 20);
@@ -1041,7 +953,7 @@ static int run_guest(const struct vm_env *env, const struct vm_opts *o, const st
 		if (pathf(guest_scn, sizeof(guest_scn), "/scenario-file/%s", b) < 0 ||
 		    pathf(scnfile_arg, sizeof(scnfile_arg), "%s:%s", scn_file, guest_scn) < 0) {
 			fprintf(stderr, "pagelab: vm: scenario path too long: %s\n", scn_file);
-			return t->status = VM_USAGE;
+			return t->status = LAB_EXIT_USAGE;
 		}
 		argv[a++] = "--file";
 		argv[a++] = scnfile_arg;
@@ -1049,7 +961,7 @@ static int run_guest(const struct vm_env *env, const struct vm_opts *o, const st
 		if (pathf(guest_scn, sizeof(guest_scn), "%s", scn_arg) < 0 ||
 		    pathf(scndir_arg, sizeof(scndir_arg), "%s:/scenarios", scn_dir) < 0) {
 			fprintf(stderr, "pagelab: vm: scenario path too long: %s\n", scn_dir);
-			return t->status = VM_USAGE;
+			return t->status = LAB_EXIT_USAGE;
 		}
 		argv[a++] = "--file";
 		argv[a++] = scndir_arg;
@@ -1067,8 +979,8 @@ static int run_guest(const struct vm_env *env, const struct vm_opts *o, const st
 	argv[a++] = "--out";
 	argv[a++] = VM_GUEST_RESULT;
 	argv[a++] = "--no-report";
-	for (int i = 0; i < f->argc; i++)
-		argv[a++] = f->argv[i];
+	for (int i = 0; i < f->fwd.argc; i++)
+		argv[a++] = f->fwd.argv[i];
 	argv[a] = NULL;
 
 	fprintf(stderr, "pagelab: vm: %s: booting (%s, %s%s%s, %u cpus%s%s%s%s%s%s), timeout %u s\n", t->label,
@@ -1078,14 +990,14 @@ static int run_guest(const struct vm_env *env, const struct vm_opts *o, const st
 	st = run_to_file(argv, NULL, false, &err);
 	if (st < 0) {
 		fprintf(stderr, "pagelab: vm: %s: %s\n", t->label, err.msg);
-		return t->status = VM_HARNESS;
+		return t->status = LAB_EXIT_HARNESS;
 	}
 	if (pathf(vs_path, sizeof(vs_path), "%s/vm-status", rundir) < 0 ||
 	    pathf(gi_path, sizeof(gi_path), "%s/guest-info", rundir) < 0 ||
 	    pathf(res, sizeof(res), "%s/files/result.json", rundir) < 0 ||
 	    pathf(stream, sizeof(stream), "%s/files/result.jsonl", rundir) < 0) {
 		fprintf(stderr, "pagelab: vm: path too long: %s\n", rundir);
-		return t->status = VM_HARNESS;
+		return t->status = LAB_EXIT_HARNESS;
 	}
 	vs = keyvalue_file(vs_path);
 	gi = keyvalue_file(gi_path);
@@ -1106,12 +1018,12 @@ static int run_guest(const struct vm_env *env, const struct vm_opts *o, const st
 	}
 	/* The guest ran its command: st is the guest pagelab's own status. */
 	if (access(res, F_OK) < 0) {
-		if (st == VM_USAGE || st == VM_CANNOT) {
+		if (st == LAB_EXIT_USAGE || st == LAB_EXIT_CANNOT) {
 			ret = st;      /* the guest said why on stderr, streamed above */
 			fprintf(stderr, "pagelab: vm: %s: the guest's pagelab exited %d (%s; console: %s)\n",
-				t->label, st, st == VM_USAGE ? "bad input" : "the guest cannot run it", console);
+				t->label, st, st == LAB_EXIT_USAGE ? "bad input" : "the guest cannot run it", console);
 		} else if (access(stream, F_OK) == 0) {
-			ret = VM_HARNESS;
+			ret = LAB_EXIT_HARNESS;
 			fprintf(stderr, "pagelab: vm: %s: result truncated: the guest's pagelab exited %d and left "
 				"only its stream %s.jsonl, no result document (console: %s)\n", t->label, st,
 				t->stem, console);
@@ -1123,7 +1035,7 @@ static int run_guest(const struct vm_env *env, const struct vm_opts *o, const st
 					fprintf(stderr, "pagelab: vm: warning: %s\n", err.msg);
 			}
 		} else {
-			ret = VM_HARNESS;
+			ret = LAB_EXIT_HARNESS;
 			fprintf(stderr, "pagelab: vm: %s: result missing: the guest's pagelab exited %d and wrote no "
 				"%s (console: %s)\n", t->label, st, VM_GUEST_RESULT, console);
 		}
@@ -1139,8 +1051,8 @@ static int run_guest(const struct vm_env *env, const struct vm_opts *o, const st
 			doc = json_loadb(text, tlen, 0, &je);
 	}
 	if (doc == NULL || !json_is_object(doc) ||
-	    strcmp(kvs(doc, "schema"), "pagelab.result/1") != 0) {
-		ret = VM_HARNESS;
+	    strcmp(kvs(doc, RK_SCHEMA), RESULT_SCHEMA_ID) != 0) {
+		ret = LAB_EXIT_HARNESS;
 		fprintf(stderr, "pagelab: vm: %s: result truncated or garbled: %s: %s (console: %s)\n", t->label,
 			res, doc == NULL ? je.text : "not a pagelab.result/1 document", console);
 		goto out;
@@ -1189,7 +1101,7 @@ static int run_guest(const struct vm_env *env, const struct vm_opts *o, const st
 
 		if (text == NULL || lab_write_atomic(t->result, text, strlen(text), &err) < 0) {
 			free(text);
-			ret = VM_HARNESS;
+			ret = LAB_EXIT_HARNESS;
 			fprintf(stderr, "pagelab: vm: %s: writing %s: %s\n", t->label, t->result,
 				text ? err.msg : "out of memory");
 			goto out;
@@ -1205,9 +1117,9 @@ static int run_guest(const struct vm_env *env, const struct vm_opts *o, const st
 		t->label, kvs(doc, "status"), kvs(gi, "uname_r"), kvs(vs, "boot_wall_s"),
 		kvs(vs, "command_s"), kvs(vs, "wall_s"), console);
 out:
-	if (ret == VM_RAN && t->ok)
+	if (ret == LAB_EXIT_RAN && t->ok)
 		nftw(rundir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-	else if (ret != VM_RAN)
+	else if (ret != LAB_EXIT_RAN)
 		fprintf(stderr, "pagelab: vm: %s: the guest's files are kept in %s\n", t->label, rundir);
 	json_decref(vs);
 	json_decref(gi);
@@ -1318,7 +1230,7 @@ static json_t *audit_states_doc(const struct audit_states *st, char **argv, cons
 			rc[strcspn(rc, "\n")] = '\0';
 			lab_parse_uint(rc, &v, &e);
 		} else {
-			v = VM_HARNESS;
+			v = LAB_EXIT_HARNESS;
 		}
 		json_object_set_new(one, "exit", json_integer((json_int_t)v));
 		pathf(path, sizeof(path), "%s/audit-%zu.out", files_dir, i + 1);
@@ -1356,11 +1268,11 @@ static int vm_audit_target(const struct vm_env *env, const struct vm_opts *o, co
 	    pathf(gi_path, sizeof(gi_path), "%s/guest-info", rundir) < 0 ||
 	    pathf(files, sizeof(files), "%s/files", rundir) < 0) {
 		fprintf(stderr, "pagelab: vm: path too long: %s\n", t->stem);
-		return t->status = VM_USAGE;
+		return t->status = LAB_EXIT_USAGE;
 	}
 	if (audit_script(sts, argv, script, sizeof(script)) < 0) {
 		fprintf(stderr, "pagelab: vm: audit: the options are too long\n");
-		return t->status = VM_USAGE;
+		return t->status = LAB_EXIT_USAGE;
 	}
 	if (t->kernel == NULL) {
 		/* This host: the same script, with this binary as pagelab. */
@@ -1371,17 +1283,17 @@ static int vm_audit_target(const struct vm_env *env, const struct vm_opts *o, co
 
 		if (n < 0) {
 			fprintf(stderr, "pagelab: vm: readlink /proc/self/exe: %s\n", strerror(errno));
-			return t->status = VM_HARNESS;
+			return t->status = LAB_EXIT_HARNESS;
 		}
 		exe[n] = '\0';
 		if (pathf(dir, sizeof(dir), "%s.files", t->stem) < 0 || lab_mkdir_p(dir, 0755, &err) < 0) {
 			fprintf(stderr, "pagelab: vm: %s: cannot make %s.files\n", t->label, t->stem);
-			return t->status = VM_HARNESS;
+			return t->status = LAB_EXIT_HARNESS;
 		}
 		/* The script names /out/files and pagelab; on the host both are
 		 * variables instead. */
 		if (asprintf(&fixed, "PATH=\"$(dirname '%s'):$PATH\"\ncd '%s' || exit 1\n%s", exe, dir, script) < 0)
-			return t->status = VM_HARNESS;
+			return t->status = LAB_EXIT_HARNESS;
 		for (char *p; (p = strstr(fixed, "/out/files/")) != NULL;)
 			memmove(p, p + 11, strlen(p + 11) + 1);
 		sv[2] = fixed;
@@ -1391,7 +1303,7 @@ static int vm_audit_target(const struct vm_env *env, const struct vm_opts *o, co
 		free(fixed);
 		if (st < 0) {
 			fprintf(stderr, "pagelab: vm: %s\n", err.msg);
-			return t->status = VM_HARNESS;
+			return t->status = LAB_EXIT_HARNESS;
 		}
 		snprintf(files, sizeof(files), "%s", dir);
 		vs = json_object();
@@ -1442,7 +1354,7 @@ static int vm_audit_target(const struct vm_env *env, const struct vm_opts *o, co
 	st = run_to_file(av, NULL, false, &err);
 	if (st < 0) {
 		fprintf(stderr, "pagelab: vm: %s: %s\n", t->label, err.msg);
-		return t->status = VM_HARNESS;
+		return t->status = LAB_EXIT_HARNESS;
 	}
 	vs = keyvalue_file(vs_path);
 	gi = keyvalue_file(gi_path);
@@ -1464,8 +1376,8 @@ collect:
 		char *text;
 
 		doc = audit_states_doc(sts, argv, files, t->label, &ok);
-		if (!ok && ret == VM_RAN)
-			ret = VM_HARNESS;
+		if (!ok && ret == LAB_EXIT_RAN)
+			ret = LAB_EXIT_HARNESS;
 		if (t->kernel != NULL) {
 			json_t *v = json_object();
 
@@ -1495,7 +1407,7 @@ collect:
 		if (text == NULL || lab_write_atomic(out, text, strlen(text), &err) < 0) {
 			fprintf(stderr, "pagelab: vm: %s: writing %s: %s\n", t->label, out, text ? err.msg : "out of memory");
 			free(text);
-			ret = VM_HARNESS;
+			ret = LAB_EXIT_HARNESS;
 			goto done;
 		}
 		free(text);
@@ -1504,7 +1416,7 @@ collect:
 
 		if (f == NULL) {
 			fprintf(stderr, "pagelab: vm: %s: %s: %s\n", t->label, out, strerror(errno));
-			ret = VM_HARNESS;
+			ret = LAB_EXIT_HARNESS;
 			goto done;
 		}
 		for (size_t i = 0; i < sts->n; i++) {
@@ -1522,7 +1434,7 @@ collect:
 			fputc('\n', f);
 		}
 		if (fclose(f) != 0)
-			ret = VM_HARNESS;
+			ret = LAB_EXIT_HARNESS;
 	}
 	snprintf(t->result, sizeof(t->result), "%s", out);
 	t->ok = true;
@@ -1532,7 +1444,7 @@ collect:
 done:
 	if (t->kernel == NULL) {
 		nftw(files, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-	} else if (ret == VM_RAN) {
+	} else if (ret == LAB_EXIT_RAN) {
 		nftw(rundir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 	} else {
 		fprintf(stderr, "pagelab: vm: %s: the guest's files are kept in %s\n", t->label, rundir);
@@ -1551,7 +1463,7 @@ static int vm_audit(struct vm_opts *o, int argc, char **argv)
 	struct vm_env env;
 	size_t nt = 0;
 	bool json = false;
-	int status = VM_RAN;
+	int status = LAB_EXIT_RAN;
 
 	memset(targets, 0, sizeof(targets));
 	memset(&sts, 0, sizeof(sts));
@@ -1591,7 +1503,7 @@ static int vm_audit(struct vm_opts *o, int argc, char **argv)
 	if (o->numa && (g.mem >> 20) % o->numa != 0) {
 		fprintf(stderr, "pagelab: vm: --numa %u: the guest's %llu MiB do not split evenly into %u nodes\n",
 			o->numa, g.mem >> 20, o->numa);
-		return VM_USAGE;
+		return LAB_EXIT_USAGE;
 	}
 	if (o->nr_kernels == 0)
 		o->kernels[o->nr_kernels++] = VM_DEFAULT_KERNEL;
@@ -1620,7 +1532,7 @@ static int vm_audit(struct vm_opts *o, int argc, char **argv)
 		if (pathf(targets[i].stem, sizeof(targets[i].stem), "%s/%s-%s-%s", env.out_dir, env.base, env.stamp,
 			  targets[i].label) < 0) {
 			fprintf(stderr, "pagelab: vm: result path too long in %s\n", env.out_dir);
-			status = VM_USAGE;
+			status = LAB_EXIT_USAGE;
 			goto done;
 		}
 	status = static_build(&env, o);
@@ -1636,13 +1548,13 @@ static int vm_audit(struct vm_opts *o, int argc, char **argv)
 		sigaction(SIGTERM, &sa, NULL);
 		sigaction(SIGHUP, &sa, NULL);
 	}
-	status = VM_RAN;
+	status = LAB_EXIT_RAN;
 	for (size_t i = 0; i < nt && !vm_signal; i++) {
 		int st = vm_audit_target(&env, o, &g, &sts, argv, json, &targets[i]);
 
-		if (st == VM_INTERRUPTED || vm_signal)
-			status = VM_INTERRUPTED;
-		else if (st != VM_RAN && status == VM_RAN)
+		if (st == LAB_EXIT_INTERRUPTED || vm_signal)
+			status = LAB_EXIT_INTERRUPTED;
+		else if (st != LAB_EXIT_RAN && status == LAB_EXIT_RAN)
 			status = st;
 	}
 	for (size_t i = 0; i < nt; i++) {
@@ -1671,7 +1583,7 @@ static int find_env(struct vm_env *env, const struct vm_opts *o, const char *scn
 	if (realpath(lab_data_dir(), env->src) == NULL) {
 		fprintf(stderr, "pagelab: vm: the source tree %s is gone (%s): VM mode runs its scripts/vm-run\n",
 			lab_data_dir(), strerror(errno));
-		return VM_HARNESS;
+		return LAB_EXIT_HARNESS;
 	}
 	/* The cache (kernels, initramfs, runs): the tree's .cache, or for an
 	 * installed pagelab $PAGELAB_CACHE_DIR, else /var/cache/pagelab; the
@@ -1684,20 +1596,20 @@ static int find_env(struct vm_env *env, const struct vm_opts *o, const char *scn
 										 : "/var/cache/pagelab");
 	if (lab_installed() && setenv("PAGELAB_CACHE_DIR", env->cache, 1) < 0) {
 		fprintf(stderr, "pagelab: vm: setenv: %s\n", strerror(errno));
-		return VM_HARNESS;
+		return LAB_EXIT_HARNESS;
 	}
 	snprintf(env->vm_run, sizeof(env->vm_run), "%s/scripts/vm-run", env->src);
 	snprintf(env->vm_kernel, sizeof(env->vm_kernel), "%s/scripts/vm-kernel", env->src);
 	if (access(env->vm_run, X_OK) < 0 || access(env->vm_kernel, X_OK) < 0) {
 		fprintf(stderr, "pagelab: vm: %s or vm-kernel is missing: VM mode needs pagelab's source tree\n",
 			env->vm_run);
-		return VM_HARNESS;
+		return LAB_EXIT_HARNESS;
 	}
 	env->arch = vm_arch_find(o->arch);
 	if (!in_path(env->arch->qemu, env->qemu, sizeof(env->qemu))) {
 		fprintf(stderr, "pagelab: vm: no qemu: %s is not in PATH (apt-get install %s)\n",
 			env->arch->qemu, env->arch->qemu_pkg);
-		return VM_CANNOT;
+		return LAB_EXIT_CANNOT;
 	}
 	if (dir == NULL || *dir == '\0') {
 		dir = getenv("PAGELAB_RESULTS");
@@ -1708,11 +1620,11 @@ static int find_env(struct vm_env *env, const struct vm_opts *o, const char *scn
 	if (lab_check_output_dir(dir, o->out_dir != NULL && *o->out_dir ? "--out-dir" : "the results directory",
 				 o->out_dir == NULL || *o->out_dir == '\0', &err) < 0) {
 		fprintf(stderr, "pagelab: vm: %s\n", err.msg);
-		return VM_USAGE;
+		return LAB_EXIT_USAGE;
 	}
 	if (realpath(dir, env->out_dir) == NULL) {
 		fprintf(stderr, "pagelab: vm: --out-dir %s: %s\n", dir, strerror(errno));
-		return VM_HARNESS;
+		return LAB_EXIT_HARNESS;
 	}
 	{
 		time_t now = time(NULL);
@@ -1732,20 +1644,18 @@ int vm_main(int argc, char **argv)
 {
 	struct vm_opts o;
 	struct run_fwd f;
-	struct scenario s;
-	struct run_spec *specs = NULL;
+	struct run_plan plan;
 	struct guest_shape g;
 	struct vm_env env;
 	struct target targets[VM_MAX_KERNELS + 1];
 	struct lab_error err;
 	char scn_dir[PATH_MAX], scn_path[PATH_MAX + 64], val[256];
-	cleanup_free char *text = NULL;
-	size_t nv = 0, nt = 0;
-	int next = 0, ret, status = VM_RAN;
-	bool is_file, parsed = false;
+	size_t nt = 0;
+	int next = 0, ret, status = LAB_EXIT_RAN;
+	bool is_file;
 
 	memset(targets, 0, sizeof(targets));
-	memset(&s, 0, sizeof(s));
+	memset(&plan, 0, sizeof(plan));
 	ret = parse_vm_opts(argc, argv, &o, &next);
 	if (ret < 0) {
 		printf("usage: pagelab vm [--kernel 6.1|6.12|PATH]... [--host] [--arch amd64|arm64]\n"
@@ -1755,7 +1665,7 @@ int vm_main(int argc, char **argv)
 		       "                  [--timeout S] [--out-dir DIR] [--flavour generic|cloud]\n"
 		       "                  [--build DIR] [--modules DIR] run NAME|FILE [run options]\n"
 		       "(docs/vm.md)\n");
-		return VM_RAN;
+		return LAB_EXIT_RAN;
 	}
 	if (ret != 0)
 		return ret;
@@ -1768,130 +1678,101 @@ int vm_main(int argc, char **argv)
 		return vm_usage("--modules is for --swap or --disk with a kernel PATH");
 
 	/* 1. The scenario, validated as `pagelab run` validates it. */
-	ret = scenario_location(f.name, scn_dir, sizeof(scn_dir), scn_path, sizeof(scn_path), &is_file);
+	ret = scenario_location(f.opts.name, scn_dir, sizeof(scn_dir), scn_path, sizeof(scn_path), &is_file);
 	if (ret != 0)
 		return ret;
-	if (lab_read_input(scn_path, "scenario", LAB_SCENARIO_MAX, 0, &text, NULL, &err) < 0) {
-		fprintf(stderr, "pagelab: %s\n", err.msg);
-		return VM_USAGE;
-	}
-	if (scenario_parse(scn_path, text, &s, &err) < 0) {
-		fprintf(stderr, "pagelab: %s\n", err.msg);
-		scenario_free(&s);
-		return VM_USAGE;
-	}
-	parsed = true;
-	for (size_t i = 0; i < f.nr_sets; i++)
-		if (scenario_override(&s, f.sets[i], &err) < 0) {
-			fprintf(stderr, "pagelab: %s\n", err.msg);
-			status = VM_USAGE;
-			goto done;
-		}
-	nv = scenario_nr_variants(&s);
-	if (nv > 26) {
-		fprintf(stderr, "pagelab: %s: %zu variants; at most 26 (A-Z)\n", scn_path, nv);
-		status = VM_USAGE;
+	status = run_plan_load(scn_path, f.opts.sets, f.opts.nr_sets, f.opts.repeat, 0, NULL, &plan);
+	if (status != 0)
 		goto done;
-	}
-	specs = calloc(nv, sizeof(*specs));
-	if (specs == NULL) {
-		status = VM_HARNESS;
-		goto done;
-	}
 	/* The guest shape: options, else the scenario's [vm], else the defaults.
 	 * Variant A's parameters resolve ${…} in [vm] (the shape is one per
 	 * guest, not per variant). */
 	memset(&g, 0, sizeof(g));
-	if (scenario_instantiate(&s, 0, 0, &specs[0], &err) < 0) {
-		fprintf(stderr, "pagelab: %s\n", err.msg);
-		nv = 1;
-		status = VM_USAGE;
+	if ((status = run_plan_instantiate(&plan, 1, 0, NULL)) != 0)
 		goto done;
-	}
 	g.mem = o.mem ? o.mem : VM_DEFAULT_MEM;
-	if (!o.mem && vm_item(&s, &specs[0], "mem", val, sizeof(val)) &&
+	if (!o.mem && vm_item(&plan.s, &plan.specs[0], "mem", val, sizeof(val)) &&
 	    lab_parse_size(val, &g.mem, &err) < 0) {
 		fprintf(stderr, "pagelab: %s: [vm] mem: %s\n", scn_path, err.msg);
-		status = VM_USAGE;
+		status = LAB_EXIT_USAGE;
 		goto done;
 	}
 	if (g.mem < VM_MIN_MEM) {
 		fprintf(stderr, "pagelab: %s: [vm] mem: a guest needs at least 256M\n", scn_path);
-		status = VM_USAGE;
+		status = LAB_EXIT_USAGE;
 		goto done;
 	}
 	if (o.numa && (g.mem >> 20) % o.numa != 0) {
 		fprintf(stderr, "pagelab: vm: --numa %u: the guest's %llu MiB do not split evenly into %u "
 			"nodes\n", o.numa, g.mem >> 20, o.numa);
-		status = VM_USAGE;
+		status = LAB_EXIT_USAGE;
 		goto done;
 	}
 	g.cpus = o.cpus ? o.cpus : VM_DEFAULT_CPUS;
-	if (!o.cpus && vm_item(&s, &specs[0], "cpus", val, sizeof(val))) {
+	if (!o.cpus && vm_item(&plan.s, &plan.specs[0], "cpus", val, sizeof(val))) {
 		unsigned long long c;
 
 		if (lab_parse_uint(val, &c, &err) < 0 || c < 1 || c > 64) {
 			fprintf(stderr, "pagelab: %s: [vm] cpus: expected 1..64, got '%s'\n", scn_path, val);
-			status = VM_USAGE;
+			status = LAB_EXIT_USAGE;
 			goto done;
 		}
 		g.cpus = (unsigned)c;
 	}
 	if (o.thp)
 		snprintf(g.thp, sizeof(g.thp), "%s", o.thp);
-	else if (vm_item(&s, &specs[0], "thp", val, sizeof(val)))
+	else if (vm_item(&plan.s, &plan.specs[0], "thp", val, sizeof(val)))
 		pathf(g.thp, sizeof(g.thp), "%s", val);     /* typed by the parser: a THP mode */
 	g.swap = o.swap;
-	if (!o.swap_set && vm_item(&s, &specs[0], "swap", val, sizeof(val)) &&
+	if (!o.swap_set && vm_item(&plan.s, &plan.specs[0], "swap", val, sizeof(val)) &&
 	    lab_parse_size(val, &g.swap, &err) < 0) {
 		fprintf(stderr, "pagelab: %s: [vm] swap: %s\n", scn_path, err.msg);
-		status = VM_USAGE;
+		status = LAB_EXIT_USAGE;
 		goto done;
 	}
 	if (g.swap && g.swap < (1ULL << 20)) {
 		fprintf(stderr, "pagelab: vm: swap of %llu bytes: at least 1M\n", g.swap);
-		status = VM_USAGE;
+		status = LAB_EXIT_USAGE;
 		goto done;
 	}
 	g.disk = o.disk;
-	if (!o.disk_set && vm_item(&s, &specs[0], "disk", val, sizeof(val)) &&
+	if (!o.disk_set && vm_item(&plan.s, &plan.specs[0], "disk", val, sizeof(val)) &&
 	    lab_parse_size(val, &g.disk, &err) < 0) {
 		fprintf(stderr, "pagelab: %s: [vm] disk: %s\n", scn_path, err.msg);
-		status = VM_USAGE;
+		status = LAB_EXIT_USAGE;
 		goto done;
 	}
 	/* Without a disk a file lands in the initramfs, whose pages reclaim cannot
 	 * drop: a page-cache workload would measure nothing (and say nothing). */
-	for (size_t i = 0; g.disk == 0 && i < specs[0].nr_workloads; i++)
-		if (strcmp(specs[0].workloads[i].program, "cachefill") == 0) {
+	for (size_t i = 0; g.disk == 0 && i < plan.specs[0].nr_workloads; i++)
+		if (strcmp(plan.specs[0].workloads[i].program, "cachefill") == 0) {
 			fprintf(stderr, "pagelab: vm: warning: workload '%s' fills the page cache, but the guest "
 				"has no disk ([vm] disk or --disk): its file would be in the initramfs, "
-				"which reclaim cannot drop\n", specs[0].workloads[i].name);
+				"which reclaim cannot drop\n", plan.specs[0].workloads[i].name);
 			break;
 		}
 	snprintf(g.cmdline, sizeof(g.cmdline), "%s", o.cmdline);
 	if (o.nr_kernels == 0) {
 		static char dflt[16];
 
-		if (!vm_item(&s, &specs[0], "kernel", dflt, sizeof(dflt)))
+		if (!vm_item(&plan.s, &plan.specs[0], "kernel", dflt, sizeof(dflt)))
 			snprintf(dflt, sizeof(dflt), "%s", VM_DEFAULT_KERNEL);
 		o.kernels[o.nr_kernels++] = dflt;
 	}
 	/* Every variant, against the guest's memory (the guest checks its own
 	 * MemTotal again, which is a little less than -m). */
-	run_spec_free(&specs[0]);
-	s.machine_bytes = g.mem + g.swap;
-	s.machine_what = "the guest's --mem + --swap";
-	for (size_t v = 0; v < nv; v++)
-		if (scenario_instantiate(&s, v, g.mem, &specs[v], &err) < 0) {
-			fprintf(stderr, "pagelab: %s (the guest has %llu MiB: --mem)\n", err.msg, g.mem >> 20);
-			nv = v + 1;
-			status = VM_USAGE;
+	plan.s.machine_bytes = g.mem + g.swap;
+	plan.s.machine_what = "the guest's --mem + --swap";
+	{
+		char hint[64];
+
+		snprintf(hint, sizeof(hint), " (the guest has %llu MiB: --mem)", g.mem >> 20);
+		if ((status = run_plan_instantiate(&plan, 0, g.mem, hint)) != 0)
 			goto done;
-		}
+	}
 
 	/* 2. What this host needs to boot a guest. */
-	status = find_env(&env, &o, s.name);
+	status = find_env(&env, &o, plan.s.name);
 	if (status != 0)
 		goto done;
 	if (o.host) {
@@ -1913,7 +1794,7 @@ int vm_main(int argc, char **argv)
 			fprintf(stderr, "pagelab: vm: %s with --kernel %s needs --modules DIR "
 				"(its lib/modules/<release>, with zram, virtio_blk, ext4)\n",
 				g.swap ? "--swap" : "--disk", t->kernel);
-			status = VM_USAGE;
+			status = LAB_EXIT_USAGE;
 			goto done;
 		}
 		status = resolve_kernel(&env, &o, g.swap != 0 || g.disk != 0, t);
@@ -1924,14 +1805,14 @@ int vm_main(int argc, char **argv)
 		if (pathf(targets[i].stem, sizeof(targets[i].stem), "%s/%s-%s-%s", env.out_dir, env.base,
 			  env.stamp, targets[i].label) < 0) {
 			fprintf(stderr, "pagelab: vm: result path too long in %s\n", env.out_dir);
-			status = VM_USAGE;
+			status = LAB_EXIT_USAGE;
 			goto done;
 		}
 		for (size_t j = 0; j < i; j++)
 			if (!strcmp(targets[i].stem, targets[j].stem)) {
 				fprintf(stderr, "pagelab: vm: two targets would write %s.json (the same kernel "
 					"twice?)\n", targets[i].stem);
-				status = VM_USAGE;
+				status = LAB_EXIT_USAGE;
 				goto done;
 			}
 	}
@@ -1952,9 +1833,9 @@ int vm_main(int argc, char **argv)
 	}
 	for (size_t i = 0; i < nt && !vm_signal; i++) {
 		if (targets[i].kernel == NULL)
-			run_host(&env, &f, is_file ? scn_path : f.name, &targets[i]);
+			run_host(&env, &f, is_file ? scn_path : f.opts.name, &targets[i]);
 		else
-			run_guest(&env, &o, &g, &f, scn_dir, is_file ? scn_path : NULL, f.name, &targets[i]);
+			run_guest(&env, &o, &g, &f, scn_dir, is_file ? scn_path : NULL, f.opts.name, &targets[i]);
 	}
 
 	/* 4. The exit status (cli.md): interrupted, else a failure, else bad
@@ -1965,19 +1846,19 @@ int vm_main(int argc, char **argv)
 		for (size_t i = 0; i < nt; i++) {
 			int st = targets[i].status;
 
-			if (targets[i].kernel == NULL && st == VM_CANNOT)
+			if (targets[i].kernel == NULL && st == LAB_EXIT_CANNOT)
 				continue;
-			if (st == VM_INTERRUPTED)
+			if (st == LAB_EXIT_INTERRUPTED)
 				any_int = true;
-			else if (st == VM_USAGE)
+			else if (st == LAB_EXIT_USAGE)
 				any_usage = true;
-			else if (st == VM_CANNOT)
+			else if (st == LAB_EXIT_CANNOT)
 				any_cannot = true;
-			else if (st != VM_RAN && st != -1)
+			else if (st != LAB_EXIT_RAN && st != -1)
 				any_fail = true;
 		}
-		status = any_int ? VM_INTERRUPTED : any_fail ? VM_HARNESS : any_usage ? VM_USAGE
-			: any_cannot ? VM_CANNOT : VM_RAN;
+		status = any_int ? LAB_EXIT_INTERRUPTED : any_fail ? LAB_EXIT_HARNESS : any_usage ? LAB_EXIT_USAGE
+			: any_cannot ? LAB_EXIT_CANNOT : LAB_EXIT_RAN;
 	}
 	/* 5. The summary: one report over every result that came back. */
 	{
@@ -1989,7 +1870,7 @@ int vm_main(int argc, char **argv)
 			if (targets[i].ok)
 				rargv[rc++] = targets[i].result;
 		rargv[rc] = NULL;
-		if (rc > 1 && !f.no_report && !vm_signal) {
+		if (rc > 1 && !f.opts.no_report && !vm_signal) {
 			fflush(stderr);
 			report_main(rc, rargv);
 			fflush(stdout);
@@ -2000,10 +1881,6 @@ int vm_main(int argc, char **argv)
 done:
 	for (size_t i = 0; i < nt; i++)
 		json_decref(targets[i].kinfo);
-	for (size_t v = 0; v < nv && specs; v++)
-		run_spec_free(&specs[v]);
-	free(specs);
-	if (parsed)
-		scenario_free(&s);
+	run_plan_free(&plan);
 	return status;
 }
