@@ -38,7 +38,11 @@ install(FILES scripts/guest-exit.c DESTINATION ${CMAKE_INSTALL_DATADIR}/pagelab/
 # pagelab(1): the text of `pagelab --help` (main.c's usage_text, the one copy)
 # through help2man; harness/cli.md is the longer reference beside the code.
 find_program(HELP2MAN help2man)
-if(HELP2MAN)
+if(HELP2MAN AND CMAKE_CROSSCOMPILING)
+  # help2man runs the binary: an arm64 guest's build (cmake/aarch64-linux-gnu.cmake)
+  # cannot run here, and a guest needs no man page.
+  message(STATUS "cross build: no pagelab.1 (help2man would run an ${CMAKE_SYSTEM_PROCESSOR} binary)")
+elseif(HELP2MAN)
   add_custom_command(OUTPUT ${CMAKE_BINARY_DIR}/pagelab.1
     COMMAND ${HELP2MAN} --no-info --section=1 --source=pagelab
             "--name=a reproducible memory-pressure lab for Linux"

@@ -42,6 +42,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "exitcode.h"
 #include "fileio.h"
 #include "kmsg.h"
 #include "knobdef.h"
@@ -51,8 +52,9 @@
 #include "sources/zoneinfo.h"
 #include "wmark.h"
 
-enum { AUDIT_OK = 0, AUDIT_FAIL = 1, AUDIT_USAGE = 2, AUDIT_CANNOT = 3, AUDIT_ADVICE_ERRORS = 4,
-       AUDIT_INTERRUPTED = 130 };
+/* harness/exitcode.h's statuses, and --advice's own 4 (findings). */
+enum { AUDIT_OK = LAB_EXIT_RAN, AUDIT_FAIL = LAB_EXIT_HARNESS, AUDIT_USAGE = LAB_EXIT_USAGE,
+       AUDIT_CANNOT = LAB_EXIT_CANNOT, AUDIT_ADVICE_ERRORS = 4, AUDIT_INTERRUPTED = LAB_EXIT_INTERRUPTED };
 
 /* SIGINT/SIGTERM/SIGHUP are blocked for the whole audit and waited for
  * during the watch, so knobs set with --with are always put back. */
@@ -80,7 +82,11 @@ struct host_mm {
 	unsigned long long boost_factor;
 	char thp_enabled[16];                   /* bracketed word, "" without THP */
 	char thp_pmd[16];                       /* hugepages-<PMD>kB/enabled: always|inherit|madvise|never, "" pre-6.8 */
-	bool thp_pmd_on;                        /* mm/khugepaged.c: hugepage_pmd_enabled() */
+	bool thp_pmd_on;                        /* khugepaged runs: this kernel's activation rule (khugepaged_rule) */
+	char shmem_enabled[16];                 /* transparent_hugepage/shmem_enabled, "" if absent */
+	char pmd_shmem[16];                     /* hugepages-<PMD>kB/shmem_enabled (6.11+), "" if absent */
+	char mthp_on[256];                      /* anon sizes other than PMD set always|madvise: "64kB=always ..." */
+	char khugepaged_why[1024];              /* which control keeps khugepaged on, or why none does */
 	bool lazy_init;                         /* deferred_init=lazy on the command line */
 	struct kv_list meminfo, vmstat;
 	unsigned nr_nodes;
@@ -110,6 +116,110 @@ static void bracketed_word(const char *buf, char *out, size_t len)
 	out[0] = '\0';
 	if (a && b)
 		snprintf(out, len, "%.*s", (int)(b - a - 1), a + 1);
+}
+
+/* Whether khugepaged runs, and so whether min_free_kbytes is khugepaged's
+ * (mm/khugepaged.c: start_stop_khugepaged -> set_recommended_min_free_kbytes),
+ * by this kernel's own rule, which changed twice:
+ *   before 6.8   the global control alone (khugepaged_enabled());
+ *   6.8 - 6.10   hugepage_flags_enabled(): the global control, or ANY anon size
+ *                set always/madvise (an mTHP size of 64kB alone keeps it);
+ *   6.11 +       hugepage_pmd_enabled() (commit 00f58104202c "mm: fix
+ *                khugepaged activation policy"): only the PMD size counts —
+ *                its own control always/madvise, or inherit with the global
+ *                control on; 64kB alone no longer counts;
+ *   6.13 +       and shmem's PMD size too (mm/shmem.c: shmem_hpage_pmd_enabled:
+ *                shmem_enabled not deny, and the PMD size's shmem_enabled
+ *                always/within_size/advise, or inherit with shmem_enabled not
+ *                never).  Measured: on 6.12.117 (Debian, arm64 and x86)
+ *                shmem_enabled always with THP never leaves the sqrt value.
+ * (CONFIG_READ_ONLY_THP_FOR_FS adds "global control on" in 6.11+; Debian's
+ * kernels do not set it, and the global control already counts through the
+ * PMD size's inherit.) */
+static void khugepaged_rule(struct host_mm *h)
+{
+	char path[300], *w = h->mthp_on;
+	size_t left = sizeof(h->mthp_on);
+	bool global = h->thp_enabled[0] && strcmp(h->thp_enabled, "never") != 0;
+	bool v611 = h->kmajor > 6 || (h->kmajor == 6 && h->kminor >= 11);
+	bool v68 = h->kmajor > 6 || (h->kmajor == 6 && h->kminor >= 8);
+	bool v613 = h->kmajor > 6 || (h->kmajor == 6 && h->kminor >= 13);
+	bool pmd_own = h->thp_pmd[0] && strcmp(h->thp_pmd, "inherit") != 0 && strcmp(h->thp_pmd, "never") != 0;
+	bool pmd_inherit = h->thp_pmd[0] == '\0' || strcmp(h->thp_pmd, "inherit") == 0;
+	bool shmem_pmd = false;
+	DIR *d;
+	struct dirent *de;
+
+	h->mthp_on[0] = '\0';
+	{
+		cleanup_free char *sh = NULL;
+		cleanup_free char *psh = NULL;
+		struct lab_error e;
+
+		if (read_text("/sys/kernel/mm/transparent_hugepage/shmem_enabled", &sh, &e) == 0)
+			bracketed_word(sh, h->shmem_enabled, sizeof(h->shmem_enabled));
+		snprintf(path, sizeof(path), "/sys/kernel/mm/transparent_hugepage/hugepages-%llukB/shmem_enabled",
+			 h->pageblock_pages * h->page_kb);
+		if (read_text(path, &psh, &e) == 0)
+			bracketed_word(psh, h->pmd_shmem, sizeof(h->pmd_shmem));
+	}
+	if ((d = opendir("/sys/kernel/mm/transparent_hugepage")) != NULL) {
+		while ((de = readdir(d)) != NULL) {
+			cleanup_free char *en = NULL;
+			unsigned long long kb;
+			char mode[16], *end;
+			struct lab_error e;
+			int n;
+
+			if (strncmp(de->d_name, "hugepages-", 10) != 0)
+				continue;
+			kb = strtoull(de->d_name + 10, &end, 10);
+			if (strcmp(end, "kB") != 0 || kb == h->pageblock_pages * h->page_kb)
+				continue;
+			snprintf(path, sizeof(path), "/sys/kernel/mm/transparent_hugepage/%s/enabled", de->d_name);
+			if (read_text(path, &en, &e) < 0)
+				continue;
+			bracketed_word(en, mode, sizeof(mode));
+			if (strcmp(mode, "always") != 0 && strcmp(mode, "madvise") != 0)
+				continue;
+			n = snprintf(w, left, "%s%llukB=%s", w == h->mthp_on ? "" : " ", kb, mode);
+			if (n > 0 && (size_t)n < left) {
+				w += n;
+				left -= (size_t)n;
+			}
+		}
+		closedir(d);
+	}
+	if (v613 && h->shmem_enabled[0] && strcmp(h->shmem_enabled, "deny") != 0 && h->pmd_shmem[0]) {
+		if (strcmp(h->pmd_shmem, "inherit") == 0)
+			shmem_pmd = strcmp(h->shmem_enabled, "never") != 0;
+		else
+			shmem_pmd = strcmp(h->pmd_shmem, "never") != 0;
+	}
+	if (!v68) {
+		h->thp_pmd_on = global;
+		snprintf(h->khugepaged_why, sizeof(h->khugepaged_why),
+			 "before 6.8 khugepaged follows THP enabled alone: [%s]", h->thp_enabled);
+	} else if (!v611) {
+		h->thp_pmd_on = global || (pmd_own) || h->mthp_on[0];
+		snprintf(h->khugepaged_why, sizeof(h->khugepaged_why),
+			 "6.8-6.10 (hugepage_flags_enabled): THP enabled [%s]; any anon size always/madvise "
+			 "counts too: PMD [%s], others: %s", h->thp_enabled, h->thp_pmd,
+			 h->mthp_on[0] ? h->mthp_on : "none");
+	} else {
+		h->thp_pmd_on = pmd_own || (pmd_inherit && global) || shmem_pmd;
+		snprintf(h->khugepaged_why, sizeof(h->khugepaged_why),
+			 "6.11+ (hugepage_pmd_enabled): only the PMD size counts: anon hugepages-%llukB [%s]%s; "
+			 "shmem [%s], hugepages-%llukB/shmem_enabled [%s]: %s; %s%s",
+			 h->pageblock_pages * h->page_kb, h->thp_pmd[0] ? h->thp_pmd : "none",
+			 pmd_inherit ? (global ? ", inheriting THP enabled, which is on"
+					       : ", inheriting THP enabled, which is never") : "",
+			 h->shmem_enabled[0] ? h->shmem_enabled : "none", h->pageblock_pages * h->page_kb,
+			 h->pmd_shmem[0] ? h->pmd_shmem : "none",
+			 !v613 ? "does not count before 6.13" : shmem_pmd ? "on" : "off",
+			 h->mthp_on[0] ? "other anon sizes on, which do not keep khugepaged: " : "no other anon size on",
+			 h->mthp_on);
+	}
 }
 
 static int host_mm_read(struct host_mm *h, struct lab_error *err)
@@ -175,13 +285,7 @@ static int host_mm_read(struct host_mm *h, struct lab_error *err)
 			 h->pageblock_pages * h->page_kb);
 		if (read_text(path, &pmd, &e) == 0)
 			bracketed_word(pmd, h->thp_pmd, sizeof(h->thp_pmd));
-		/* mm/khugepaged.c: hugepage_pmd_enabled(): the PMD size is on when its
-		 * own control says always/madvise, or inherit with the global
-		 * control on (before 6.8 there is only the global control). */
-		if (h->thp_pmd[0] == '\0' || strcmp(h->thp_pmd, "inherit") == 0)
-			h->thp_pmd_on = h->thp_enabled[0] && strcmp(h->thp_enabled, "never") != 0;
-		else
-			h->thp_pmd_on = strcmp(h->thp_pmd, "never") != 0;
+		khugepaged_rule(h);
 	}
 	if (read_text("/proc/cmdline", &cmd, err) == 0) {
 		char *dd = strstr(cmd, " -- ");
@@ -303,6 +407,31 @@ static double mib(unsigned long long pages, unsigned page_kb)
 	return (double)pages * page_kb / 1024.0;
 }
 
+/* The sqrt value as the kernel computes it when THP goes off while the lines
+ * of min_free_kbytes = from_kb are still in force: mm/khugepaged.c
+ * set_recommended_min_free_kbytes calls calculate_min_free_kbytes (which reads
+ * nr_free_buffer_pages, managed - high, with the OLD high lines) before
+ * setup_per_zone_wmarks draws the new ones.  So right after a drop the value
+ * is a little below what the new lines give (measured on a 2 GB 6.12 guest:
+ * 5,590 kB, 1.5 % under the 5,673 kB of the lines it drew). */
+static unsigned long long sqrt_under_lines(const struct host_mm *h, unsigned long long from_kb)
+{
+	struct wm_params p = h->params;
+	struct wm_prediction pr;
+	unsigned long long fb = 0, raw;
+
+	p.min_free_kbytes = from_kb;
+	if (wmark_predict(h->zi, &p, &pr) < 0)
+		return 0;
+	for (size_t i = 0; i < h->zi->n; i++) {
+		const struct zone_info *z = &h->zi->zones[i];
+
+		if (wmark_zone_lowmem(z) && z->managed > pr.zones[i].high)
+			fb += z->managed - pr.zones[i].high;
+	}
+	return wmark_sqrt_min_free_kb(fb + lazy_pages(h), h->page_kb, &raw);
+}
+
 /* Who set min_free_kbytes, and what THP off would make of it. */
 static json_t *min_free_json(const struct host_mm *h, const struct kmsg_facts *k)
 {
@@ -314,7 +443,7 @@ static json_t *min_free_json(const struct host_mm *h, const struct kmsg_facts *k
 	unsigned long long sq = wmark_sqrt_min_free_kb(fb, h->page_kb, &raw);
 	unsigned long long m = h->params.min_free_kbytes;
 	const char *by, *why;
-	unsigned long long never;
+	unsigned long long never, sqk = 0;
 
 	sysctl_files_naming("min_free_kbytes", files);
 	if (h->thp_pmd_on && m == khp && khp >= sq) {
@@ -324,6 +453,11 @@ static json_t *min_free_json(const struct host_mm *h, const struct kmsg_facts *k
 	} else if (m == sq || (!h->thp_pmd_on && m * 100 >= sq * 99 && m * 100 <= sq * 101)) {
 		by = "sqrt";
 		why = "the sqrt formula: int_sqrt(lowmem_kb x 16), clamped to [128, 262144]";
+	} else if (!h->thp_pmd_on && m * 100 >= (sqk = sqrt_under_lines(h, khp)) * 99 && m * 100 <= sqk * 101) {
+		by = "sqrt";
+		why = "the sqrt formula, computed when THP went off with khugepaged's lines still in force "
+		      "(calculate_min_free_kbytes runs before setup_per_zone_wmarks), so a little below "
+		      "what the lines it drew would give";
 	} else {
 		by = "user";
 		why = "neither formula gives it: written by a user (sysctl, a sysctl.d file at boot) — "
@@ -338,6 +472,8 @@ static json_t *min_free_json(const struct host_mm *h, const struct kmsg_facts *k
 	json_object_set_new(o, "set_by", json_string(by));
 	json_object_set_new(o, "why", json_string(why));
 	json_object_set_new(o, "thp_pmd_enabled", json_boolean(h->thp_pmd_on));
+	json_object_set_new(o, "khugepaged_runs", json_boolean(h->thp_pmd_on));
+	json_object_set_new(o, "khugepaged_rule", json_string(h->khugepaged_why));
 	json_object_set_new(o, "khugepaged", json_pack("{s:I, s:I, s:I, s:I, s:b, s:s}",
 		"pageblock_pages", (json_int_t)h->pageblock_pages, "zones", (json_int_t)nz,
 		"kb", (json_int_t)khp, "cap_pages", (json_int_t)(fb / 20), "capped", capped,
@@ -347,6 +483,8 @@ static json_t *min_free_json(const struct host_mm *h, const struct kmsg_facts *k
 		"lazy_pages", (json_int_t)lazy_pages(h), "raw_kb", (json_int_t)raw, "kb", (json_int_t)sq,
 		"source", "mm/page_alloc.c: calculate_min_free_kbytes (nr_free_buffer_pages = sum of managed - high)"));
 	json_object_set_new(o, "with_thp_never_kb", json_integer((json_int_t)never));
+	json_object_set_new(json_object_get(o, "sqrt"), "kb_under_khugepaged_lines",
+			    json_integer((json_int_t)sqrt_under_lines(h, khp)));
 	json_object_set_new(o, "sysctl_files", files);
 	json_object_set_new(o, "kernel_log", json_pack("{s:b, s:I, s:I, s:I}", "readable", k->readable,
 		"raising_lines", (json_int_t)k->raising, "not_updated_lines", (json_int_t)k->not_updated,
@@ -613,6 +751,8 @@ static void print_audit(const struct host_mm *h, json_t *doc)
 	printf("min_free_kbytes = %lld kB (%lld pages): set by %s\n", J_i(mf, "value_kb"), J_i(mf, "pages"),
 	       J_s(mf, "set_by"));
 	printf("  %s\n", J_s(mf, "why"));
+	printf("  khugepaged %s: %s   [mm/khugepaged.c]\n",
+	       json_is_true(json_object_get(mf, "khugepaged_runs")) ? "runs" : "does not run", J_s(mf, "khugepaged_rule"));
 	printf("  khugepaged: %lld pages/pageblock x %lld zones x (2 + 3x3) = %lld kB%s   "
 	       "[mm/khugepaged.c: set_recommended_min_free_kbytes]\n",
 	       J_i(khp, "pageblock_pages"), J_i(khp, "zones"), J_i(khp, "kb"),
@@ -1218,6 +1358,9 @@ static int audit_run(bool json, unsigned long long wsf, unsigned watch)
 	json_object_set_new(doc, "nodes", json_integer(h.nr_nodes));
 	json_object_set_new(doc, "thp_enabled", json_string(h.thp_enabled));
 	json_object_set_new(doc, "thp_pmd", json_string(h.thp_pmd));
+	json_object_set_new(doc, "thp_shmem_enabled", json_string(h.shmem_enabled));
+	json_object_set_new(doc, "thp_pmd_shmem", json_string(h.pmd_shmem));
+	json_object_set_new(doc, "mthp_anon_on", json_string(h.mthp_on));
 	json_object_set_new(doc, "deferred_init_lazy", json_boolean(h.lazy_init));
 	json_object_set_new(doc, "settings", json_pack("{s:I, s:I, s:I, s:o, s:b}",
 		"min_free_kbytes", (json_int_t)h.params.min_free_kbytes,

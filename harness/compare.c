@@ -21,10 +21,12 @@
 #include "fileio.h"
 #include "report.h"
 #include "stats.h"
+#include "exitcode.h"
+#include "result_keys.h"
 
-#define RESULT_SCHEMA "pagelab.result/1"
-#define EXIT_INTERNAL 1
-#define EXIT_BAD_INPUT 2
+#define RESULT_SCHEMA RESULT_SCHEMA_ID
+#define EXIT_INTERNAL LAB_EXIT_HARNESS
+#define EXIT_BAD_INPUT LAB_EXIT_USAGE
 #define GROUPS_MAX 16
 
 /* ------------------------------------------------------------ inputs */
@@ -105,6 +107,7 @@ static const struct key_alias key_aliases[] = {
 	{ "wsf", { "wsf", "watermark_scale_factor", NULL }, "vm_sysctl.watermark_scale_factor" },
 	{ "thp", { "thp", NULL, NULL }, "thp.enabled" },
 	{ "min_free_kbytes", { "min_free_kbytes", "reserve", NULL }, "vm_sysctl.min_free_kbytes" },
+	{ "host", { NULL }, "hostname" },    /* a fleet (containers/fleet): uname -n */
 };
 
 static bool json_text(const json_t *v, char *buf, size_t len)
@@ -1082,7 +1085,7 @@ static void compare_usage(FILE *o)
 		"  --by KEY         split the results by KEY and compare each group with the first:\n"
 		"                   kernel (host.kernel), a variant key (thp, wsf, advice, …) or a\n"
 		"                   parameter; wsf, thp and min_free_kbytes fall back to the host's\n"
-		"                   setting\n"
+		"                   setting; host (host.hostname): a fleet's hosts side by side\n"
 		"  --threshold PCT  the LKP rule's change (default %g)\n"
 		"  --format F       markdown (default), csv, or json (a %s document)\n"
 		"  -h, --help       this text\n"

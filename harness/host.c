@@ -16,6 +16,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "exitcode.h"
 #include "fileio.h"
 #include "sources/kv.h"
 #include "sources/zoneinfo.h"
@@ -150,6 +151,7 @@ int host_probe(struct host_facts *out, struct lab_error *err)
 		return lab_error_errno(err, errno, "uname");
 	snprintf(out->kernel, sizeof(out->kernel), "%.127s", u.release);
 	snprintf(out->machine, sizeof(out->machine), "%.31s", u.machine);
+	snprintf(out->hostname, sizeof(out->hostname), "%.64s", u.nodename);
 
 	ret = sandbox_probe(&out->cg, &e);
 	out->cg_ok = ret == 0;
@@ -419,6 +421,7 @@ json_t *host_to_json(const struct host_facts *h)
 		return NULL;
 	json_object_set_new(o, "kernel", json_string(h->kernel));
 	json_object_set_new(o, "machine", json_string(h->machine));
+	json_object_set_new(o, "hostname", json_string(h->hostname));
 	json_object_set_new(o, "root", json_boolean(h->root));
 
 	cg = json_object();
@@ -569,17 +572,17 @@ int host_check_main(int argc, char **argv)
 			json = true;
 		} else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
 			check_usage(stdout);
-			return 0;
+			return LAB_EXIT_RAN;
 		} else {
 			fprintf(stderr, "pagelab check: unknown argument '%s'\n", argv[i]);
 			check_usage(stderr);
-			return 2;
+			return LAB_EXIT_USAGE;
 		}
 	}
 	lab_error_clear(&err);
 	if (host_probe(&h, &err) < 0) {
 		fprintf(stderr, "pagelab check: %s\n", err.msg);
-		return 1;
+		return LAB_EXIT_HARNESS;
 	}
 	miss = host_missing(&h, MADV_FREE_REQS, why, sizeof(why));
 
@@ -590,7 +593,7 @@ int host_check_main(int argc, char **argv)
 
 		if (o == NULL || m == NULL) {
 			fprintf(stderr, "pagelab check: out of memory\n");
-			return 1;
+			return LAB_EXIT_HARNESS;
 		}
 		for (line = strtok_r(why, "\n", &save); line != NULL; line = strtok_r(NULL, "\n", &save))
 			json_array_append_new(m, json_string(line));
@@ -600,7 +603,7 @@ int host_check_main(int argc, char **argv)
 		json_decref(o);
 		if (text == NULL) {
 			fprintf(stderr, "pagelab check: cannot serialise the host object\n");
-			return 1;
+			return LAB_EXIT_HARNESS;
 		}
 		printf("%s\n", text);
 		free(text);
@@ -617,5 +620,5 @@ int host_check_main(int argc, char **argv)
 				printf("  - %s\n", line);
 		}
 	}
-	return miss == 0 ? 0 : 3;
+	return miss == 0 ? LAB_EXIT_RAN : LAB_EXIT_CANNOT;
 }

@@ -13,6 +13,7 @@ struct host_facts {
 	bool root;
 	char kernel[128];               /* uname -r */
 	char machine[32];               /* uname -m */
+	char hostname[65];              /* uname -n: a fleet's results, one column per host */
 	struct cg_host cg;              /* memory.none when no memory controller */
 	bool cg_ok;
 	char cg_error[256];

@@ -24,10 +24,12 @@
 #include "fileio.h"
 #include "plot.h"
 #include "report.h"
+#include "exitcode.h"
+#include "result_keys.h"
 
-#define EXIT_INTERNAL 1
-#define EXIT_BAD_INPUT 2
-#define EXIT_CANNOT 3
+#define EXIT_INTERNAL LAB_EXIT_HARNESS
+#define EXIT_BAD_INPUT LAB_EXIT_USAGE
+#define EXIT_CANNOT LAB_EXIT_CANNOT
 
 static const char *jstr(const json_t *j, const char *key)
 {

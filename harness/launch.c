@@ -51,6 +51,7 @@ int launch_bindir(char *buf, size_t len, struct lab_error *err)
  * in a container started as `docker run IMAGE run ...` the harness itself is
  * pid 1, and every workload would end at once with 127.) */
 static pid_t harness_pid;
+static int marker_fd = -1;      /* the run's trace_marker, or -1 (launch_set_marker_fd) */
 
 /* In the child, between fork and exec: only async-signal-safe calls. */
 static void child_exec(const char *path, char *const argv[], int ev_w, int ack_r, int release_r)
@@ -75,6 +76,17 @@ static void child_exec(const char *path, char *const argv[], int ev_w, int ack_r
 		if (n != 1)
 			_exit(125);      /* the harness could not attach us: never run outside */
 	}
+	/* Tracepoints record the kernel's global pid: a line in the run's
+	 * trace_marker from this very task tells the tracer which global pid
+	 * is this namespace's getpid() (a container; harness/trace/trace.c). */
+	if (marker_fd >= 0) {
+		char line[48];
+		int n = snprintf(line, sizeof(line), "pagelab child %d\n", (int)getpid());
+
+		if (n > 0 && write(marker_fd, line, (size_t)n) < 0) {
+			/* tracing is best effort here */
+		}
+	}
 	/* fds 3 and 4, everything else close-on-exec: move both ends out of
 	 * the way first so neither dup2 can clobber the other. */
 	ev_w = fcntl(ev_w, F_DUPFD_CLOEXEC, 10);
@@ -89,6 +101,11 @@ static void child_exec(const char *path, char *const argv[], int ev_w, int ack_r
 	}
 	execv(path, argv);
 	_exit(127);
+}
+
+void launch_set_marker_fd(int fd)
+{
+	marker_fd = fd;
 }
 
 static pid_t clone_into(int cgfd, int *pidfd)

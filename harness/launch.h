@@ -43,4 +43,9 @@ void launch_release(struct workload_proc *wp);
  * <dir of /proc/self/exe>/workloads. */
 int launch_bindir(char *buf, size_t len, struct lab_error *err);
 
+/* The run's trace_marker (O_CLOEXEC), or -1: each workload writes
+ * "pagelab child PID" there before its exec, so the tracer can map the
+ * kernel's global pids to this pid namespace's (harness/trace/trace.c). */
+void launch_set_marker_fd(int fd);
+
 #endif

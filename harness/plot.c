@@ -23,14 +23,16 @@
 #include <unistd.h>
 
 #include "fileio.h"
+#include "exitcode.h"
+#include "result_keys.h"
 
-#define RESULT_SCHEMA "pagelab.result/1"
+#define RESULT_SCHEMA RESULT_SCHEMA_ID
 #define MIB (1024.0 * 1024.0)
 #define ZONES_MAX 8
 #define ZONE_FIELDS 5                   /* free min low high boost */
-#define EXIT_INTERNAL 1
-#define EXIT_BAD_INPUT 2
-#define EXIT_CANNOT 3
+#define EXIT_INTERNAL LAB_EXIT_HARNESS
+#define EXIT_BAD_INPUT LAB_EXIT_USAGE
+#define EXIT_CANNOT LAB_EXIT_CANNOT
 
 static const char *const zone_field[ZONE_FIELDS] = { "free", "min", "low", "high", "boost" };
 /* One colour per zone and per variant, in order. */

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "fileio.h"
+#include "result_keys.h"
 
 struct result {
 	json_t *doc;
@@ -106,7 +107,7 @@ int result_open(const char *out_path, const char *scenario_name, struct result *
 		return ret;
 	}
 	r->doc = json_object();
-	json_object_set_new(r->doc, "schema", json_string("pagelab.result/1"));
+	json_object_set_new(r->doc, RK_SCHEMA, json_string(RESULT_SCHEMA_ID));
 	*out = r;
 	return 0;
 }
@@ -179,9 +180,9 @@ int result_finish(struct result *r, const char *status, const char *error, struc
 	int ret;
 
 	result_utc_stamp(stamp, sizeof(stamp), 0);
-	json_object_set_new(r->doc, "finished", json_string(stamp));
-	json_object_set_new(r->doc, "status", json_string(status));
-	json_object_set_new(r->doc, "error", error ? json_string(error) : json_null());
+	json_object_set_new(r->doc, RK_FINISHED, json_string(stamp));
+	json_object_set_new(r->doc, RK_STATUS, json_string(status));
+	json_object_set_new(r->doc, RK_ERROR, error ? json_string(error) : json_null());
 	/* Compact: an indented document was twice the size (issue 11.7). */
 	text = json_dumps(r->doc, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	if (text == NULL)

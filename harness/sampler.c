@@ -19,6 +19,7 @@
 
 #include "fileio.h"
 #include "launch.h"
+#include "result_keys.h"
 #include "sources/source.h"
 
 enum { TAG_TIMER = 1, TAG_SIGNAL = 2, TAG_EVENT = 0x100, TAG_PIDFD = 0x200 };
@@ -170,6 +171,42 @@ static void trace_pull(struct ctx *c, bool final)
 	if (trace_drain(c->tr, final, c->events, c->trace_intervals, emit_stream, c, &e) < 0 &&
 	    !c->trace_error[0])
 		snprintf(c->trace_error, sizeof(c->trace_error), "%s", e.msg);
+}
+
+/* Progress a person can follow: on a terminal (and without -v, which prints
+ * every step), one status line rewritten in place at most twice a second —
+ * the run, its time, the sandbox's memory and the last workload step — and
+ * erased when the run ends, so the phase lines stay as they are.  Not on a
+ * terminal, nothing: the phase lines are the log. */
+static void progress_line(struct ctx *c, const json_t *sample, bool done)
+{
+	static int tty = -1;
+	static uint64_t last_ns;
+	const json_t *usage, *st;
+	uint64_t now = now_ns();
+	char step[80] = "";
+
+	if (tty < 0)
+		tty = isatty(STDERR_FILENO) && getenv("PAGELAB_NO_PROGRESS") == NULL;
+	if (!tty || c->o->verbose)
+		return;
+	if (done) {
+		if (last_ns != 0)
+			fputs("\r\033[K", stderr);
+		last_ns = 0;
+		return;
+	}
+	if (last_ns != 0 && now - last_ns < 500000000ull)
+		return;
+	last_ns = now;
+	usage = json_object_get(json_object_get(sample, "memcg"), "usage_bytes");
+	st = json_array_get(c->steps, json_array_size(c->steps) ? json_array_size(c->steps) - 1 : 0);
+	if (st != NULL && json_is_string(json_object_get(st, "workload")) && json_is_string(json_object_get(st, "step")))
+		snprintf(step, sizeof(step), " · %s: %s", json_string_value(json_object_get(st, "workload")),
+			 json_string_value(json_object_get(st, "step")));
+	fprintf(stderr, "\r\033[Kpagelab:   run %s: %.1f s · memory.current %lld MiB%s", c->spec->label,
+		ms_since(c, now) / 1000.0, json_is_integer(usage) ? (long long)(json_integer_value(usage) >> 20) : -1LL,
+		step);
 }
 
 /* A burst sample: the time, the zones' free pages and lines, nothing else. */
@@ -362,7 +399,7 @@ static int start_workload(struct ctx *c, size_t i)
 		json_array_append_new(argv, json_string(x->spec->argv[a]));
 	x->info = json_pack("{s:s, s:s, s:o, s:i, s:f}", "name", x->spec->name, "program", x->spec->program,
 			    "argv", argv, "pid", (int)x->proc.pid, "started_ms", ms_since(c, now_ns()));
-	json_array_append(json_object_get(c->run, "workloads"), x->info);
+	json_array_append(json_object_get(c->run, RK_WORKLOADS), x->info);
 	json_decref(x->info);
 	result_stream(c->res, "workload", c->run_index, x->info);
 	ret = watch(c, x->proc.event_fd, TAG_EVENT | i);
@@ -463,13 +500,13 @@ static int handle_line(struct ctx *c, size_t wi, const char *line)
 		json_object_del(counters, "step");
 		json_object_del(counters, "arg");
 		json_object_del(counters, "t_ns");
-		json_object_set_new(rec, "workload", json_string(x->spec->name));
-		json_object_set(rec, "seq", json_object_get(ev, "seq"));
-		json_object_set_new(rec, "step", json_string(stepname));
-		json_object_set(rec, "arg", arg ? arg : json_null());
-		json_object_set_new(rec, "t_ms", json_real(json_is_integer(tns)
+		json_object_set_new(rec, RK_WORKLOAD, json_string(x->spec->name));
+		json_object_set(rec, RK_SEQ, json_object_get(ev, RK_SEQ));
+		json_object_set_new(rec, RK_STEP, json_string(stepname));
+		json_object_set(rec, RK_ARG, arg ? arg : json_null());
+		json_object_set_new(rec, RK_T_MS, json_real(json_is_integer(tns)
 			? ms_since(c, (uint64_t)json_integer_value(tns)) : ms_since(c, now_ns())));
-		json_object_set_new(rec, "counters", counters);
+		json_object_set_new(rec, RK_COUNTERS, counters);
 		{
 			char mk[96];
 
@@ -484,7 +521,7 @@ static int handle_line(struct ctx *c, size_t wi, const char *line)
 			if (src->in_steps && v != NULL)
 				json_object_set(rec, src->name, v);
 		}
-		json_object_set_new(rec, "sample", json_integer((json_int_t)c->nr_samples - 1));
+		json_object_set_new(rec, RK_SAMPLE, json_integer((json_int_t)c->nr_samples - 1));
 		do_actions(c, wi, stepname, rec);
 		json_array_append(c->steps, rec);
 		result_stream(c->res, "step", c->run_index, rec);
@@ -598,14 +635,16 @@ static void record_exit(struct ctx *c, struct wl *x)
 	drain_events(c, (size_t)(x - c->wl));
 	c->sctx.procs[x - c->wl].running = false;
 	f = fate(c, x, &oom);
-	json_object_set_new(x->info, "code", WIFEXITED(st) ? json_integer(WEXITSTATUS(st)) : json_null());
-	json_object_set_new(x->info, "signal", WIFSIGNALED(st) ? json_integer(WTERMSIG(st)) : json_null());
-	json_object_set_new(x->info, "oom_killed", json_boolean(oom));
-	json_object_set_new(x->info, "fate", json_string(f));
-	json_object_set_new(x->info, "steps_done", json_integer(x->steps_done));
-	json_object_set_new(x->info, "ended_ms", json_real(ms_since(c, now_ns())));
-	if (c->o->verbose || oom)
+	json_object_set_new(x->info, RK_CODE, WIFEXITED(st) ? json_integer(WEXITSTATUS(st)) : json_null());
+	json_object_set_new(x->info, RK_SIGNAL, WIFSIGNALED(st) ? json_integer(WTERMSIG(st)) : json_null());
+	json_object_set_new(x->info, RK_OOM_KILLED, json_boolean(oom));
+	json_object_set_new(x->info, RK_FATE, json_string(f));
+	json_object_set_new(x->info, RK_STEPS_DONE, json_integer(x->steps_done));
+	json_object_set_new(x->info, RK_ENDED_MS, json_real(ms_since(c, now_ns())));
+	if (c->o->verbose || oom) {
+		progress_line(c, NULL, true);
 		fprintf(stderr, "pagelab:   %s (pid %d) ended: %s\n", x->spec->name, (int)x->proc.pid, f);
+	}
 }
 
 static void reap_one(struct ctx *c, size_t i)
@@ -764,14 +803,14 @@ int sampler_run(const struct run_spec *spec, struct sandbox *sb, const struct sa
 	c.steps = json_array();
 	c.samples = json_array();
 	c.actions = json_array();
-	json_object_set_new(run, "workloads", json_array());
-	json_object_set_new(run, "steps", c.steps);
-	json_object_set_new(run, "samples", c.samples);
-	json_object_set_new(run, "actions", c.actions);
+	json_object_set_new(run, RK_WORKLOADS, json_array());
+	json_object_set_new(run, RK_STEPS, c.steps);
+	json_object_set_new(run, RK_SAMPLES, c.samples);
+	json_object_set_new(run, RK_ACTIONS, c.actions);
 	c.events = json_array();
 	c.trace_intervals = json_array();
-	json_object_set_new(run, "events", c.events);
-	json_object_set_new(run, "trace_intervals", c.trace_intervals);
+	json_object_set_new(run, RK_EVENTS, c.events);
+	json_object_set_new(run, RK_TRACE_INTERVALS, c.trace_intervals);
 
 	/* Tracing starts before the counters' baseline, so a counter's delta
 	 * and the events it counts cover the same span. */
@@ -781,6 +820,7 @@ int sampler_run(const struct run_spec *spec, struct sandbox *sb, const struct sa
 		ret = lab_error_prefix(err, "tracing");
 		goto out;
 	}
+	launch_set_marker_fd(trace_marker_fd(c.tr));
 	c.sctx.sb = sb;
 	c.sctx.cg = sandbox_version(sb);
 	c.sctx.nr_procs = spec->nr_workloads;
@@ -860,7 +900,7 @@ int sampler_run(const struct run_spec *spec, struct sandbox *sb, const struct sa
 					if (!c.bursting ||
 					    now_ns() - c.last_full_ns + 1000000ull * c.o->burst_ms / 2 >=
 						    1000000ull * o->interval_ms)
-						take_sample(&c, walk_due(&c) ? "walk" : "tick");
+						progress_line(&c, take_sample(&c, walk_due(&c) ? "walk" : "tick"), false);
 					else
 						take_burst(&c);
 					burst_decide(&c);
@@ -885,11 +925,13 @@ int sampler_run(const struct run_spec *spec, struct sandbox *sb, const struct sa
 			goto out;
 		if (interrupted) {
 			outcome = "interrupted";
+			progress_line(&c, NULL, true);
 			fprintf(stderr, "pagelab: %s received: stopping the workloads\n", strsignal(*signo));
 			break;
 		}
 	}
 out:
+	progress_line(&c, NULL, true);
 	for (size_t i = 0; i < spec->nr_workloads; i++)
 		if (c.wl[i].launched && !c.wl[i].proc.exited)
 			drain_events(&c, i);
@@ -906,28 +948,29 @@ out:
 	exit_o = json_object();
 	victims = json_array();
 	for (size_t i = 0; i < spec->nr_workloads; i++)
-		if (c.wl[i].info && json_is_true(json_object_get(c.wl[i].info, "oom_killed")))
+		if (c.wl[i].info && json_is_true(json_object_get(c.wl[i].info, RK_OOM_KILLED)))
 			json_array_append_new(victims, json_string(c.wl[i].spec->name));
-	json_object_set_new(exit_o, "outcome", json_string(outcome));
-	json_object_set(exit_o, "workloads", json_object_get(run, "workloads"));
+	json_object_set_new(exit_o, RK_OUTCOME, json_string(outcome));
+	json_object_set(exit_o, RK_WORKLOADS, json_object_get(run, RK_WORKLOADS));
 	{
 		struct lab_error e;
 
 		if (sandbox_read(sb, &c.cg, &e) == 0)
-			json_object_set_new(exit_o, "oom_kill_count",
+			json_object_set_new(exit_o, RK_OOM_KILL_COUNT,
 					    json_integer((json_int_t)(c.cg.oom_kill - c.oom_base)));
 	}
-	json_object_set_new(exit_o, "victims", victims);
+	json_object_set_new(exit_o, RK_VICTIMS, victims);
 	if (mx->error[0])
-		json_object_set_new(exit_o, "error", json_string(mx->error));
-	json_object_set_new(run, "exit", exit_o);
-	json_object_set_new(run, "summary",
+		json_object_set_new(exit_o, RK_ERROR, json_string(mx->error));
+	json_object_set_new(run, RK_EXIT, exit_o);
+	json_object_set_new(run, RK_SUMMARY,
 			    json_pack("{s:f, s:i, s:I}", "duration_ms", ms_since(&c, now_ns()),
 				      "samples", (int)c.nr_samples, "peak_usage_bytes",
 				      (json_int_t)c.peak_usage));
 	run_summary_extra(&c, json_object_get(run, "summary"));
 	for (size_t i = 0; i < spec->nr_workloads; i++)
 		launch_release(&c.wl[i].proc);
+	launch_set_marker_fd(-1);
 	trace_close(c.tr);
 	if (c.tfd >= 0)
 		close(c.tfd);

@@ -99,8 +99,13 @@ static int tokenize(const char *v, int col0, struct tokens *t)
 			p++;
 		if (!*p)
 			break;
-		if (t->n == SCN_MAX_ARGS)
+		if (t->n == SCN_MAX_ARGS) {
+			/* Too many words: none is kept (callers only report). */
+			for (size_t i = 0; i < t->n; i++)
+				free(t->tok[i]);
+			t->n = 0;
 			return -E2BIG;
+		}
 		start = p;
 		while (*p && *p != ' ' && *p != '\t')
 			p++;
@@ -336,10 +341,11 @@ static int parse_inner(const char *file, const char *text, struct scenario *s, s
 			if (*c == '\r' || (unsigned char)*c < 0x20) {
 				if (*c != '\t') {
 					int col = (int)(c - l) + 1;
+					unsigned char bad = (unsigned char)*c;  /* read before l is freed */
 
 					free(l);
 					return perr(err, file, (struct scn_pos){ line, col },
-						    "control character 0x%02x", (unsigned char)*c);
+						    "control character 0x%02x", bad);
 				}
 			}
 		b = l;
@@ -826,6 +832,7 @@ static const struct step_schema step_schemas[] = {
 	{ "series", 1, { K_POSITIVE_UINT }, NULL },
 	{ "readback", 1, { K_BYTE }, NULL },
 	{ "write", 2, { K_POSITIVE_UINT, K_BYTE }, NULL },
+	{ "poke", 2, { K_POSITIVE_SIZE, K_BYTE }, NULL },
 	{ "pressure", 1, { K_MEM }, NULL },
 	{ "mincore", 0, { K_UINT }, NULL },
 	{ "drain", 0, { K_UINT }, NULL },
@@ -953,12 +960,26 @@ static const struct prog_key cachefill_keys[] = {
 	{ NULL, K_SIZE, NULL, false },
 };
 
+/* workloads/allocs.c: memory through a real allocator (glibc, jemalloc). */
+static const struct prog_key allocs_keys[] = {
+	{ "allocator", K_ENUM, "glibc|jemalloc", true },
+	{ "malloc_conf", K_ENUM, NULL, false },         /* jemalloc's MALLOC_CONF, as written (below) */
+	{ "size", K_MEM, NULL, true },
+	{ "chunk", K_POSITIVE_SIZE, NULL, false },      /* one malloc() (default 64K) */
+	{ "keep_last", K_BOOL, NULL, false },           /* the last chunk stays allocated */
+	{ "trim", K_BOOL, NULL, false },                /* malloc_trim(0) / arena purge after the free */
+	{ "hold", K_UINT, NULL, false },                /* ms after the free */
+	{ "pressure", K_MEM, NULL, false },             /* a second mapping written at the end */
+	{ NULL, K_SIZE, NULL, false },
+};
+
 static const struct program programs[] = {
 	{ "region", region_keys },
 	{ "hold", hold_keys },
 	{ "lazyscan", no_keys },
 	{ "stepper", stepper_keys },
 	{ "cachefill", cachefill_keys },
+	{ "allocs", allocs_keys },
 };
 
 static int workload_start(struct inst *in, const struct scn_item *it, size_t self, struct run_workload *w)
@@ -997,12 +1018,12 @@ static int workload_inst(struct inst *in, size_t idx, struct run_workload *w)
 	snprintf(w->name, sizeof(w->name), "%s", sec->name);
 	snprintf(what, sizeof(what), "[workload %s]", sec->name);
 	if (prog == NULL)
-		return inst_err(in, sec->pos, NULL, "%s needs program = region|hold|lazyscan|stepper|cachefill", what);
+		return inst_err(in, sec->pos, NULL, "%s needs program = region|hold|lazyscan|stepper|cachefill|allocs", what);
 	for (size_t i = 0; i < sizeof(programs) / sizeof(programs[0]); i++)
 		if (!strcmp(programs[i].name, prog->value))
 			pg = &programs[i];
 	if (pg == NULL)
-		return inst_err(in, prog->value_pos, NULL, "%s program: unknown program '%s' (known: region, hold, lazyscan, stepper, cachefill)",
+		return inst_err(in, prog->value_pos, NULL, "%s program: unknown program '%s' (known: region, hold, lazyscan, stepper, cachefill, allocs)",
 				what, prog->value);
 	snprintf(w->program, sizeof(w->program), "%s", pg->name);
 	arg_push(w, pg->name);
@@ -1070,10 +1091,23 @@ static int workload_inst(struct inst *in, size_t idx, struct run_workload *w)
 			arg_push(w, num);
 			continue;
 		}
+		if (!strcmp(k->key, "malloc_conf")) {
+			/* Free text ("dirty_decay_ms:0,muzzy_decay_ms:10000"): jemalloc
+			 * checks it and says what it did not understand. */
+			ret = expand(in, it->value, it->value_pos, &x);
+			if (ret < 0)
+				return ret;
+			arg_push(w, "--malloc-conf");
+			arg_push(w, x.text);
+			continue;
+		}
 		ret = typed_item(in, sec, what, it, k->kind, k->enums, &v, &x);
 		if (ret < 0)
 			return ret;
-		if (!strcmp(k->key, "size")) {
+		if (!strcmp(k->key, "allocator")) {
+			arg_push(w, "--allocator");
+			arg_push(w, x.text);
+		} else if (!strcmp(k->key, "size")) {
 			w->region_bytes = v;
 			snprintf(num, sizeof(num), "%llu", v);
 			arg_push(w, "--size");

@@ -9,7 +9,8 @@
  *      variant exactly as `pagelab run` does, against the guest's memory
  *      (bad input: exit 2, nothing booted); the guest shape defaults come
  *      from its [vm] section (mem, cpus, thp, swap, disk, kernel);
- *   3. what the host needs to boot a guest: qemu-system-x86_64, the kernels
+ *   3. what the host needs to boot a guest: qemu-system-x86_64 (or
+ *      qemu-system-aarch64 for --arch arm64), the kernels
  *      (scripts/vm-kernel resolves and downloads Debian's packages, cached),
  *      the static build (cmake, build-static/);
  *   4. one target after the other (the host first with --host, then each
@@ -53,10 +54,13 @@
 #include <jansson.h>
 
 #include "error.h"
+#include "exitcode.h"
 #include "catalog.h"
 #include "fileio.h"
 #include "paths.h"
 #include "report.h"
+#include "result_keys.h"
+#include "run/run.h"
 #include "scenario.h"
 #include "size.h"
 
@@ -66,10 +70,8 @@
 
 extern char **environ;
 
-enum { VM_RAN = 0, VM_HARNESS = 1, VM_USAGE = 2, VM_CANNOT = 3, VM_INTERRUPTED = 130 };
 
 #define VM_MAX_KERNELS 8
-#define VM_MAX_SETS 64
 #define VM_MAX_ARGS 200
 #define VM_DEFAULT_KERNEL "6.12"
 #define VM_DEFAULT_MEM (4800ULL << 20)  /* the MADV_FREE article's Docker Desktop VM */
@@ -77,6 +79,7 @@ enum { VM_RAN = 0, VM_HARNESS = 1, VM_USAGE = 2, VM_CANNOT = 3, VM_INTERRUPTED =
 #define VM_DEFAULT_TIMEOUT_S 1800
 #define VM_MIN_MEM (256ULL << 20)       /* the initramfs and the guest's kernel need ~150 MiB */
 #define VM_GUEST_RESULT "/out/files/result.json"
+#define VM_MAX_NUMA 8
 
 /* ---- options ---------------------------------------------------------------- */
 
@@ -97,18 +100,39 @@ struct vm_opts {
 	const char *flavour;
 	const char *build;              /* a static build to use as it is */
 	const char *modules;            /* lib/modules/<release> for --swap with a kernel PATH */
+	const char *arch;               /* "amd64" (default) or "arm64": the guest's architecture */
+	unsigned numa;                  /* 0 = no NUMA topology; N = N nodes (QEMU -numa node) */
 };
 
-/* The run options, checked like `pagelab run` checks them, then forwarded. */
-struct run_fwd {
+/* What an architecture needs on this host: the emulator, its package, and the
+ * static build of pagelab for its guests (a cross build for arm64). */
+struct vm_arch {
 	const char *name;
-	unsigned repeat;
-	bool no_report;
-	size_t nr_sets;
-	const char *sets[VM_MAX_SETS];
-	int argc;                       /* the forwarded options, in a canonical form */
-	char *argv[VM_MAX_ARGS];
-	char buf[4][32];                /* numbers for argv */
+	const char *qemu;
+	const char *qemu_pkg;
+	const char *build_dir;          /* under the source tree */
+	const char *toolchain;          /* a CMake toolchain file, or NULL */
+};
+
+static const struct vm_arch vm_arches[] = {
+	{ "amd64", "qemu-system-x86_64", "qemu-system-x86", "build-static", NULL },
+	{ "arm64", "qemu-system-aarch64", "qemu-system-arm", "build-static-arm64",
+	  "cmake/aarch64-linux-gnu.cmake" },
+};
+
+static const struct vm_arch *vm_arch_find(const char *name)
+{
+	for (size_t i = 0; i < sizeof(vm_arches) / sizeof(vm_arches[0]); i++)
+		if (strcmp(vm_arches[i].name, name) == 0)
+			return &vm_arches[i];
+	return NULL;
+}
+
+/* The run options, parsed as `pagelab run` parses them (run/run.h), and
+ * their canonical form forwarded to every guest and the host. */
+struct run_fwd {
+	struct run_opts opts;
+	struct run_opts_argv fwd;
 };
 
 static int vm_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -122,7 +146,7 @@ static int vm_usage(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fprintf(stderr, " (see pagelab --help)\n");
-	return VM_USAGE;
+	return LAB_EXIT_USAGE;
 }
 
 static bool is_series(const char *k)
@@ -147,6 +171,8 @@ static int parse_vm_opts(int argc, char **argv, struct vm_opts *o, int *next)
 		{ "flavor", required_argument, NULL, 'f' },
 		{ "build", required_argument, NULL, 'b' },
 		{ "modules", required_argument, NULL, 'M' },
+		{ "arch", required_argument, NULL, 'A' },
+		{ "numa", required_argument, NULL, 'n' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -155,6 +181,7 @@ static int parse_vm_opts(int argc, char **argv, struct vm_opts *o, int *next)
 	memset(o, 0, sizeof(*o));
 	o->timeout_s = VM_DEFAULT_TIMEOUT_S;
 	o->flavour = "generic";
+	o->arch = "amd64";
 	optind = 0;     /* 0, not 1: glibc re-reads the "+" (stop at "run") of this optstring */
 	opterr = 0;
 	/* "+": stop at "run"; what follows is the run's own command line. */
@@ -232,112 +259,38 @@ static int parse_vm_opts(int argc, char **argv, struct vm_opts *o, int *next)
 		case 'M':
 			o->modules = optarg;
 			break;
+		case 'A':
+			if (vm_arch_find(optarg) == NULL)
+				return vm_usage("--arch: expected amd64 or arm64, got '%s'", optarg);
+			o->arch = optarg;
+			break;
+		case 'n':
+			if (lab_parse_uint(optarg, &v, &err) < 0 || v < 1 || v > VM_MAX_NUMA)
+				return vm_usage("--numa: expected 1..%d nodes, got '%s'", VM_MAX_NUMA, optarg);
+			o->numa = (unsigned)v;
+			break;
 		case 'h':
 			return -1;
 		default:
 			return vm_usage("unknown option '%s'", argv[optind - 1]);
 		}
 	}
-	if (optind >= argc || strcmp(argv[optind], "run") != 0)
+	if (optind >= argc || (strcmp(argv[optind], "run") != 0 && strcmp(argv[optind], "audit") != 0))
 		return vm_usage("%s", optind >= argc ? "expected: pagelab vm [options] run NAME [run options]"
-						  : "expected 'run' after the vm options");
+						  : "expected 'run' or 'audit' after the vm options");
 	*next = optind + 1;
 	return 0;
 }
 
-/* The run options of harness/cli.md, checked as cmd_run checks them.  --out
- * has no meaning with several targets: --out-dir names the directory. */
+/* --out has no meaning with several targets: --out-dir names the directory
+ * (run_opts_parse refuses it for RUN_OPTS_VM). */
 static int parse_run_part(int argc, char **argv, struct run_fwd *f)
 {
-	static const struct option longopts[] = {
-		{ "out", required_argument, NULL, 'o' },
-		{ "repeat", required_argument, NULL, 'r' },
-		{ "set", required_argument, NULL, 's' },
-		{ "interval", required_argument, NULL, 'i' },
-		{ "timeout", required_argument, NULL, 't' },
-		{ "allow-destructive", no_argument, NULL, 'D' },
-		{ "no-report", no_argument, NULL, 'N' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ NULL, 0, NULL, 0 },
-	};
-	bool destructive = false, verbose = false;
-	unsigned interval = 0, timeout = 0;
-	int c;
+	int ret = run_opts_parse(argc, argv, RUN_OPTS_VM, &f->opts);
 
-	memset(f, 0, sizeof(*f));
-	optind = 0;     /* a full re-initialisation: options may follow NAME again (permuted) */
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "o:r:s:i:t:v", longopts, NULL)) != -1) {
-		unsigned long long v;
-		struct lab_error err;
-
-		switch (c) {
-		case 'o':
-			return vm_usage("run --out: one result per kernel; name the directory with "
-					"pagelab vm --out-dir DIR");
-		case 'r':
-			if (lab_parse_uint(optarg, &v, &err) < 0 || v < 1 || v > 100)
-				return vm_usage("--repeat: expected 1..100, got '%s'", optarg);
-			f->repeat = (unsigned)v;
-			break;
-		case 's':
-			if (f->nr_sets == VM_MAX_SETS)
-				return vm_usage("too many --set (%s)", optarg);
-			f->sets[f->nr_sets++] = optarg;
-			break;
-		case 'i':
-			if (lab_parse_uint(optarg, &v, &err) < 0 || v < 10 || v > 10000)
-				return vm_usage("--interval: expected 10..10000 ms, got '%s'", optarg);
-			interval = (unsigned)v;
-			break;
-		case 't':
-			if (lab_parse_uint(optarg, &v, &err) < 0 || v < 1 || v > 86400)
-				return vm_usage("run --timeout: expected 1..86400 s, got '%s'", optarg);
-			timeout = (unsigned)v;
-			break;
-		case 'D':
-			destructive = true;
-			break;
-		case 'N':
-			f->no_report = true;
-			break;
-		case 'v':
-			verbose = true;
-			break;
-		default:
-			return vm_usage("run: unknown option '%s'", argv[optind - 1]);
-		}
-	}
-	if (optind != argc - 1)
-		return vm_usage("%s", optind >= argc ? "run: which scenario? (pagelab list)"
-						 : "run: one scenario at a time");
-	f->name = argv[optind];
-
-	/* The forwarded form: every guest (and the host) gets the same. */
-	if (f->repeat) {
-		snprintf(f->buf[0], sizeof(f->buf[0]), "%u", f->repeat);
-		f->argv[f->argc++] = "--repeat";
-		f->argv[f->argc++] = f->buf[0];
-	}
-	for (size_t i = 0; i < f->nr_sets; i++) {
-		f->argv[f->argc++] = "--set";
-		f->argv[f->argc++] = (char *)f->sets[i];
-	}
-	if (interval) {
-		snprintf(f->buf[1], sizeof(f->buf[1]), "%u", interval);
-		f->argv[f->argc++] = "--interval";
-		f->argv[f->argc++] = f->buf[1];
-	}
-	if (timeout) {
-		snprintf(f->buf[2], sizeof(f->buf[2]), "%u", timeout);
-		f->argv[f->argc++] = "--timeout";
-		f->argv[f->argc++] = f->buf[2];
-	}
-	if (destructive)
-		f->argv[f->argc++] = "--allow-destructive";
-	if (verbose)
-		f->argv[f->argc++] = "-v";
-	return 0;
+	if (ret == 0)
+		run_opts_forward(&f->opts, &f->fwd);
+	return ret;
 }
 
 /* ---- the scenario ------------------------------------------------------------ */
@@ -354,12 +307,12 @@ static int scenario_location(const char *arg, char *dir, size_t dlen, char *path
 	dir[0] = '\0';
 	if (catalog_find(arg, found, sizeof(found), &err) < 0) {
 		fprintf(stderr, "pagelab: %s\n", err.msg);
-		return VM_USAGE;
+		return LAB_EXIT_USAGE;
 	}
 	/* Absolute paths: the guest's command and the static build need them. */
 	if (realpath(found, path) == NULL || strlen(path) >= plen) {
 		fprintf(stderr, "pagelab: vm: scenario file %s: %s\n", found, strerror(errno));
-		return VM_USAGE;
+		return LAB_EXIT_USAGE;
 	}
 	if (!*is_file && catalog_dir(found, sizeof(found), &err) == 0) {
 		char abs[PATH_MAX];
@@ -618,6 +571,7 @@ struct target {
 /* Every path a vm run needs, found once. */
 struct vm_env {
 	char src[PATH_MAX];             /* the source tree: scripts/, CMakeLists.txt */
+	char cache[PATH_MAX];           /* <src>/.cache, or an installed pagelab's cache (paths.h) */
 	char vm_run[PATH_MAX + 32];
 	char vm_kernel[PATH_MAX + 32];
 	char build[PATH_MAX];
@@ -625,6 +579,7 @@ struct vm_env {
 	char out_dir[PATH_MAX];
 	char stamp[32];
 	char base[128];                 /* scenario name with dashes */
+	const struct vm_arch *arch;
 };
 
 static void label_clean(char *s)
@@ -655,24 +610,26 @@ static int resolve_kernel(const struct vm_env *env, const struct vm_opts *o, boo
 		return 0;
 	}
 	{
-		char *argv[] = { (char *)env->vm_kernel, (char *)t->kernel, "--flavour", (char *)o->flavour,
-				 "--info", with_modules ? "--with-modules" : NULL, NULL };
+		char *argv[] = { (char *)env->vm_kernel, (char *)t->kernel, "--arch", (char *)o->arch,
+				 "--flavour", (char *)o->flavour, "--info",
+				 with_modules ? "--with-modules" : NULL, NULL };
 		cleanup_free char *out = NULL;
 		char *save = NULL;
 		int st;
 
-		fprintf(stderr, "pagelab: vm: kernel %s: scripts/vm-kernel %s --flavour %s\n", t->kernel,
-			t->kernel, o->flavour);
+		fprintf(stderr, "pagelab: vm: kernel %s: scripts/vm-kernel %s --arch %s --flavour %s\n",
+			t->kernel, t->kernel, o->arch, o->flavour);
 		st = run_capture(argv, &out, &err);
 		if (st < 0) {
 			fprintf(stderr, "pagelab: vm: %s\n", err.msg);
-			return VM_HARNESS;
+			return LAB_EXIT_HARNESS;
 		}
 		if (st != 0) {
-			fprintf(stderr, "pagelab: vm: cannot get Debian's %s kernel (%s): scripts/vm-kernel "
+			fprintf(stderr, "pagelab: vm: cannot get Debian's %s %s kernel (%s): scripts/vm-kernel "
 				"exited %d, see its message above (it needs apt's lists and Debian's "
-				"mirror the first time; or pass --kernel PATH)\n", t->kernel, o->flavour, st);
-			return VM_CANNOT;
+				"mirror the first time%s; or pass --kernel PATH)\n", t->kernel, o->arch,
+				o->flavour, st, strcmp(o->arch, "amd64") ? ", and dpkg --add-architecture arm64" : "");
+			return LAB_EXIT_CANNOT;
 		}
 		t->kinfo = json_object();
 		for (char *line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
@@ -686,7 +643,7 @@ static int resolve_kernel(const struct vm_env *env, const struct vm_opts *o, boo
 		if (*kvs(t->kinfo, "vmlinuz") == '\0' || *kvs(t->kinfo, "release") == '\0') {
 			fprintf(stderr, "pagelab: vm: scripts/vm-kernel %s --info printed no vmlinuz/release\n",
 				t->kernel);
-			return VM_HARNESS;
+			return LAB_EXIT_HARNESS;
 		}
 		snprintf(t->label, sizeof(t->label), "guest-%s", kvs(t->kinfo, "release"));
 		label_clean(t->label);
@@ -703,7 +660,7 @@ static int resolve_kernel(const struct vm_env *env, const struct vm_opts *o, boo
 			    access(mod, R_OK) < 0) {
 				fprintf(stderr, "pagelab: vm: kernel %s: no modules directory %s (scripts/vm-kernel "
 					"%s --with-modules)\n", t->kernel, mod, t->kernel);
-				return VM_CANNOT;
+				return LAB_EXIT_CANNOT;
 			}
 			json_object_set_new(t->kinfo, "modules", json_string(mod));
 		}
@@ -739,26 +696,37 @@ static int static_build(struct vm_env *env, const struct vm_opts *o)
 	cleanup_close int lockfd = -1;
 	int st;
 
-	if (o->build != NULL) {
+	char libexec[PATH_MAX], guest[PATH_MAX + 8] = "<libexec>/pagelab/guest";
+
+	/* An installed pagelab has its guest's static binaries in
+	 * <libexec>/pagelab/guest (the Debian package builds them). */
+	if (o->build == NULL && lab_installed()) {
+		if (!lab_installed_libexec(libexec, sizeof(libexec)) ||
+		    pathf(guest, sizeof(guest), "%s/guest", libexec) < 0 || realpath(guest, env->build) == NULL) {
+			fprintf(stderr, "pagelab: vm: this installed pagelab has no guest binaries in %s: pass "
+				"--build DIR (a static build: cmake -DPAGELAB_STATIC=ON)\n", guest);
+			return LAB_EXIT_CANNOT;
+		}
+	} else if (o->build != NULL) {
 		if (realpath(o->build, env->build) == NULL) {
 			fprintf(stderr, "pagelab: vm: --build %s: %s\n", o->build, strerror(errno));
-			return VM_USAGE;
+			return LAB_EXIT_USAGE;
 		}
 	} else {
-		if (pathf(env->build, sizeof(env->build), "%s/build-static", env->src) < 0) {
+		if (pathf(env->build, sizeof(env->build), "%s/%s", env->src, env->arch->build_dir) < 0) {
 			fprintf(stderr, "pagelab: vm: source path too long: %s\n", env->src);
-			return VM_HARNESS;
+			return LAB_EXIT_HARNESS;
 		}
 		if (!in_path("cmake", cmake, sizeof(cmake))) {
 			fprintf(stderr, "pagelab: vm: cmake not found: it builds the guest's static binaries "
 				"(apt-get install cmake, or pass --build DIR)\n");
-			return VM_CANNOT;
+			return LAB_EXIT_CANNOT;
 		}
 		snprintf(log, sizeof(log), "%s/vm-build.log", env->build);
 		snprintf(cache, sizeof(cache), "%s/CMakeCache.txt", env->build);
 		if (lab_mkdir_p(env->build, 0755, &err) < 0) {
 			fprintf(stderr, "pagelab: vm: %s\n", err.msg);
-			return VM_HARNESS;
+			return LAB_EXIT_HARNESS;
 		}
 		/* Two `pagelab vm` from one tree at once must not run make in the
 		 * same build directory together (a half-linked binary would go into
@@ -767,10 +735,20 @@ static int static_build(struct vm_env *env, const struct vm_opts *o)
 		lockfd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
 		if (lockfd < 0 || flock(lockfd, LOCK_EX) < 0) {
 			fprintf(stderr, "pagelab: vm: lock %s: %s\n", lock, strerror(errno));
-			return VM_HARNESS;
+			return LAB_EXIT_HARNESS;
 		}
 		if (access(cache, F_OK) < 0) {
-			char *argv[] = { cmake, "-S", env->src, "-B", env->build, "-DPAGELAB_STATIC=ON", NULL };
+			char tc[PATH_MAX + 64];
+			char *argv[] = { cmake, "-S", env->src, "-B", env->build, "-DPAGELAB_STATIC=ON", NULL, NULL };
+
+			if (env->arch->toolchain != NULL) {
+				if (pathf(tc, sizeof(tc), "-DCMAKE_TOOLCHAIN_FILE=%s/%s", env->src,
+					  env->arch->toolchain) < 0) {
+					fprintf(stderr, "pagelab: vm: source path too long: %s\n", env->src);
+					return LAB_EXIT_HARNESS;
+				}
+				argv[6] = tc;
+			}
 
 			fprintf(stderr, "pagelab: vm: configuring the static build in %s\n", env->build);
 			st = run_to_file(argv, log, true, &err);
@@ -778,7 +756,7 @@ static int static_build(struct vm_env *env, const struct vm_opts *o)
 				log_tail(log, 15);
 				fprintf(stderr, "pagelab: vm: configuring %s failed (%s; see %s)\n", env->build,
 					st < 0 ? err.msg : "cmake", log);
-				return VM_HARNESS;
+				return LAB_EXIT_HARNESS;
 			}
 		}
 		{
@@ -792,7 +770,7 @@ static int static_build(struct vm_env *env, const struct vm_opts *o)
 				log_tail(log, 15);
 				fprintf(stderr, "pagelab: vm: building the static binaries failed (%s; see %s)\n",
 					st < 0 ? err.msg : "cmake --build", log);
-				return VM_HARNESS;
+				return LAB_EXIT_HARNESS;
 			}
 			unlink(log);
 		}
@@ -802,9 +780,11 @@ static int static_build(struct vm_env *env, const struct vm_opts *o)
 
 		snprintf(p, sizeof(p), "%s/%s", env->build, need[i]);
 		if (access(p, X_OK) < 0) {
-			fprintf(stderr, "pagelab: vm: %s is missing (the static build: cmake -S . -B build-static "
-				"-DPAGELAB_STATIC=ON && cmake --build build-static)\n", p);
-			return VM_HARNESS;
+			fprintf(stderr, "pagelab: vm: %s is missing (the static build: cmake -S . -B %s "
+				"-DPAGELAB_STATIC=ON%s%s && cmake --build %s)\n", p, env->arch->build_dir,
+				env->arch->toolchain ? " -DCMAKE_TOOLCHAIN_FILE=" : "",
+				env->arch->toolchain ? env->arch->toolchain : "", env->arch->build_dir);
+			return LAB_EXIT_HARNESS;
 		}
 	}
 	return 0;
@@ -823,7 +803,7 @@ static int run_host(const struct vm_env *env, const struct run_fwd *f, const cha
 	(void)env;
 	if (n < 0) {
 		fprintf(stderr, "pagelab: vm: readlink /proc/self/exe: %s\n", strerror(errno));
-		return t->status = VM_HARNESS;
+		return t->status = LAB_EXIT_HARNESS;
 	}
 	exe[n] = '\0';
 	snprintf(out, sizeof(out), "%s.json", t->stem);
@@ -833,19 +813,19 @@ static int run_host(const struct vm_env *env, const struct run_fwd *f, const cha
 	argv[a++] = "--out";
 	argv[a++] = out;
 	argv[a++] = "--no-report";
-	for (int i = 0; i < f->argc; i++)
-		argv[a++] = f->argv[i];
+	for (int i = 0; i < f->fwd.argc; i++)
+		argv[a++] = f->fwd.argv[i];
 	argv[a] = NULL;
 	fprintf(stderr, "pagelab: vm: %s: pagelab run on this host\n", t->label);
 	st = run_to_file(argv, NULL, false, &err);
 	if (st < 0) {
 		fprintf(stderr, "pagelab: vm: %s\n", err.msg);
-		return t->status = VM_HARNESS;
+		return t->status = LAB_EXIT_HARNESS;
 	}
 	t->status = st;
 	snprintf(t->result, sizeof(t->result), "%s", out);
-	t->ok = access(out, R_OK) == 0 && st != VM_USAGE && st != VM_CANNOT;
-	if (st == VM_CANNOT)
+	t->ok = access(out, R_OK) == 0 && st != LAB_EXIT_USAGE && st != LAB_EXIT_CANNOT;
+	if (st == LAB_EXIT_CANNOT)
 		fprintf(stderr, "pagelab: vm: --host: this host cannot run the scenario (above); the report "
 			"shows the guests only\n");
 	return st;
@@ -866,15 +846,15 @@ static int guest_failure(const struct target *t, const json_t *vs, int vm_status
 	if (vm_signal) {
 		fprintf(stderr, "pagelab: vm: %s: interrupted by %s: the guest was stopped (console: %s)\n",
 			t->label, strsignal(vm_signal), console);
-		return VM_INTERRUPTED;
+		return LAB_EXIT_INTERRUPTED;
 	}
 	if (!strcmp(status, "no-qemu")) {
 		fprintf(stderr, "pagelab: vm: %s: no qemu: %s\n", t->label, error);
-		return VM_CANNOT;
+		return LAB_EXIT_CANNOT;
 	}
 	if (!strcmp(status, "no-kernel")) {
 		fprintf(stderr, "pagelab: vm: %s: kernel impossible to get: %s\n", t->label, error);
-		return VM_CANNOT;
+		return LAB_EXIT_CANNOT;
 	}
 	if (!strcmp(status, "panic"))
 		fprintf(stderr, "pagelab: vm: %s: guest panic: %s (console: %s)\n", t->label, error, console);
@@ -888,7 +868,7 @@ static int guest_failure(const struct target *t, const json_t *vs, int vm_status
 	else
 		fprintf(stderr, "pagelab: vm: %s: scripts/vm-run exited %d without a verdict (console: %s)\n",
 			t->label, vm_status, console);
-	return VM_HARNESS;
+	return LAB_EXIT_HARNESS;
 }
 
 struct guest_shape {
@@ -905,6 +885,7 @@ static int run_guest(const struct vm_env *env, const struct vm_opts *o, const st
 		     const char *scn_arg, struct target *t)
 {
 	char rundir[PATH_MAX + 64], console[PATH_MAX + 16], mem[32], cpus[16], tmo[16], swap[32], disk[32];
+	char numa[16];
 	char scnfile_arg[PATH_MAX + 64], scndir_arg[PATH_MAX + 32], guest_scn[PATH_MAX];
 	char vs_path[PATH_MAX + 80], gi_path[PATH_MAX + 80], res[PATH_MAX + 80], stream[PATH_MAX + 80];
 	char *argv[VM_MAX_ARGS + 64];
@@ -912,13 +893,13 @@ static int run_guest(const struct vm_env *env, const struct vm_opts *o, const st
 	struct lab_error err;
 	json_t *vs = NULL, *gi = NULL, *doc = NULL;
 	json_error_t je;
-	int a = 0, st, ret = VM_RAN;
+	int a = 0, st, ret = LAB_EXIT_RAN;
 
 	/* vm-run's own directory; removed once the result is safe beside the others. */
-	if (pathf(rundir, sizeof(rundir), "%s/.cache/vm/runs/%s", env->src,
+	if (pathf(rundir, sizeof(rundir), "%s/vm/runs/%s", env->cache,
 		  (b = strrchr(t->stem, '/')) ? b + 1 : t->stem) < 0) {
 		fprintf(stderr, "pagelab: vm: path too long under %s/.cache\n", env->src);
-		return t->status = VM_HARNESS;
+		return t->status = LAB_EXIT_HARNESS;
 	}
 	snprintf(console, sizeof(console), "%s.console.log", t->stem);
 	snprintf(mem, sizeof(mem), "%lluM", g->mem >> 20);
@@ -932,6 +913,13 @@ static int run_guest(const struct vm_env *env, const struct vm_opts *o, const st
 	argv[a++] = mem;
 	argv[a++] = "--cpus";
 	argv[a++] = cpus;
+	argv[a++] = "--arch";
+	argv[a++] = (char *)o->arch;
+	if (o->numa) {
+		snprintf(numa, sizeof(numa), "%u", o->numa);
+		argv[a++] = "--numa";
+		argv[a++] = numa;
+	}
 	if (g->thp[0]) {
 		argv[a++] = "--thp";
 		argv[a++] = (char *)g->thp;
@@ -965,7 +953,7 @@ static int run_guest(const struct vm_env *env, const struct vm_opts *o, const st
 		if (pathf(guest_scn, sizeof(guest_scn), "/scenario-file/%s", b) < 0 ||
 		    pathf(scnfile_arg, sizeof(scnfile_arg), "%s:%s", scn_file, guest_scn) < 0) {
 			fprintf(stderr, "pagelab: vm: scenario path too long: %s\n", scn_file);
-			return t->status = VM_USAGE;
+			return t->status = LAB_EXIT_USAGE;
 		}
 		argv[a++] = "--file";
 		argv[a++] = scnfile_arg;
@@ -973,7 +961,7 @@ static int run_guest(const struct vm_env *env, const struct vm_opts *o, const st
 		if (pathf(guest_scn, sizeof(guest_scn), "%s", scn_arg) < 0 ||
 		    pathf(scndir_arg, sizeof(scndir_arg), "%s:/scenarios", scn_dir) < 0) {
 			fprintf(stderr, "pagelab: vm: scenario path too long: %s\n", scn_dir);
-			return t->status = VM_USAGE;
+			return t->status = LAB_EXIT_USAGE;
 		}
 		argv[a++] = "--file";
 		argv[a++] = scndir_arg;
@@ -991,24 +979,25 @@ static int run_guest(const struct vm_env *env, const struct vm_opts *o, const st
 	argv[a++] = "--out";
 	argv[a++] = VM_GUEST_RESULT;
 	argv[a++] = "--no-report";
-	for (int i = 0; i < f->argc; i++)
-		argv[a++] = f->argv[i];
+	for (int i = 0; i < f->fwd.argc; i++)
+		argv[a++] = f->fwd.argv[i];
 	argv[a] = NULL;
 
-	fprintf(stderr, "pagelab: vm: %s: booting (%s, %u cpus%s%s%s%s%s%s), timeout %u s\n", t->label, mem,
-		g->cpus, g->thp[0] ? ", thp " : "", g->thp, g->swap ? ", swap " : "", g->swap ? swap : "",
+	fprintf(stderr, "pagelab: vm: %s: booting (%s, %s%s%s, %u cpus%s%s%s%s%s%s), timeout %u s\n", t->label,
+		o->arch, mem, o->numa ? " in nodes: " : "", o->numa ? numa : "", g->cpus,
+		g->thp[0] ? ", thp " : "", g->thp, g->swap ? ", swap " : "", g->swap ? swap : "",
 		g->disk ? ", disk " : "", g->disk ? disk : "", o->timeout_s);
 	st = run_to_file(argv, NULL, false, &err);
 	if (st < 0) {
 		fprintf(stderr, "pagelab: vm: %s: %s\n", t->label, err.msg);
-		return t->status = VM_HARNESS;
+		return t->status = LAB_EXIT_HARNESS;
 	}
 	if (pathf(vs_path, sizeof(vs_path), "%s/vm-status", rundir) < 0 ||
 	    pathf(gi_path, sizeof(gi_path), "%s/guest-info", rundir) < 0 ||
 	    pathf(res, sizeof(res), "%s/files/result.json", rundir) < 0 ||
 	    pathf(stream, sizeof(stream), "%s/files/result.jsonl", rundir) < 0) {
 		fprintf(stderr, "pagelab: vm: path too long: %s\n", rundir);
-		return t->status = VM_HARNESS;
+		return t->status = LAB_EXIT_HARNESS;
 	}
 	vs = keyvalue_file(vs_path);
 	gi = keyvalue_file(gi_path);
@@ -1029,12 +1018,12 @@ static int run_guest(const struct vm_env *env, const struct vm_opts *o, const st
 	}
 	/* The guest ran its command: st is the guest pagelab's own status. */
 	if (access(res, F_OK) < 0) {
-		if (st == VM_USAGE || st == VM_CANNOT) {
+		if (st == LAB_EXIT_USAGE || st == LAB_EXIT_CANNOT) {
 			ret = st;      /* the guest said why on stderr, streamed above */
 			fprintf(stderr, "pagelab: vm: %s: the guest's pagelab exited %d (%s; console: %s)\n",
-				t->label, st, st == VM_USAGE ? "bad input" : "the guest cannot run it", console);
+				t->label, st, st == LAB_EXIT_USAGE ? "bad input" : "the guest cannot run it", console);
 		} else if (access(stream, F_OK) == 0) {
-			ret = VM_HARNESS;
+			ret = LAB_EXIT_HARNESS;
 			fprintf(stderr, "pagelab: vm: %s: result truncated: the guest's pagelab exited %d and left "
 				"only its stream %s.jsonl, no result document (console: %s)\n", t->label, st,
 				t->stem, console);
@@ -1046,7 +1035,7 @@ static int run_guest(const struct vm_env *env, const struct vm_opts *o, const st
 					fprintf(stderr, "pagelab: vm: warning: %s\n", err.msg);
 			}
 		} else {
-			ret = VM_HARNESS;
+			ret = LAB_EXIT_HARNESS;
 			fprintf(stderr, "pagelab: vm: %s: result missing: the guest's pagelab exited %d and wrote no "
 				"%s (console: %s)\n", t->label, st, VM_GUEST_RESULT, console);
 		}
@@ -1062,8 +1051,8 @@ static int run_guest(const struct vm_env *env, const struct vm_opts *o, const st
 			doc = json_loadb(text, tlen, 0, &je);
 	}
 	if (doc == NULL || !json_is_object(doc) ||
-	    strcmp(kvs(doc, "schema"), "pagelab.result/1") != 0) {
-		ret = VM_HARNESS;
+	    strcmp(kvs(doc, RK_SCHEMA), RESULT_SCHEMA_ID) != 0) {
+		ret = LAB_EXIT_HARNESS;
 		fprintf(stderr, "pagelab: vm: %s: result truncated or garbled: %s: %s (console: %s)\n", t->label,
 			res, doc == NULL ? je.text : "not a pagelab.result/1 document", console);
 		goto out;
@@ -1083,6 +1072,10 @@ static int run_guest(const struct vm_env *env, const struct vm_opts *o, const st
 		json_object_set_new(v, "release", json_string(kvs(gi, "uname_r")));
 		json_object_set_new(v, "qemu", json_string(env->qemu));
 		json_object_set_new(v, "accel", json_string("tcg"));
+		json_object_set_new(v, "arch", json_string(o->arch));
+		json_object_set_new(v, "machine", json_string(kvs(gi, "uname_m")));
+		json_object_set_new(v, "numa_nodes_asked", json_integer(o->numa));
+		json_object_set_new(v, "numa_nodes", kv_number(gi, "numa_nodes"));
 		json_object_set_new(v, "mem_bytes", json_integer((json_int_t)((g->mem >> 20) << 20)));
 		json_object_set_new(v, "cpus", json_integer(g->cpus));
 		json_object_set_new(v, "thp_asked", g->thp[0] ? json_string(g->thp) : json_null());
@@ -1095,6 +1088,7 @@ static int run_guest(const struct vm_env *env, const struct vm_opts *o, const st
 		json_object_set_new(v, "boot_wall_s", kv_number(vs, "boot_wall_s"));
 		json_object_set_new(v, "command_s", kv_number(vs, "command_s"));
 		json_object_set_new(v, "wall_s", kv_number(vs, "wall_s"));
+		json_object_set_new(v, "qemu_peak_rss_kb", kv_number(vs, "qemu_peak_rss_kb"));
 		json_object_set_new(v, "exit_code", json_integer(st));
 		json_object_set_new(v, "console_log", json_string(console));
 		json_object_set(v, "guest_info", gi);
@@ -1107,7 +1101,7 @@ static int run_guest(const struct vm_env *env, const struct vm_opts *o, const st
 
 		if (text == NULL || lab_write_atomic(t->result, text, strlen(text), &err) < 0) {
 			free(text);
-			ret = VM_HARNESS;
+			ret = LAB_EXIT_HARNESS;
 			fprintf(stderr, "pagelab: vm: %s: writing %s: %s\n", t->label, t->result,
 				text ? err.msg : "out of memory");
 			goto out;
@@ -1123,14 +1117,460 @@ static int run_guest(const struct vm_env *env, const struct vm_opts *o, const st
 		t->label, kvs(doc, "status"), kvs(gi, "uname_r"), kvs(vs, "boot_wall_s"),
 		kvs(vs, "command_s"), kvs(vs, "wall_s"), console);
 out:
-	if (ret == VM_RAN && t->ok)
+	if (ret == LAB_EXIT_RAN && t->ok)
 		nftw(rundir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-	else if (ret != VM_RAN)
+	else if (ret != LAB_EXIT_RAN)
 		fprintf(stderr, "pagelab: vm: %s: the guest's files are kept in %s\n", t->label, rundir);
 	json_decref(vs);
 	json_decref(gi);
 	json_decref(doc);
 	return t->status = ret;
+}
+
+/* ---- vm audit ------------------------------------------------------------------- */
+
+static int find_env(struct vm_env *env, const struct vm_opts *o, const char *scn_name);
+
+/* `pagelab vm [vm options] audit [audit options] [--then [audit options]]...`:
+ * `pagelab audit` inside each guest (and on this host with --host), for the
+ * watermark arithmetic of a machine shape this host is not: another
+ * architecture, more or less memory, NUMA nodes.  Each "--then" starts another
+ * audit in the same guest, one after the other (a state: e.g. `--with
+ * thp=never`, which the guest's own journal sets and puts back before the
+ * next), so one boot audits several settings.  The audit options go to the
+ * guest's audit as they are (it checks them: its exit 2 comes back).
+ * Each target writes OUT-DIR/audit-STAMP-LABEL.json with --json (schema
+ * pagelab.vm-audit/1: "states": [{"args", "exit", "audit": the audit's own
+ * document}], and the `vm` object a run's result carries), else .txt; the
+ * text is printed, the paths last; a guest's console log is kept beside. */
+
+#define VM_AUDIT_MAX_STATES 16
+
+struct audit_states {
+	size_t n;
+	int start[VM_AUDIT_MAX_STATES];         /* index of each state's first option in argv */
+	int len[VM_AUDIT_MAX_STATES];
+};
+
+/* A word single-quoted for sh. */
+static int sh_quote(char *buf, size_t len, size_t *off, const char *w)
+{
+	if (*off + 3 >= len)
+		return -ENAMETOOLONG;
+	buf[(*off)++] = '\'';
+	for (; *w; w++) {
+		if (*w == '\'') {
+			if (*off + 5 >= len)
+				return -ENAMETOOLONG;
+			memcpy(buf + *off, "'\\''", 4);
+			*off += 4;
+		} else {
+			if (*off + 2 >= len)
+				return -ENAMETOOLONG;
+			buf[(*off)++] = *w;
+		}
+	}
+	buf[(*off)++] = '\'';
+	buf[*off] = '\0';
+	return 0;
+}
+
+/* The guest's script: one audit per state, each into /out/files/audit-N.out
+ * with its status in audit-N.rc; the script's status is the first non-zero. */
+static int audit_script(const struct audit_states *st, char **argv, char *buf, size_t len)
+{
+	size_t off = 0;
+	int n;
+
+	n = snprintf(buf, len, "status=0\n");
+	off = (size_t)n;
+	for (size_t i = 0; i < st->n; i++) {
+		if (off + 32 >= len)
+			return -ENAMETOOLONG;
+		memcpy(buf + off, "pagelab audit", 13);
+		off += 13;
+		for (int k = 0; k < st->len[i]; k++) {
+			buf[off++] = ' ';
+			if (sh_quote(buf, len, &off, argv[st->start[i] + k]) < 0)
+				return -ENAMETOOLONG;
+		}
+		n = snprintf(buf + off, len - off,
+			     " >/out/files/audit-%zu.out; rc=$?; echo $rc >/out/files/audit-%zu.rc; "
+			     "[ $status -ne 0 ] || status=$rc\n", i + 1, i + 1);
+		if (n < 0 || (size_t)n >= len - off)
+			return -ENAMETOOLONG;
+		off += (size_t)n;
+	}
+	n = snprintf(buf + off, len - off, "exit $status\n");
+	return n < 0 || (size_t)n >= len - off ? -ENAMETOOLONG : 0;
+}
+
+/* The document of one target: every state's audit, parsed. */
+static json_t *audit_states_doc(const struct audit_states *st, char **argv, const char *files_dir,
+				const char *label, bool *ok)
+{
+	json_t *doc = json_object(), *states = json_array();
+
+	*ok = true;
+	json_object_set_new(doc, "schema", json_string("pagelab.vm-audit/1"));
+	json_object_set_new(doc, "target", json_string(label));
+	for (size_t i = 0; i < st->n; i++) {
+		char path[PATH_MAX + 64];
+		cleanup_free char *rc = NULL;
+		json_t *one = json_object(), *args = json_array(), *a;
+		json_error_t je;
+		struct lab_error e;
+		unsigned long long v = 0;
+
+		for (int k = 0; k < st->len[i]; k++)
+			json_array_append_new(args, json_string(argv[st->start[i] + k]));
+		json_object_set_new(one, "args", args);
+		pathf(path, sizeof(path), "%s/audit-%zu.rc", files_dir, i + 1);
+		if (lab_read_file(path, &rc, NULL, &e) == 0) {
+			rc[strcspn(rc, "\n")] = '\0';
+			lab_parse_uint(rc, &v, &e);
+		} else {
+			v = LAB_EXIT_HARNESS;
+		}
+		json_object_set_new(one, "exit", json_integer((json_int_t)v));
+		pathf(path, sizeof(path), "%s/audit-%zu.out", files_dir, i + 1);
+		a = json_load_file(path, 0, &je);
+		if (a == NULL || !json_is_object(a)) {
+			fprintf(stderr, "pagelab: vm: %s: state %zu printed no JSON object: %s\n", label, i + 1,
+				a == NULL ? je.text : "not an object");
+			json_decref(a);
+			a = json_null();
+			*ok = false;
+		}
+		json_object_set_new(one, "audit", a);
+		json_array_append_new(states, one);
+	}
+	json_object_set_new(doc, "states", states);
+	return doc;
+}
+
+static int vm_audit_target(const struct vm_env *env, const struct vm_opts *o, const struct guest_shape *g,
+			   const struct audit_states *sts, char **argv, bool json, struct target *t)
+{
+	char rundir[PATH_MAX + 64], console[PATH_MAX + 16], out[PATH_MAX + 8], vs_path[PATH_MAX + 80];
+	char gi_path[PATH_MAX + 80], files[PATH_MAX + 80], mem[32], cpus[16], tmo[16], numa[16];
+	char script[8192];
+	char *av[VM_MAX_ARGS + 48];
+	const char *b;
+	struct lab_error err;
+	json_t *vs = NULL, *gi = NULL, *doc = NULL;
+	int a = 0, st, ret;
+
+	if (pathf(out, sizeof(out), "%s.%s", t->stem, json ? "json" : "txt") < 0 ||
+	    pathf(rundir, sizeof(rundir), "%s/.cache/vm/runs/%s", env->src,
+		  (b = strrchr(t->stem, '/')) ? b + 1 : t->stem) < 0 ||
+	    pathf(vs_path, sizeof(vs_path), "%s/vm-status", rundir) < 0 ||
+	    pathf(gi_path, sizeof(gi_path), "%s/guest-info", rundir) < 0 ||
+	    pathf(files, sizeof(files), "%s/files", rundir) < 0) {
+		fprintf(stderr, "pagelab: vm: path too long: %s\n", t->stem);
+		return t->status = LAB_EXIT_USAGE;
+	}
+	if (audit_script(sts, argv, script, sizeof(script)) < 0) {
+		fprintf(stderr, "pagelab: vm: audit: the options are too long\n");
+		return t->status = LAB_EXIT_USAGE;
+	}
+	if (t->kernel == NULL) {
+		/* This host: the same script, with this binary as pagelab. */
+		char exe[PATH_MAX], dir[PATH_MAX + 80];
+		ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+		char *sv[] = { "/bin/sh", "-c", NULL, NULL };
+		char *fixed;
+
+		if (n < 0) {
+			fprintf(stderr, "pagelab: vm: readlink /proc/self/exe: %s\n", strerror(errno));
+			return t->status = LAB_EXIT_HARNESS;
+		}
+		exe[n] = '\0';
+		if (pathf(dir, sizeof(dir), "%s.files", t->stem) < 0 || lab_mkdir_p(dir, 0755, &err) < 0) {
+			fprintf(stderr, "pagelab: vm: %s: cannot make %s.files\n", t->label, t->stem);
+			return t->status = LAB_EXIT_HARNESS;
+		}
+		/* The script names /out/files and pagelab; on the host both are
+		 * variables instead. */
+		if (asprintf(&fixed, "PATH=\"$(dirname '%s'):$PATH\"\ncd '%s' || exit 1\n%s", exe, dir, script) < 0)
+			return t->status = LAB_EXIT_HARNESS;
+		for (char *p; (p = strstr(fixed, "/out/files/")) != NULL;)
+			memmove(p, p + 11, strlen(p + 11) + 1);
+		sv[2] = fixed;
+		fprintf(stderr, "pagelab: vm: %s: pagelab audit on this host (%zu state%s)\n", t->label, sts->n,
+			sts->n == 1 ? "" : "s");
+		st = run_to_file(sv, NULL, false, &err);
+		free(fixed);
+		if (st < 0) {
+			fprintf(stderr, "pagelab: vm: %s\n", err.msg);
+			return t->status = LAB_EXIT_HARNESS;
+		}
+		snprintf(files, sizeof(files), "%s", dir);
+		vs = json_object();
+		gi = json_object();
+		ret = st;
+		goto collect;
+	}
+	snprintf(console, sizeof(console), "%s.console.log", t->stem);
+	snprintf(mem, sizeof(mem), "%lluM", g->mem >> 20);
+	snprintf(cpus, sizeof(cpus), "%u", g->cpus);
+	snprintf(tmo, sizeof(tmo), "%u", o->timeout_s);
+	snprintf(numa, sizeof(numa), "%u", o->numa);
+	av[a++] = (char *)env->vm_run;
+	av[a++] = "--kernel";
+	av[a++] = (char *)kvs(t->kinfo, "vmlinuz");
+	av[a++] = "--arch";
+	av[a++] = (char *)o->arch;
+	av[a++] = "--mem";
+	av[a++] = mem;
+	av[a++] = "--numa";
+	av[a++] = numa;
+	av[a++] = "--cpus";
+	av[a++] = cpus;
+	if (g->thp[0]) {
+		av[a++] = "--thp";
+		av[a++] = (char *)g->thp;
+	}
+	if (g->cmdline[0]) {
+		av[a++] = "--append";
+		av[a++] = (char *)g->cmdline;
+	}
+	av[a++] = "--timeout";
+	av[a++] = tmo;
+	av[a++] = "--out";
+	av[a++] = rundir;
+	av[a++] = "--build";
+	av[a++] = (char *)env->build;
+	av[a++] = "--";
+	av[a++] = "env";
+	av[a++] = "PAGELAB_GUEST=1";
+	av[a++] = "sh";
+	av[a++] = "-c";
+	av[a++] = script;
+	av[a] = NULL;
+	fprintf(stderr, "pagelab: vm: %s: booting (%s, %s%s%s, %u cpus%s%s) for %zu audit state%s, timeout %u s\n",
+		t->label, o->arch, mem, o->numa ? " in nodes: " : "", o->numa ? numa : "", g->cpus,
+		g->thp[0] ? ", thp " : "", g->thp, sts->n, sts->n == 1 ? "" : "s", o->timeout_s);
+	st = run_to_file(av, NULL, false, &err);
+	if (st < 0) {
+		fprintf(stderr, "pagelab: vm: %s: %s\n", t->label, err.msg);
+		return t->status = LAB_EXIT_HARNESS;
+	}
+	vs = keyvalue_file(vs_path);
+	gi = keyvalue_file(gi_path);
+	{
+		char src[PATH_MAX + 80];
+
+		if (pathf(src, sizeof(src), "%s/console.log", rundir) == 0 && access(src, R_OK) == 0 &&
+		    copy_file(src, console, &err) < 0)
+			fprintf(stderr, "pagelab: vm: warning: keeping the console log: %s\n", err.msg);
+	}
+	if (strcmp(kvs(vs, "status"), "ok") != 0) {
+		ret = guest_failure(t, vs, st, console);
+		goto done;
+	}
+	ret = st;
+collect:
+	if (json) {
+		bool ok;
+		char *text;
+
+		doc = audit_states_doc(sts, argv, files, t->label, &ok);
+		if (!ok && ret == LAB_EXIT_RAN)
+			ret = LAB_EXIT_HARNESS;
+		if (t->kernel != NULL) {
+			json_t *v = json_object();
+
+			json_object_set_new(v, "kernel_asked", json_string(t->kernel));
+			json_object_set_new(v, "package", json_string(kvs(t->kinfo, "package")));
+			json_object_set_new(v, "package_version", json_string(kvs(t->kinfo, "version")));
+			json_object_set_new(v, "release", json_string(kvs(gi, "uname_r")));
+			json_object_set_new(v, "arch", json_string(o->arch));
+			json_object_set_new(v, "machine", json_string(kvs(gi, "uname_m")));
+			json_object_set_new(v, "accel", json_string("tcg"));
+			json_object_set_new(v, "mem_bytes", json_integer((json_int_t)((g->mem >> 20) << 20)));
+			json_object_set_new(v, "cpus", json_integer(g->cpus));
+			json_object_set_new(v, "numa_nodes_asked", json_integer(o->numa));
+			json_object_set_new(v, "numa_nodes", kv_number(gi, "numa_nodes"));
+			json_object_set_new(v, "thp_asked", g->thp[0] ? json_string(g->thp) : json_null());
+			json_object_set_new(v, "thp_enabled", json_string(kvs(gi, "thp_enabled")));
+			json_object_set_new(v, "cmdline", json_string(kvs(gi, "cmdline")));
+			json_object_set_new(v, "boot_wall_s", kv_number(vs, "boot_wall_s"));
+			json_object_set_new(v, "command_s", kv_number(vs, "command_s"));
+			json_object_set_new(v, "wall_s", kv_number(vs, "wall_s"));
+			json_object_set_new(v, "qemu_peak_rss_kb", kv_number(vs, "qemu_peak_rss_kb"));
+			json_object_set_new(v, "console_log", json_string(console));
+			json_object_set(v, "guest_info", gi);
+			json_object_set_new(doc, "vm", v);
+		}
+		text = json_dumps(doc, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
+		if (text == NULL || lab_write_atomic(out, text, strlen(text), &err) < 0) {
+			fprintf(stderr, "pagelab: vm: %s: writing %s: %s\n", t->label, out, text ? err.msg : "out of memory");
+			free(text);
+			ret = LAB_EXIT_HARNESS;
+			goto done;
+		}
+		free(text);
+	} else {
+		FILE *f = fopen(out, "we");
+
+		if (f == NULL) {
+			fprintf(stderr, "pagelab: vm: %s: %s: %s\n", t->label, out, strerror(errno));
+			ret = LAB_EXIT_HARNESS;
+			goto done;
+		}
+		for (size_t i = 0; i < sts->n; i++) {
+			cleanup_free char *text = NULL;
+			char path[PATH_MAX + 64];
+			struct lab_error e;
+
+			fprintf(f, "== %s, state %zu: pagelab audit", t->label, i + 1);
+			for (int k = 0; k < sts->len[i]; k++)
+				fprintf(f, " %s", argv[sts->start[i] + k]);
+			fprintf(f, " ==\n");
+			pathf(path, sizeof(path), "%s/audit-%zu.out", files, i + 1);
+			if (lab_read_file(path, &text, NULL, &e) == 0)
+				fputs(text, f);
+			fputc('\n', f);
+		}
+		if (fclose(f) != 0)
+			ret = LAB_EXIT_HARNESS;
+	}
+	snprintf(t->result, sizeof(t->result), "%s", out);
+	t->ok = true;
+	if (t->kernel != NULL)
+		fprintf(stderr, "pagelab: vm: %s: audit exited %d (%s), boot %s s, %s s in all; console %s\n",
+			t->label, st, kvs(gi, "uname_r"), kvs(vs, "boot_wall_s"), kvs(vs, "wall_s"), console);
+done:
+	if (t->kernel == NULL) {
+		nftw(files, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	} else if (ret == LAB_EXIT_RAN) {
+		nftw(rundir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	} else {
+		fprintf(stderr, "pagelab: vm: %s: the guest's files are kept in %s\n", t->label, rundir);
+	}
+	json_decref(vs);
+	json_decref(gi);
+	json_decref(doc);
+	return t->status = ret;
+}
+
+static int vm_audit(struct vm_opts *o, int argc, char **argv)
+{
+	struct target targets[VM_MAX_KERNELS + 1];
+	struct audit_states sts;
+	struct guest_shape g;
+	struct vm_env env;
+	size_t nt = 0;
+	bool json = false;
+	int status = LAB_EXIT_RAN;
+
+	memset(targets, 0, sizeof(targets));
+	memset(&sts, 0, sizeof(sts));
+	if (argc > VM_MAX_ARGS)
+		return vm_usage("audit: too many options");
+	sts.n = 1;
+	for (int i = 0; i < argc; i++) {
+		if (strcmp(argv[i], "--then") == 0) {
+			if (sts.n == VM_AUDIT_MAX_STATES)
+				return vm_usage("audit: at most %d states (--then)", VM_AUDIT_MAX_STATES);
+			sts.start[sts.n++] = i + 1;
+			continue;
+		}
+		sts.len[sts.n - 1]++;
+		if (strcmp(argv[i], "--json") == 0)
+			json = true;
+		if (strcmp(argv[i], "--watch") == 0 || strcmp(argv[i], "--advice") == 0)
+			return vm_usage("audit: %s is for this host's own audit (pagelab audit)", argv[i]);
+	}
+	if (json)
+		for (size_t i = 0; i < sts.n; i++) {
+			bool has = false;
+
+			for (int k = 0; k < sts.len[i]; k++)
+				has = has || strcmp(argv[sts.start[i] + k], "--json") == 0;
+			if (!has)
+				return vm_usage("audit: --json in one state needs --json in every state");
+		}
+	if (o->swap_set || o->disk_set || o->modules)
+		return vm_usage("audit: --swap, --disk and --modules are for run");
+	memset(&g, 0, sizeof(g));
+	g.mem = o->mem ? o->mem : VM_DEFAULT_MEM;
+	g.cpus = o->cpus ? o->cpus : VM_DEFAULT_CPUS;
+	if (o->thp)
+		snprintf(g.thp, sizeof(g.thp), "%s", o->thp);
+	snprintf(g.cmdline, sizeof(g.cmdline), "%s", o->cmdline);
+	if (o->numa && (g.mem >> 20) % o->numa != 0) {
+		fprintf(stderr, "pagelab: vm: --numa %u: the guest's %llu MiB do not split evenly into %u nodes\n",
+			o->numa, g.mem >> 20, o->numa);
+		return LAB_EXIT_USAGE;
+	}
+	if (o->nr_kernels == 0)
+		o->kernels[o->nr_kernels++] = VM_DEFAULT_KERNEL;
+	status = find_env(&env, o, "audit");
+	if (status != 0)
+		return status;
+	if (o->host) {
+		struct target *t = &targets[nt++];
+		struct utsname u;
+
+		uname(&u);
+		snprintf(t->label, sizeof(t->label), "host-%s", u.release);
+		label_clean(t->label);
+		t->status = -1;
+	}
+	for (size_t k = 0; k < o->nr_kernels; k++) {
+		struct target *t = &targets[nt++];
+
+		t->kernel = o->kernels[k];
+		t->status = -1;
+		status = resolve_kernel(&env, o, false, t);
+		if (status != 0)
+			goto done;
+	}
+	for (size_t i = 0; i < nt; i++)
+		if (pathf(targets[i].stem, sizeof(targets[i].stem), "%s/%s-%s-%s", env.out_dir, env.base, env.stamp,
+			  targets[i].label) < 0) {
+			fprintf(stderr, "pagelab: vm: result path too long in %s\n", env.out_dir);
+			status = LAB_EXIT_USAGE;
+			goto done;
+		}
+	status = static_build(&env, o);
+	if (status != 0)
+		goto done;
+	{
+		struct sigaction sa;
+
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = vm_on_signal;
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGINT, &sa, NULL);
+		sigaction(SIGTERM, &sa, NULL);
+		sigaction(SIGHUP, &sa, NULL);
+	}
+	status = LAB_EXIT_RAN;
+	for (size_t i = 0; i < nt && !vm_signal; i++) {
+		int st = vm_audit_target(&env, o, &g, &sts, argv, json, &targets[i]);
+
+		if (st == LAB_EXIT_INTERRUPTED || vm_signal)
+			status = LAB_EXIT_INTERRUPTED;
+		else if (st != LAB_EXIT_RAN && status == LAB_EXIT_RAN)
+			status = st;
+	}
+	for (size_t i = 0; i < nt; i++) {
+		cleanup_free char *buf = NULL;
+		struct lab_error e;
+
+		if (targets[i].ok && !json && lab_read_file(targets[i].result, &buf, NULL, &e) == 0)
+			fputs(buf, stdout);
+	}
+	for (size_t i = 0; i < nt; i++)
+		if (targets[i].ok)
+			printf("%s\n", targets[i].result);
+done:
+	for (size_t i = 0; i < nt; i++)
+		json_decref(targets[i].kinfo);
+	return status;
 }
 
 /* ---- vm_main -------------------------------------------------------------------- */
@@ -1143,19 +1583,33 @@ static int find_env(struct vm_env *env, const struct vm_opts *o, const char *scn
 	if (realpath(lab_data_dir(), env->src) == NULL) {
 		fprintf(stderr, "pagelab: vm: the source tree %s is gone (%s): VM mode runs its scripts/vm-run\n",
 			lab_data_dir(), strerror(errno));
-		return VM_HARNESS;
+		return LAB_EXIT_HARNESS;
+	}
+	/* The cache (kernels, initramfs, runs): the tree's .cache, or for an
+	 * installed pagelab $PAGELAB_CACHE_DIR, else /var/cache/pagelab; the
+	 * scripts are told through the environment. */
+	if (!lab_installed())
+		pathf(env->cache, sizeof(env->cache), "%s/.cache", env->src);
+	else
+		snprintf(env->cache, sizeof(env->cache), "%s",
+			 getenv("PAGELAB_CACHE_DIR") && *getenv("PAGELAB_CACHE_DIR") ? getenv("PAGELAB_CACHE_DIR")
+										 : "/var/cache/pagelab");
+	if (lab_installed() && setenv("PAGELAB_CACHE_DIR", env->cache, 1) < 0) {
+		fprintf(stderr, "pagelab: vm: setenv: %s\n", strerror(errno));
+		return LAB_EXIT_HARNESS;
 	}
 	snprintf(env->vm_run, sizeof(env->vm_run), "%s/scripts/vm-run", env->src);
 	snprintf(env->vm_kernel, sizeof(env->vm_kernel), "%s/scripts/vm-kernel", env->src);
 	if (access(env->vm_run, X_OK) < 0 || access(env->vm_kernel, X_OK) < 0) {
 		fprintf(stderr, "pagelab: vm: %s or vm-kernel is missing: VM mode needs pagelab's source tree\n",
 			env->vm_run);
-		return VM_HARNESS;
+		return LAB_EXIT_HARNESS;
 	}
-	if (!in_path("qemu-system-x86_64", env->qemu, sizeof(env->qemu))) {
-		fprintf(stderr, "pagelab: vm: no qemu: qemu-system-x86_64 is not in PATH "
-			"(apt-get install qemu-system-x86)\n");
-		return VM_CANNOT;
+	env->arch = vm_arch_find(o->arch);
+	if (!in_path(env->arch->qemu, env->qemu, sizeof(env->qemu))) {
+		fprintf(stderr, "pagelab: vm: no qemu: %s is not in PATH (apt-get install %s)\n",
+			env->arch->qemu, env->arch->qemu_pkg);
+		return LAB_EXIT_CANNOT;
 	}
 	if (dir == NULL || *dir == '\0') {
 		dir = getenv("PAGELAB_RESULTS");
@@ -1166,11 +1620,11 @@ static int find_env(struct vm_env *env, const struct vm_opts *o, const char *scn
 	if (lab_check_output_dir(dir, o->out_dir != NULL && *o->out_dir ? "--out-dir" : "the results directory",
 				 o->out_dir == NULL || *o->out_dir == '\0', &err) < 0) {
 		fprintf(stderr, "pagelab: vm: %s\n", err.msg);
-		return VM_USAGE;
+		return LAB_EXIT_USAGE;
 	}
 	if (realpath(dir, env->out_dir) == NULL) {
 		fprintf(stderr, "pagelab: vm: --out-dir %s: %s\n", dir, strerror(errno));
-		return VM_HARNESS;
+		return LAB_EXIT_HARNESS;
 	}
 	{
 		time_t now = time(NULL);
@@ -1190,32 +1644,33 @@ int vm_main(int argc, char **argv)
 {
 	struct vm_opts o;
 	struct run_fwd f;
-	struct scenario s;
-	struct run_spec *specs = NULL;
+	struct run_plan plan;
 	struct guest_shape g;
 	struct vm_env env;
 	struct target targets[VM_MAX_KERNELS + 1];
 	struct lab_error err;
 	char scn_dir[PATH_MAX], scn_path[PATH_MAX + 64], val[256];
-	cleanup_free char *text = NULL;
-	size_t nv = 0, nt = 0;
-	int next = 0, ret, status = VM_RAN;
-	bool is_file, parsed = false;
+	size_t nt = 0;
+	int next = 0, ret, status = LAB_EXIT_RAN;
+	bool is_file;
 
 	memset(targets, 0, sizeof(targets));
-	memset(&s, 0, sizeof(s));
+	memset(&plan, 0, sizeof(plan));
 	ret = parse_vm_opts(argc, argv, &o, &next);
 	if (ret < 0) {
-		printf("usage: pagelab vm [--kernel 6.1|6.12|PATH]... [--host] [--mem SIZE] [--cpus N]\n"
+		printf("usage: pagelab vm [--kernel 6.1|6.12|PATH]... [--host] [--arch amd64|arm64]\n"
+		       "                  [--mem SIZE] [--numa N] [--cpus N]\n"
 		       "                  [--thp always|madvise|never] [--swap SIZE] [--disk SIZE]\n"
-		       "                  [--cmdline TEXT]"
+		       "                  [--cmdline TEXT]\n"
 		       "                  [--timeout S] [--out-dir DIR] [--flavour generic|cloud]\n"
 		       "                  [--build DIR] [--modules DIR] run NAME|FILE [run options]\n"
 		       "(docs/vm.md)\n");
-		return VM_RAN;
+		return LAB_EXIT_RAN;
 	}
 	if (ret != 0)
 		return ret;
+	if (strcmp(argv[next - 1], "audit") == 0)
+		return vm_audit(&o, argc - next, argv + next);
 	ret = parse_run_part(argc - next + 1, argv + next - 1, &f);
 	if (ret != 0)
 		return ret;
@@ -1223,124 +1678,101 @@ int vm_main(int argc, char **argv)
 		return vm_usage("--modules is for --swap or --disk with a kernel PATH");
 
 	/* 1. The scenario, validated as `pagelab run` validates it. */
-	ret = scenario_location(f.name, scn_dir, sizeof(scn_dir), scn_path, sizeof(scn_path), &is_file);
+	ret = scenario_location(f.opts.name, scn_dir, sizeof(scn_dir), scn_path, sizeof(scn_path), &is_file);
 	if (ret != 0)
 		return ret;
-	if (lab_read_input(scn_path, "scenario", LAB_SCENARIO_MAX, 0, &text, NULL, &err) < 0) {
-		fprintf(stderr, "pagelab: %s\n", err.msg);
-		return VM_USAGE;
-	}
-	if (scenario_parse(scn_path, text, &s, &err) < 0) {
-		fprintf(stderr, "pagelab: %s\n", err.msg);
-		scenario_free(&s);
-		return VM_USAGE;
-	}
-	parsed = true;
-	for (size_t i = 0; i < f.nr_sets; i++)
-		if (scenario_override(&s, f.sets[i], &err) < 0) {
-			fprintf(stderr, "pagelab: %s\n", err.msg);
-			status = VM_USAGE;
-			goto done;
-		}
-	nv = scenario_nr_variants(&s);
-	if (nv > 26) {
-		fprintf(stderr, "pagelab: %s: %zu variants; at most 26 (A-Z)\n", scn_path, nv);
-		status = VM_USAGE;
+	status = run_plan_load(scn_path, f.opts.sets, f.opts.nr_sets, f.opts.repeat, 0, NULL, &plan);
+	if (status != 0)
 		goto done;
-	}
-	specs = calloc(nv, sizeof(*specs));
-	if (specs == NULL) {
-		status = VM_HARNESS;
-		goto done;
-	}
 	/* The guest shape: options, else the scenario's [vm], else the defaults.
 	 * Variant A's parameters resolve ${…} in [vm] (the shape is one per
 	 * guest, not per variant). */
 	memset(&g, 0, sizeof(g));
-	if (scenario_instantiate(&s, 0, 0, &specs[0], &err) < 0) {
-		fprintf(stderr, "pagelab: %s\n", err.msg);
-		nv = 1;
-		status = VM_USAGE;
+	if ((status = run_plan_instantiate(&plan, 1, 0, NULL)) != 0)
 		goto done;
-	}
 	g.mem = o.mem ? o.mem : VM_DEFAULT_MEM;
-	if (!o.mem && vm_item(&s, &specs[0], "mem", val, sizeof(val)) &&
+	if (!o.mem && vm_item(&plan.s, &plan.specs[0], "mem", val, sizeof(val)) &&
 	    lab_parse_size(val, &g.mem, &err) < 0) {
 		fprintf(stderr, "pagelab: %s: [vm] mem: %s\n", scn_path, err.msg);
-		status = VM_USAGE;
+		status = LAB_EXIT_USAGE;
 		goto done;
 	}
 	if (g.mem < VM_MIN_MEM) {
 		fprintf(stderr, "pagelab: %s: [vm] mem: a guest needs at least 256M\n", scn_path);
-		status = VM_USAGE;
+		status = LAB_EXIT_USAGE;
+		goto done;
+	}
+	if (o.numa && (g.mem >> 20) % o.numa != 0) {
+		fprintf(stderr, "pagelab: vm: --numa %u: the guest's %llu MiB do not split evenly into %u "
+			"nodes\n", o.numa, g.mem >> 20, o.numa);
+		status = LAB_EXIT_USAGE;
 		goto done;
 	}
 	g.cpus = o.cpus ? o.cpus : VM_DEFAULT_CPUS;
-	if (!o.cpus && vm_item(&s, &specs[0], "cpus", val, sizeof(val))) {
+	if (!o.cpus && vm_item(&plan.s, &plan.specs[0], "cpus", val, sizeof(val))) {
 		unsigned long long c;
 
 		if (lab_parse_uint(val, &c, &err) < 0 || c < 1 || c > 64) {
 			fprintf(stderr, "pagelab: %s: [vm] cpus: expected 1..64, got '%s'\n", scn_path, val);
-			status = VM_USAGE;
+			status = LAB_EXIT_USAGE;
 			goto done;
 		}
 		g.cpus = (unsigned)c;
 	}
 	if (o.thp)
 		snprintf(g.thp, sizeof(g.thp), "%s", o.thp);
-	else if (vm_item(&s, &specs[0], "thp", val, sizeof(val)))
+	else if (vm_item(&plan.s, &plan.specs[0], "thp", val, sizeof(val)))
 		pathf(g.thp, sizeof(g.thp), "%s", val);     /* typed by the parser: a THP mode */
 	g.swap = o.swap;
-	if (!o.swap_set && vm_item(&s, &specs[0], "swap", val, sizeof(val)) &&
+	if (!o.swap_set && vm_item(&plan.s, &plan.specs[0], "swap", val, sizeof(val)) &&
 	    lab_parse_size(val, &g.swap, &err) < 0) {
 		fprintf(stderr, "pagelab: %s: [vm] swap: %s\n", scn_path, err.msg);
-		status = VM_USAGE;
+		status = LAB_EXIT_USAGE;
 		goto done;
 	}
 	if (g.swap && g.swap < (1ULL << 20)) {
 		fprintf(stderr, "pagelab: vm: swap of %llu bytes: at least 1M\n", g.swap);
-		status = VM_USAGE;
+		status = LAB_EXIT_USAGE;
 		goto done;
 	}
 	g.disk = o.disk;
-	if (!o.disk_set && vm_item(&s, &specs[0], "disk", val, sizeof(val)) &&
+	if (!o.disk_set && vm_item(&plan.s, &plan.specs[0], "disk", val, sizeof(val)) &&
 	    lab_parse_size(val, &g.disk, &err) < 0) {
 		fprintf(stderr, "pagelab: %s: [vm] disk: %s\n", scn_path, err.msg);
-		status = VM_USAGE;
+		status = LAB_EXIT_USAGE;
 		goto done;
 	}
 	/* Without a disk a file lands in the initramfs, whose pages reclaim cannot
 	 * drop: a page-cache workload would measure nothing (and say nothing). */
-	for (size_t i = 0; g.disk == 0 && i < specs[0].nr_workloads; i++)
-		if (strcmp(specs[0].workloads[i].program, "cachefill") == 0) {
+	for (size_t i = 0; g.disk == 0 && i < plan.specs[0].nr_workloads; i++)
+		if (strcmp(plan.specs[0].workloads[i].program, "cachefill") == 0) {
 			fprintf(stderr, "pagelab: vm: warning: workload '%s' fills the page cache, but the guest "
 				"has no disk ([vm] disk or --disk): its file would be in the initramfs, "
-				"which reclaim cannot drop\n", specs[0].workloads[i].name);
+				"which reclaim cannot drop\n", plan.specs[0].workloads[i].name);
 			break;
 		}
 	snprintf(g.cmdline, sizeof(g.cmdline), "%s", o.cmdline);
 	if (o.nr_kernels == 0) {
 		static char dflt[16];
 
-		if (!vm_item(&s, &specs[0], "kernel", dflt, sizeof(dflt)))
+		if (!vm_item(&plan.s, &plan.specs[0], "kernel", dflt, sizeof(dflt)))
 			snprintf(dflt, sizeof(dflt), "%s", VM_DEFAULT_KERNEL);
 		o.kernels[o.nr_kernels++] = dflt;
 	}
 	/* Every variant, against the guest's memory (the guest checks its own
 	 * MemTotal again, which is a little less than -m). */
-	run_spec_free(&specs[0]);
-	s.machine_bytes = g.mem + g.swap;
-	s.machine_what = "the guest's --mem + --swap";
-	for (size_t v = 0; v < nv; v++)
-		if (scenario_instantiate(&s, v, g.mem, &specs[v], &err) < 0) {
-			fprintf(stderr, "pagelab: %s (the guest has %llu MiB: --mem)\n", err.msg, g.mem >> 20);
-			nv = v + 1;
-			status = VM_USAGE;
+	plan.s.machine_bytes = g.mem + g.swap;
+	plan.s.machine_what = "the guest's --mem + --swap";
+	{
+		char hint[64];
+
+		snprintf(hint, sizeof(hint), " (the guest has %llu MiB: --mem)", g.mem >> 20);
+		if ((status = run_plan_instantiate(&plan, 0, g.mem, hint)) != 0)
 			goto done;
-		}
+	}
 
 	/* 2. What this host needs to boot a guest. */
-	status = find_env(&env, &o, s.name);
+	status = find_env(&env, &o, plan.s.name);
 	if (status != 0)
 		goto done;
 	if (o.host) {
@@ -1362,7 +1794,7 @@ int vm_main(int argc, char **argv)
 			fprintf(stderr, "pagelab: vm: %s with --kernel %s needs --modules DIR "
 				"(its lib/modules/<release>, with zram, virtio_blk, ext4)\n",
 				g.swap ? "--swap" : "--disk", t->kernel);
-			status = VM_USAGE;
+			status = LAB_EXIT_USAGE;
 			goto done;
 		}
 		status = resolve_kernel(&env, &o, g.swap != 0 || g.disk != 0, t);
@@ -1373,14 +1805,14 @@ int vm_main(int argc, char **argv)
 		if (pathf(targets[i].stem, sizeof(targets[i].stem), "%s/%s-%s-%s", env.out_dir, env.base,
 			  env.stamp, targets[i].label) < 0) {
 			fprintf(stderr, "pagelab: vm: result path too long in %s\n", env.out_dir);
-			status = VM_USAGE;
+			status = LAB_EXIT_USAGE;
 			goto done;
 		}
 		for (size_t j = 0; j < i; j++)
 			if (!strcmp(targets[i].stem, targets[j].stem)) {
 				fprintf(stderr, "pagelab: vm: two targets would write %s.json (the same kernel "
 					"twice?)\n", targets[i].stem);
-				status = VM_USAGE;
+				status = LAB_EXIT_USAGE;
 				goto done;
 			}
 	}
@@ -1401,9 +1833,9 @@ int vm_main(int argc, char **argv)
 	}
 	for (size_t i = 0; i < nt && !vm_signal; i++) {
 		if (targets[i].kernel == NULL)
-			run_host(&env, &f, is_file ? scn_path : f.name, &targets[i]);
+			run_host(&env, &f, is_file ? scn_path : f.opts.name, &targets[i]);
 		else
-			run_guest(&env, &o, &g, &f, scn_dir, is_file ? scn_path : NULL, f.name, &targets[i]);
+			run_guest(&env, &o, &g, &f, scn_dir, is_file ? scn_path : NULL, f.opts.name, &targets[i]);
 	}
 
 	/* 4. The exit status (cli.md): interrupted, else a failure, else bad
@@ -1414,19 +1846,19 @@ int vm_main(int argc, char **argv)
 		for (size_t i = 0; i < nt; i++) {
 			int st = targets[i].status;
 
-			if (targets[i].kernel == NULL && st == VM_CANNOT)
+			if (targets[i].kernel == NULL && st == LAB_EXIT_CANNOT)
 				continue;
-			if (st == VM_INTERRUPTED)
+			if (st == LAB_EXIT_INTERRUPTED)
 				any_int = true;
-			else if (st == VM_USAGE)
+			else if (st == LAB_EXIT_USAGE)
 				any_usage = true;
-			else if (st == VM_CANNOT)
+			else if (st == LAB_EXIT_CANNOT)
 				any_cannot = true;
-			else if (st != VM_RAN && st != -1)
+			else if (st != LAB_EXIT_RAN && st != -1)
 				any_fail = true;
 		}
-		status = any_int ? VM_INTERRUPTED : any_fail ? VM_HARNESS : any_usage ? VM_USAGE
-			: any_cannot ? VM_CANNOT : VM_RAN;
+		status = any_int ? LAB_EXIT_INTERRUPTED : any_fail ? LAB_EXIT_HARNESS : any_usage ? LAB_EXIT_USAGE
+			: any_cannot ? LAB_EXIT_CANNOT : LAB_EXIT_RAN;
 	}
 	/* 5. The summary: one report over every result that came back. */
 	{
@@ -1438,7 +1870,7 @@ int vm_main(int argc, char **argv)
 			if (targets[i].ok)
 				rargv[rc++] = targets[i].result;
 		rargv[rc] = NULL;
-		if (rc > 1 && !f.no_report && !vm_signal) {
+		if (rc > 1 && !f.opts.no_report && !vm_signal) {
 			fflush(stderr);
 			report_main(rc, rargv);
 			fflush(stdout);
@@ -1449,10 +1881,6 @@ int vm_main(int argc, char **argv)
 done:
 	for (size_t i = 0; i < nt; i++)
 		json_decref(targets[i].kinfo);
-	for (size_t v = 0; v < nv && specs; v++)
-		run_spec_free(&specs[v]);
-	free(specs);
-	if (parsed)
-		scenario_free(&s);
+	run_plan_free(&plan);
 	return status;
 }

@@ -50,7 +50,7 @@ static const char *const thp_names[] = { "default", "on", "off" };
 
 enum step_kind {
 	ST_FILL, ST_ADVISE, ST_SERIES, ST_READBACK, ST_WRITE, ST_PRESSURE,
-	ST_MINCORE, ST_SCAN, ST_HOLD, ST_SYSCALL, ST_DRAIN,
+	ST_MINCORE, ST_SCAN, ST_HOLD, ST_SYSCALL, ST_DRAIN, ST_POKE,
 };
 
 struct step {
@@ -126,7 +126,7 @@ static int parse_step(const char *s, struct step *st, struct lab_error *err)
 {
 	static const char *const valued[] = {
 		"fill", "advise", "series", "readback", "write", "pressure", "scan",
-		"hold", "syscall",
+		"hold", "syscall", "poke",
 	};
 	const char *colon = strchr(s, ':');
 	size_t nlen = colon != NULL ? (size_t)(colon - s) : strlen(s);
@@ -180,6 +180,17 @@ static int parse_step(const char *s, struct step *st, struct lab_error *err)
 		ret = split2(arg, a, b, sizeof(a), err);
 		if (ret == 0)
 			ret = lab_parse_uint(a, &st->n, err);
+		if (ret == 0)
+			ret = lab_parse_byte(b, &st->byte, err);
+	} else if (strcmp(st->name, "poke") == 0) {
+		/* poke:SIZE:BYTE — SIZE bytes (1, 4K, 2M...), not pages: a write of
+		 * one byte dirties the whole folio it lands in. */
+		st->kind = ST_POKE;
+		ret = split2(arg, a, b, sizeof(a), err);
+		if (ret == 0)
+			ret = lab_parse_size(a, &st->n, err);
+		if (ret == 0 && st->n == 0)
+			return lab_error_set(err, EINVAL, "poke size must be at least 1 byte");
 		if (ret == 0)
 			ret = lab_parse_byte(b, &st->byte, err);
 	} else if (strcmp(st->name, "pressure") == 0) {
@@ -300,6 +311,9 @@ static int parse_args(int argc, char **argv, struct config *cfg, struct events *
 					     "step '%s:%s': %llu pages, but the region has %llu",
 					     st->name, st->arg, st->n,
 					     cfg->size / page_size);
+		if (st->kind == ST_POKE && st->n > cfg->size)
+			return lab_error_set(err, EINVAL, "step '%s:%s': %llu bytes, but the region has %llu",
+					     st->name, st->arg, st->n, cfg->size);
 	}
 	return 0;
 }
@@ -563,6 +577,9 @@ static int run_step(struct events *ev, struct region *r, const struct step *st,
 	case ST_WRITE:
 		memset(r->start, (int)st->byte, (size_t)st->n * r->page_size);
 		break;
+	case ST_POKE:
+		memset(r->start, (int)st->byte, (size_t)st->n);
+		break;
 	case ST_PRESSURE:
 		ret = pressure((size_t)st->n, r->page_size, err);
 		if (ret < 0)
@@ -613,6 +630,9 @@ static int run_step(struct events *ev, struct region *r, const struct step *st,
 		break;
 	case ST_WRITE:
 		ev_u64(&l, "written_pages", st->n);
+		break;
+	case ST_POKE:
+		ev_u64(&l, "poked_bytes", st->n);
 		break;
 	case ST_PRESSURE:
 		ev_u64(&l, "pressure_bytes", st->n);

@@ -5,6 +5,8 @@
 
 #include "../fileio.h"
 #include "../html.h"
+#include "../exitcode.h"
+#include "../result_keys.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -13,8 +15,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#define EXIT_BAD_INPUT 2
-#define EXIT_INTERNAL 1
+#define EXIT_BAD_INPUT LAB_EXIT_USAGE
+#define EXIT_INTERNAL LAB_EXIT_HARNESS
 
 /* --------------------------------------------------------------- inputs */
 

@@ -19,12 +19,13 @@
 #include "../error.h"
 #include "../paths.h"
 #include "../report.h"
+#include "../result_keys.h"
 
 #ifndef PAGELAB_SOURCE_DIR
 #define PAGELAB_SOURCE_DIR "."
 #endif
 
-#define RESULT_SCHEMA "pagelab.result/1"
+#define RESULT_SCHEMA RESULT_SCHEMA_ID
 #define REFERENCE_SCHEMA "pagelab.reference/1"
 #define REPORT_SCHEMA "pagelab.report/1"
 #define TABLES_SCHEMA "pagelab.tables/1"

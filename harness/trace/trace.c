@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
@@ -52,6 +53,10 @@ struct trace {
 	unsigned long long records, drains;
 	double drain_cpu_us;
 	struct { int pid; char comm[20]; } comms[64];     /* /proc/PID/comm, read once per pid */
+	bool iterate;                   /* PAGELAB_TRACE_READER=iterate */
+	int marker_fd;                  /* for the workloads' "pagelab child PID" lines */
+	struct { int global, local; } pidmap[64];       /* from those lines */
+	size_t n_pidmap;
 	unsigned comm_next;
 };
 
@@ -214,6 +219,7 @@ int trace_open(const struct trace_config *cfg, int run_index, uint64_t t0_ns, tr
 		t->cfg.buffer_kb = 4096;
 	t->in_sandbox = in_sandbox;
 	t->sctx = sctx;
+	t->marker_fd = -1;
 	t->missing = json_array();
 	snprintf(t->name, sizeof(t->name), INSTANCE_PREFIX "%d-%d-ns%llu", (int)getpid(), run_index, pidns_ino());
 	/* The formats of the running kernel: fields differ between 6.1, 6.12, 6.18. */
@@ -259,17 +265,25 @@ int trace_open(const struct trace_config *cfg, int run_index, uint64_t t0_ns, tr
 		}
 		t->ids[i] = ev->id;
 		t->enabled[i] = true;
-		if (d->point == TP_MARKER)
+		if (d->point == TP_MARKER) {
+			char *path = tracefs_instance_get_file(t->inst, "trace_marker");
+
 			t->marker_ok = tracefs_print_init(t->inst) == 0;
+			if (path != NULL)
+				t->marker_fd = open(path, O_WRONLY | O_CLOEXEC);
+			tracefs_put_tracing_file(path);
+		}
 	}
 	t->nr_cpus = (int)sysconf(_SC_NPROCESSORS_CONF);
 	if (t->nr_cpus > MAX_CPUS)
 		t->nr_cpus = MAX_CPUS;
+	t->iterate = getenv("PAGELAB_TRACE_READER") && !strcmp(getenv("PAGELAB_TRACE_READER"), "iterate");
 	for (int c = 0; c < t->nr_cpus; c++) {
 		t->cpus[c].cpu = c;
 		t->cpus[c].tcpu = tracefs_cpu_open(t->inst, c, true);   /* NULL: an offline CPU */
 		if (t->cpus[c].tcpu != NULL && t->page_size == 0)
 			t->page_size = tracefs_cpu_read_size(t->cpus[c].tcpu);
+		/* The iterator opens the buffers itself: ours stay for the stats only. */
 	}
 	if (t->page_size <= 0) {
 		ret = lab_error_errno(err, errno ? errno : EIO, "open %s/instances/%s/per_cpu/*/trace_pipe_raw",
@@ -399,6 +413,43 @@ static int batch_push(struct trace *t, const struct trace_rec *r)
 	return 0;
 }
 
+static int decode_record(struct trace *t, int cpu, void *data, int size, unsigned long long ts)
+{
+	struct tep_record rec = { .ts = ts, .cpu = cpu, .data = data, .size = size };
+	int id = tep_data_type(t->tep, &rec);
+	struct trace_rec r;
+	struct tep_event *ev;
+	size_t i;
+
+	for (i = 0; i < trace_nr_events; i++)
+		if (t->enabled[i] && t->ids[i] == id)
+			break;
+	if (i == trace_nr_events)
+		return 0;
+	ev = tep_find_event(t->tep, id);
+	if (ev == NULL)
+		return 0;
+	memset(&r, 0, sizeof(r));
+	r.def = &trace_events[i];
+	r.ts_ns = ts;
+	r.cpu = cpu;
+	r.pid = tep_data_pid(t->tep, &rec);
+	r.in_sandbox = false;           /* classify(), once the whole drain is read */
+	r.nid = num_field(ev, "nid", data);
+	r.nr_reclaimed = num_field(ev, "nr_reclaimed", data);
+	r.victim_pid = r.def->point == TP_MARK_VICTIM ? num_field(ev, "pid", data) : -1;
+	/* Only what will be kept is decoded in full: a memcg reclaim storm
+	 * stays counts and histograms unless --trace-raw. */
+	if (!r.def->high_rate || t->cfg.raw)
+		r.raw = record_json(t, r.def, ev, &rec, r.pid, r.in_sandbox);
+	t->records++;
+	if (batch_push(t, &r) < 0) {
+		json_decref(r.raw);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
 static int decode_page(struct trace *t, struct cpu_reader *cr)
 {
 	unsigned long long ts;
@@ -413,43 +464,88 @@ static int decode_page(struct trace *t, struct cpu_reader *cr)
 	else if (missed < 0)
 		cr->missed_unknown = true;
 	for (data = kbuffer_read_event(t->kbuf, &ts); data; data = kbuffer_next_event(t->kbuf, &ts)) {
-		struct tep_record rec = { .ts = ts, .cpu = cr->cpu, .data = data,
-					  .size = kbuffer_event_size(t->kbuf) };
-		int id = tep_data_type(t->tep, &rec);
-		struct trace_rec r;
-		struct tep_event *ev;
-		size_t i;
+		int ret = decode_record(t, cr->cpu, data, kbuffer_event_size(t->kbuf), ts);
 
-		for (i = 0; i < trace_nr_events; i++)
-			if (t->enabled[i] && t->ids[i] == id)
-				break;
-		if (i == trace_nr_events)
-			continue;
-		ev = tep_find_event(t->tep, id);
-		if (ev == NULL)
-			continue;
-		memset(&r, 0, sizeof(r));
-		r.def = &trace_events[i];
-		r.ts_ns = ts;
-		r.cpu = cr->cpu;
-		r.pid = tep_data_pid(t->tep, &rec);
-		r.in_sandbox = t->in_sandbox ? t->in_sandbox(t->sctx, r.pid) : false;
-		r.nid = num_field(ev, "nid", data);
-		r.nr_reclaimed = num_field(ev, "nr_reclaimed", data);
-		r.victim_pid = r.def->point == TP_MARK_VICTIM ? num_field(ev, "pid", data) : -1;
-		if (r.def->point == TP_MARK_VICTIM && r.victim_pid > 0)
-			r.in_sandbox = t->in_sandbox ? t->in_sandbox(t->sctx, (int)r.victim_pid) : false;
-		/* Only what will be kept is decoded in full: a memcg reclaim storm
-		 * stays counts and histograms unless --trace-raw. */
-		if (!r.def->high_rate || t->cfg.raw)
-			r.raw = record_json(t, r.def, ev, &rec, r.pid, r.in_sandbox);
-		t->records++;
-		if (batch_push(t, &r) < 0) {
-			json_decref(r.raw);
-			return -ENOMEM;
-		}
+		if (ret < 0)
+			return ret;
 	}
 	return 0;
+}
+
+/* PAGELAB_TRACE_READER=iterate: libtracefs's tracefs_iterate_raw_events()
+ * instead of our per-CPU readers — kept to measure which perturbs less
+ * (docs/benchmark.md); the default is the per-CPU readers. */
+static int iterate_cb(struct tep_event *ev, struct tep_record *rec, int cpu, void *ctx)
+{
+	struct trace *t = ctx;
+
+	(void)ev;
+	if (rec->missed_events > 0 && cpu >= 0 && cpu < t->nr_cpus)
+		t->cpus[cpu].missed += (unsigned long long)rec->missed_events;
+	else if (rec->missed_events < 0 && cpu >= 0 && cpu < t->nr_cpus)
+		t->cpus[cpu].missed_unknown = true;
+	return decode_record(t, cpu, rec->data, rec->size, rec->ts) < 0 ? -1 : 0;
+}
+
+/* The kernel's global pid -> this pid namespace's (the same outside a
+ * container), from the workloads' "pagelab child PID" markers. */
+static int local_pid(const struct trace *t, int global)
+{
+	for (size_t i = 0; i < t->n_pidmap; i++)
+		if (t->pidmap[i].global == global)
+			return t->pidmap[i].local;
+	return global;
+}
+
+/* After a drain is read whole (markers on one CPU may follow records on
+ * another): learn the pid map, then say which records are the sandbox's. */
+static void classify(struct trace *t)
+{
+	for (size_t i = 0; i < t->n_batch; i++) {
+		struct trace_rec *r = &t->batch[i];
+		const char *buf;
+		char *end;
+		long local;
+
+		if (r->def->point != TP_MARKER || r->raw == NULL)
+			continue;
+		buf = json_string_value(json_object_get(r->raw, "buf"));
+		if (buf == NULL || strncmp(buf, "pagelab child ", 14) != 0)
+			continue;
+		errno = 0;
+		local = strtol(buf + 14, &end, 10);
+		if (errno || end == buf + 14 || local <= 0 || t->n_pidmap == sizeof(t->pidmap) / sizeof(t->pidmap[0]))
+			continue;
+		if (local != r->pid) {
+			t->pidmap[t->n_pidmap].global = r->pid;
+			t->pidmap[t->n_pidmap].local = (int)local;
+			t->n_pidmap++;
+		}
+	}
+	for (size_t i = 0; i < t->n_batch; i++) {
+		struct trace_rec *r = &t->batch[i];
+		int who = local_pid(t, r->pid);
+
+		if (r->def->point == TP_MARK_VICTIM && r->victim_pid > 0) {
+			int v = local_pid(t, (int)r->victim_pid);
+
+			if (r->raw != NULL && v != r->victim_pid)
+				json_object_set_new(r->raw, "victim_run_pid", json_integer(v));
+			r->victim_pid = v;
+			who = v;
+		}
+		r->in_sandbox = t->in_sandbox ? t->in_sandbox(t->sctx, who) : false;
+		if (r->raw != NULL) {
+			json_object_set_new(r->raw, "sandbox", json_boolean(r->in_sandbox));
+			if (who != r->pid && r->def->point != TP_MARK_VICTIM)
+				json_object_set_new(r->raw, "task_run_pid", json_integer(who));
+		}
+	}
+}
+
+int trace_marker_fd(const struct trace *t)
+{
+	return t != NULL ? t->marker_fd : -1;
 }
 
 int trace_drain(struct trace *t, bool final, json_t *events, json_t *intervals, timeline_emit_fn emit,
@@ -463,7 +559,10 @@ int trace_drain(struct trace *t, bool final, json_t *events, json_t *intervals, 
 	if (t == NULL)
 		return 0;
 	t->n_batch = 0;
-	for (int c = 0; c < t->nr_cpus; c++) {
+	if (t->iterate && tracefs_iterate_raw_events(t->tep, t->inst, NULL, 0, iterate_cb, t) < 0 &&
+	    t->n_batch == 0 && errno != 0 && errno != ENOENT)
+		return lab_error_errno(err, errno, "tracefs_iterate_raw_events");
+	for (int c = 0; !t->iterate && c < t->nr_cpus; c++) {
 		struct cpu_reader *cr = &t->cpus[c];
 
 		if (cr->tcpu == NULL)
@@ -477,6 +576,7 @@ int trace_drain(struct trace *t, bool final, json_t *events, json_t *intervals, 
 				return lab_error_errno(err, -ret, "decode trace records");
 		}
 	}
+	classify(t);
 	ret = timeline_feed(t->tl, t->batch, t->n_batch, final ? UINT64_MAX : horizon, events, intervals, emit,
 			    ectx);
 	t->n_batch = 0;
@@ -583,6 +683,7 @@ json_t *trace_summary(struct trace *t, uint64_t end_ns)
 	json_object_set_new(o, "records", json_integer((json_int_t)t->records));
 	json_object_set_new(o, "drains", json_integer((json_int_t)t->drains));
 	json_object_set_new(o, "drain_cpu_us", json_real(t->drain_cpu_us));
+	json_object_set_new(o, "reader", json_string(t->iterate ? "tracefs_iterate_raw_events" : "per-cpu trace_pipe_raw"));
 	return o;
 }
 
@@ -599,6 +700,8 @@ void trace_close(struct trace *t)
 		/* An open trace_marker keeps the instance busy (rmdir: EBUSY). */
 		if (t->marker_ok)
 			tracefs_print_close(t->inst);
+		if (t->marker_fd >= 0)
+			close(t->marker_fd);
 		tracefs_instance_destroy(t->inst);
 		tracefs_instance_free(t->inst);
 	}

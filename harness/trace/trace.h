@@ -51,6 +51,10 @@ int trace_drain(struct trace *t, bool final, json_t *events, json_t *intervals, 
 /* A line in the instance's trace_marker (a workload's step). */
 void trace_marker(struct trace *t, const char *text);
 
+/* An O_CLOEXEC fd of the instance's trace_marker for launch_set_marker_fd(),
+ * or -1.  Owned by t. */
+int trace_marker_fd(const struct trace *t);
+
 bool trace_kswapd_awake(const struct trace *t);
 bool trace_stall_open(const struct trace *t);
 unsigned long long trace_stalls_done(const struct trace *t);   /* the sandbox's and direct ones, so far */

@@ -120,6 +120,31 @@ int main(int argc, char **argv)
 	json_decref(events);
 	json_decref(intervals);
 	timeline_free(tl);
+
+	/* The sets (tracedef.c): words, the labs' defaults, refusals. */
+	{
+		unsigned set;
+		bool dflt;
+		char txt[160];
+		struct lab_error e;
+
+		CHECK(tracedef_parse_set("kswapd, oom", &set, &dflt, &e) == 0 && !dflt);
+		tracedef_set_text(set, txt, sizeof(txt));
+		CHECK_STR(txt, "kswapd oom");
+		CHECK(tracedef_parse_set("default", &set, &dflt, &e) == 0 && dflt);
+		CHECK(tracedef_parse_set("all", &set, &dflt, &e) == 0 && set == tracedef_all_set());
+		CHECK(tracedef_parse_set("none", &set, &dflt, &e) == 0 && set == TRACE_SET_NONE);
+		CHECK(tracedef_parse_set("kswapd bogus", &set, &dflt, &e) == -EINVAL);
+		CHECK(strstr(e.msg, "unknown 'bogus'") != NULL);
+		CHECK(tracedef_parse_set("all kswapd", &set, &dflt, &e) == -EINVAL);
+		CHECK(tracedef_parse_set(" , ", &set, &dflt, &e) == -EINVAL);
+		tracedef_set_text(tracedef_default_set("watermarks/kswapd-runs"), txt, sizeof(txt));
+		CHECK_STR(txt, "kswapd direct compaction oom markers");
+		tracedef_set_text(tracedef_default_set("madv-free/pressure"), txt, sizeof(txt));
+		CHECK_STR(txt, "direct memcg oom markers");
+		tracedef_set_text(tracedef_default_set("my/own"), txt, sizeof(txt));
+		CHECK_STR(txt, "kswapd direct memcg oom markers");
+	}
 	printf("timeline: %d checks, %d failed\n", unit_checks, unit_failed);
 	return unit_failed ? 1 : 0;
 }
