@@ -99,8 +99,13 @@ static int tokenize(const char *v, int col0, struct tokens *t)
 			p++;
 		if (!*p)
 			break;
-		if (t->n == SCN_MAX_ARGS)
+		if (t->n == SCN_MAX_ARGS) {
+			/* Too many words: none is kept (callers only report). */
+			for (size_t i = 0; i < t->n; i++)
+				free(t->tok[i]);
+			t->n = 0;
 			return -E2BIG;
+		}
 		start = p;
 		while (*p && *p != ' ' && *p != '\t')
 			p++;
@@ -336,10 +341,11 @@ static int parse_inner(const char *file, const char *text, struct scenario *s, s
 			if (*c == '\r' || (unsigned char)*c < 0x20) {
 				if (*c != '\t') {
 					int col = (int)(c - l) + 1;
+					unsigned char bad = (unsigned char)*c;  /* read before l is freed */
 
 					free(l);
 					return perr(err, file, (struct scn_pos){ line, col },
-						    "control character 0x%02x", (unsigned char)*c);
+						    "control character 0x%02x", bad);
 				}
 			}
 		b = l;
