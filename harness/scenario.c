@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "knobdef.h"
+#include "sandbox/settings.h"
 #include "size.h"
 
 static const char *const req_names[] = {
@@ -127,7 +128,6 @@ enum section_kind { SEC_NONE, SEC_SCENARIO, SEC_PARAMS, SEC_MATRIX, SEC_SANDBOX,
 static const char *const scenario_keys[] = {
 	"name", "title", "source", "expect", "report", "requires", "destructive", "repeat", NULL,
 };
-static const char *const sandbox_keys[] = { "memory_max", "swap_max", "oom_group", NULL };
 static const char *const vm_keys[] = { "mem", "cpus", "thp", "swap", "disk", "kernel", NULL };
 static const char *const trace_keys[] = { "events", "raw", "burst", "burst_margin", "burst_always", "bin", "buffer_kb", NULL };
 static const char *const sample_keys[] = { "walk_interval_ms", NULL };
@@ -458,17 +458,24 @@ static int parse_inner(const char *file, const char *text, struct scenario *s, s
 				ret = add_dim(s, key, val, vp, err);
 				break;
 			case SEC_SANDBOX:
+				/* The keys are sandbox/settings.c's table. */
+				if (sandbox_setting_find(key) == NULL) {
+					sandbox_setting_keys(known, sizeof(known));
+					ret = perr(err, file, kp, "unknown key '%s' in [sandbox] (known: %s)", key, known);
+				} else {
+					ret = section_add(cur, file, key, val, kp, vp, err);
+				}
+				break;
 			case SEC_VM:
 			case SEC_TRACE:
 			case SEC_SAMPLE: {
-				const char *const *keys = kind == SEC_SANDBOX ? sandbox_keys
-							  : kind == SEC_VM ? vm_keys
+				const char *const *keys = kind == SEC_VM ? vm_keys
 							  : kind == SEC_TRACE ? trace_keys : sample_keys;
 
 				if (!in_list(keys, key)) {
 					join_list(keys, known, sizeof(known));
 					ret = perr(err, file, kp, "unknown key '%s' in [%s] (known: %s)", key,
-						   kind == SEC_SANDBOX ? "sandbox" : kind == SEC_VM ? "vm"
+						   kind == SEC_VM ? "vm"
 						   : kind == SEC_TRACE ? "trace" : "sample", known);
 				} else {
 					ret = section_add(cur, file, key, val, kp, vp, err);
@@ -489,8 +496,9 @@ static int parse_inner(const char *file, const char *text, struct scenario *s, s
 		return perr(err, file, (struct scn_pos){ 0, 0 }, "[scenario] has no name");
 	if (s->nr_workloads == 0)
 		return perr(err, file, (struct scn_pos){ 0, 0 }, "no [workload NAME] section");
-	if (section_get(&s->sandbox, "memory_max") == NULL)
-		return perr(err, file, (struct scn_pos){ 0, 0 }, "[sandbox] needs memory_max");
+	for (size_t i = 0; i < SB_NR_SETTINGS; i++)
+		if ((sandbox_settings[i].flags & SB_F_REQUIRED) && section_get(&s->sandbox, sandbox_settings[i].key) == NULL)
+			return perr(err, file, (struct scn_pos){ 0, 0 }, "[sandbox] needs %s", sandbox_settings[i].key);
 	return 0;
 }
 
@@ -1308,31 +1316,42 @@ int scenario_instantiate(const struct scenario *s, size_t v, unsigned long long 
 			r->param_values[r->nr_params++] = xstrdup(in.var_val[i]);
 		}
 	}
-	/* Sandbox. */
-	it = section_get(&s->sandbox, "memory_max");
-	ret = typed_item(&in, &s->sandbox, "[sandbox]", it, K_POSITIVE_SIZE, NULL, &r->memory_max, &x);
-	if (ret < 0)
-		return ret;
-	if (memtotal_bytes && r->memory_max > memtotal_bytes) {
-		char a[32], b[32];
+	/* Sandbox: every row of sandbox/settings.c's table, stated or defaulted. */
+	memset(&r->sandbox, 0, sizeof(r->sandbox));
+	for (size_t i = 0; i < SB_NR_SETTINGS; i++) {
+		const struct sandbox_setting *d = &sandbox_settings[i];
+		enum kind k = d->type == SB_TYPE_BOOL ? K_BOOL : d->type == SB_TYPE_UINT ? K_UINT
+			: d->min > 0 ? K_POSITIVE_SIZE : K_SIZE;
+		char field[64];
 
-		return inst_err(&in, it->value_pos, &x, "[sandbox] memory_max: %s is more than this machine's MemTotal (%s)",
-				lab_format_size(r->memory_max, a, sizeof(a)),
-				lab_format_size(memtotal_bytes, b, sizeof(b)));
-	}
-	it = section_get(&s->sandbox, "swap_max");
-	if (it != NULL) {
-		ret = typed_item(&in, &s->sandbox, "[sandbox]", it, K_SIZE, NULL, &r->swap_max, &x);
+		it = section_get(&s->sandbox, d->key);
+		if (it == NULL) {
+			if (d->dflt != NULL) {
+				struct lab_error e2;
+
+				if (sandbox_setting_parse(d, d->dflt, &r->sandbox.val[d->id], &e2) < 0)
+					return inst_err(&in, (struct scn_pos){ 0, 0 }, NULL, "[sandbox] %s: default: %s",
+							d->key, e2.msg);
+				r->sandbox.apply |= 1u << d->id;
+			}
+			continue;
+		}
+		ret = typed_item(&in, &s->sandbox, "[sandbox]", it, k, NULL, &r->sandbox.val[d->id], &x);
 		if (ret < 0)
 			return ret;
-	}
-	r->oom_group = true;
-	it = section_get(&s->sandbox, "oom_group");
-	if (it != NULL) {
-		ret = typed_item(&in, &s->sandbox, "[sandbox]", it, K_BOOL, NULL, &val, &x);
-		if (ret < 0)
-			return ret;
-		r->oom_group = val != 0;
+		snprintf(field, sizeof(field), "[sandbox] %s", d->key);
+		if (r->sandbox.val[d->id] < d->min || r->sandbox.val[d->id] > d->max)
+			return inst_err(&in, it->value_pos, &x, "%s: expected %llu..%llu, got '%s'", field, d->min,
+					d->max, x.text);
+		if ((d->flags & SB_F_LE_MEMTOTAL) && memtotal_bytes && r->sandbox.val[d->id] > memtotal_bytes) {
+			char a[32], b[32];
+
+			return inst_err(&in, it->value_pos, &x, "%s: %s is more than this machine's MemTotal (%s)",
+					field, lab_format_size(r->sandbox.val[d->id], a, sizeof(a)),
+					lab_format_size(memtotal_bytes, b, sizeof(b)));
+		}
+		r->sandbox.given |= 1u << d->id;
+		r->sandbox.apply |= 1u << d->id;
 	}
 	/* [vm]: typed here so a bad value fails before anything runs. */
 	for (size_t i = 0; i < s->vm.n; i++) {
