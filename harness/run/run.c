@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "catalog.h"
+#include "decl.h"
 #include "cli.h"
 #include "exitcode.h"
 #include "fileio.h"
@@ -568,6 +569,32 @@ void run_plan_free(struct run_plan *p)
 	p->parsed = false;
 }
 
+/* The advice of every advise:/populate: step of a variant's workloads,
+ * probed once each.  0, -EOPNOTSUPP naming the step and the advice. */
+static int steps_advice_check(const struct run_spec *r, struct lab_error *err)
+{
+	for (size_t w = 0; w < r->nr_workloads; w++) {
+		const struct wl_decl *d = wl_decl_find(r->workloads[w].program);
+
+		for (int a = 1; d != NULL && d->steps != NULL && a < r->workloads[w].argc; a++) {
+			const char *arg = r->workloads[w].argv[a];
+			const struct wl_advice *adv = NULL;
+			struct wl_step_value sv;
+			struct lab_error e2;
+
+			if (arg[0] == '-' || wl_step_parse(d, arg, &sv, &e2) < 0)
+				continue;
+			if (!strcmp(sv.step->name, "advise"))
+				adv = wl_advice_find(sv.text[0]);
+			else if (!strcmp(sv.step->name, "populate"))
+				adv = wl_advice_find(!strcmp(sv.text[0], "write") ? "populate_write" : "populate_read");
+			if (adv != NULL && wl_advice_probe(adv, err) < 0)
+				return lab_error_prefix(err, "workload %s, step %s", r->workloads[w].name, arg);
+		}
+	}
+	return 0;
+}
+
 /* runs[].sandbox: where, which version, and every setting of the table as
  * applied (its result key; a bool is false where it was not written). */
 static json_t *sandbox_json(const struct sandbox *sb, const struct sandbox_values *sv, bool self)
@@ -654,6 +681,15 @@ int run_execute(const struct run_opts *o, struct run_plan *p)
 			goto done;
 		}
 	}
+	/* Every madvise(2) advice a step gives must be one this kernel takes:
+	 * tried on a scratch mapping of pagelab's own (workloads/decl.c). */
+	for (size_t v = 0; v < nv; v++)
+		if (steps_advice_check(&specs[v], &err) < 0) {
+			fprintf(stderr, "pagelab: %s (run %s) cannot run on this host: %s\n", sp->name,
+				specs[v].label, err.msg);
+			status = err.code == EOPNOTSUPP ? LAB_EXIT_CANNOT : LAB_EXIT_HARNESS;
+			goto done;
+		}
 	/* --sandbox self: every variant's limit must be the one this cgroup
 	 * already has, checked before anything is touched. */
 	for (size_t v = 0; o->sandbox_self && v < nv; v++) {
