@@ -257,8 +257,11 @@ const struct wl_advice *wl_advice_find(const char *name)
 /* A 4 MiB private mapping, the advice on its first page, 2 MiB-aligned: a
  * kernel that does not know the advice answers EINVAL before looking at the
  * range (mm/madvise.c: madvise_behavior_valid); one that knows it takes a
- * one-page range (MADV_COLLAPSE covers no whole PMD there, and returns 0:
- * mm/khugepaged.c: madvise_collapse). */
+ * page.  MADV_COLLAPSE answers EINVAL for a range it cannot collapse too
+ * (measured on 6.18: one empty page), so it gets one written PMD-sized range,
+ * which a kernel that has it collapses (or finds a huge page already:
+ * mm/khugepaged.c: madvise_collapse); EAGAIN/ENOMEM there still mean it is
+ * known. */
 int wl_advice_probe(const struct wl_advice *a, struct lab_error *err)
 {
 	size_t len = 4UL << 20, align = 2UL << 20, ps = (size_t)sysconf(_SC_PAGESIZE);
@@ -271,10 +274,14 @@ int wl_advice_probe(const struct wl_advice *a, struct lab_error *err)
 	if (p == MAP_FAILED)
 		return lab_error_errno(err, errno, "probe %s: mmap", a->madv);
 	q = (unsigned char *)(((uintptr_t)p + align - 1) & ~(uintptr_t)(align - 1));
-	if (madvise(q, ps, a->advice) < 0) {
+	if (a->advice == MADV_COLLAPSE)
+		memset(q, 1, align);
+	if (madvise(q, a->advice == MADV_COLLAPSE ? align : ps, a->advice) < 0) {
 		int e = errno;
 
-		if (e == EINVAL)
+		if (a->advice == MADV_COLLAPSE && (e == EAGAIN || e == ENOMEM))
+			ret = 0;
+		else if (e == EINVAL)
 			ret = lab_error_set(err, EOPNOTSUPP, "this kernel does not take %s (%s; madvise: %s)",
 					    a->madv, a->since, strerror(e));
 		else
