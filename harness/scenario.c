@@ -101,8 +101,13 @@ static int tokenize(const char *v, int col0, struct tokens *t)
 			p++;
 		if (!*p)
 			break;
-		if (t->n == SCN_MAX_ARGS)
+		if (t->n == SCN_MAX_ARGS) {
+			/* Too many words: none is kept (callers only report). */
+			for (size_t i = 0; i < t->n; i++)
+				free(t->tok[i]);
+			t->n = 0;
 			return -E2BIG;
+		}
 		start = p;
 		while (*p && *p != ' ' && *p != '\t')
 			p++;
@@ -337,10 +342,11 @@ static int parse_inner(const char *file, const char *text, struct scenario *s, s
 			if (*c == '\r' || (unsigned char)*c < 0x20) {
 				if (*c != '\t') {
 					int col = (int)(c - l) + 1;
+					unsigned char bad = (unsigned char)*c;  /* read before l is freed */
 
 					free(l);
 					return perr(err, file, (struct scn_pos){ line, col },
-						    "control character 0x%02x", (unsigned char)*c);
+						    "control character 0x%02x", bad);
 				}
 			}
 		b = l;
@@ -1013,10 +1019,23 @@ static int workload_inst(struct inst *in, size_t idx, struct run_workload *w)
 			arg_push(w, num);
 			continue;
 		}
+		if (!strcmp(k->key, "malloc_conf")) {
+			/* Free text ("dirty_decay_ms:0,muzzy_decay_ms:10000"): jemalloc
+			 * checks it and says what it did not understand. */
+			ret = expand(in, it->value, it->value_pos, &x);
+			if (ret < 0)
+				return ret;
+			arg_push(w, "--malloc-conf");
+			arg_push(w, x.text);
+			continue;
+		}
 		ret = typed_item(in, sec, what, it, (enum kind)k->type, k->enums, &v, &x);
 		if (ret < 0)
 			return ret;
-		if (!strcmp(k->key, "size")) {
+		if (!strcmp(k->key, "allocator")) {
+			arg_push(w, "--allocator");
+			arg_push(w, x.text);
+		} else if (!strcmp(k->key, "size")) {
 			w->region_bytes = v;
 			snprintf(num, sizeof(num), "%llu", v);
 			arg_push(w, "--size");
