@@ -178,6 +178,10 @@ static int zone_line(const char *p, const char *eol, size_t lineno, struct parse
 	int f, ret;
 
 	p = lex_skip_blanks(p, eol);
+	/* Most lines are counters ("nr_free_pages", "numa_hit",
+	 * "node_unreclaimable"); no field read here starts with 'n'. */
+	if (*p == 'n')
+		return 0;
 	if (word_is(p, eol, "pagesets")) {
 		st->skipping = true;
 		return 0;

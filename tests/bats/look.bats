@@ -20,8 +20,9 @@
 #   - an OOM-killed run's chart has one marker per victim, labelled with it;
 #   - a result without zone samples gets a panel that says they are missing;
 #   - 700 vs 800 MiB: "Reclaimed, median" is real (t-test and LKP agree);
-#     700 vs 700 (another set of three runs): nothing is real — repeats
-#     differ by a few pages, far under the 1 % threshold;
+#     700 vs 700 (another set of three runs): no memory figure is real —
+#     repeats differ by a few pages, far under the 1 % threshold (the
+#     tracepoints' stall latencies are logged: they move with the machine);
 #   - OOM 3/3 against 0/3: Fisher's two-sided p is exactly 0.1 (2 × 1/20);
 #   - one repeat a side: "not enough runs", never a verdict.
 
@@ -161,6 +162,50 @@ svg_points() {
   assert_output --partial "mixed-B1.svg"
 }
 
+@test "plot: guest results — run five's two OOM victims, runs C's kswapd awake intervals and stalls" {
+  # Real results of 6.12 guests (no root needed): run five at the article's
+  # size (tests/golden/report/inputs/, two victims: the article's second
+  # victim), and run C of watermarks/kswapd-runs at half size with its
+  # tracepoints (tests/fixtures/results/: 7 kswapd awake intervals, 3
+  # direct-reclaim stalls in one trace bin).
+  zcat "$TOP/tests/golden/report/inputs/run-five-6.12.json.gz" > "$BATS_TEST_TMPDIR/run-five.json"
+  run "$PAGELAB" plot --out "$OUT" "$BATS_TEST_TMPDIR/run-five.json"
+  assert_success
+  refute_output --partial 'Warning'
+  f="$OUT/run-five-A1.svg"
+  want=$(jq '[.runs[0].exit.workloads[] | select(.oom_killed)] | length' "$BATS_TEST_TMPDIR/run-five.json")
+  [ "$want" -eq 2 ]
+  [ "$(svg_points "$f" 'OOM kill')" -eq 2 ]
+  for v in $(jq -r '.runs[0].exit.workloads[] | select(.oom_killed) | .name' "$BATS_TEST_TMPDIR/run-five.json"); do
+    grep -q "<text>OOM: $v</text>" "$f"
+  done
+  grep -q "kernel 6.12.117+deb12-amd64 · watermarks/run-five" "$f"
+
+  zcat "$TOP/tests/fixtures/results/kswapd-runs-C-6.12-trace.json.gz" > "$BATS_TEST_TMPDIR/kswapd-C.json"
+  run "$PAGELAB" plot --out "$OUT" "$BATS_TEST_TMPDIR/kswapd-C.json"
+  assert_success
+  refute_output --partial 'Warning'
+  f="$OUT/kswapd-C-C1.svg"
+  r='.runs[0]'
+  # One shaded rectangle per awake interval (wake .. full sleep), as the
+  # tracer counted them.
+  want=$(jq "$r.summary.trace.kswapd.awake_intervals" "$BATS_TEST_TMPDIR/kswapd-C.json")
+  [ "$want" -eq 7 ]
+  [ "$(grep -o 'set object [0-9]* rect' "$OUT/kswapd-C-C1.gp" | sort -u | wc -l)" -eq "$want" ]
+  grep -q '<text>kswapd awake</text>' "$f"
+  # The first interval starts at the first kswapd_wake.
+  t0=$(jq "[$r.events[] | select(.event == \"mm_vmscan_kswapd_wake\")][0].t_ms / 1000" "$BATS_TEST_TMPDIR/kswapd-C.json")
+  got=$(sed -n 's/^set object 1 rect from \([0-9.]*\),.*/\1/p' "$OUT/kswapd-C-C1.gp" | head -1)
+  awk -v a="$got" -v b="$t0" 'BEGIN { d = a - b; exit !(d < 1e-6 && d > -1e-6) }'
+  # The trace bins: direct reclaim pages per second, stalls marked.
+  want=$(jq "$r.trace_intervals | length" "$BATS_TEST_TMPDIR/kswapd-C.json")
+  [ "$(svg_points "$f" 'direct reclaim, pages/s (trace)')" -eq "$want" ]
+  [ "$(svg_points "$f" 'reclaim stalls (trace bins)')" -eq \
+    "$(jq "[$r.trace_intervals[] | select(((.direct.count // 0) + (.memcg.count // 0)) > 0)] | length" "$BATS_TEST_TMPDIR/kswapd-C.json")" ]
+  # allocstall on the right axis, from the vmstat samples.
+  grep -q '<text>allocstall (total)</text>' "$f"
+}
+
 @test "plot: a result without a figure says it is missing, not an empty axis" {
   jq 'del(.runs[].samples[].zones) | del(.runs[].samples[].memcg)' "$RESULTS/look-p700a.json" \
     > "$BATS_TEST_TMPDIR/nozones.json"
@@ -197,6 +242,12 @@ svg_points() {
   assert_failure 2
   assert_output --partial "no run labelled Z"
   [ ! -e "$OUT/look-p700a-A1.svg" ]
+  # --out names a file that is not a directory: refused, nothing written.
+  : > "$BATS_TEST_TMPDIR/afile"
+  run "$PAGELAB" plot --out "$BATS_TEST_TMPDIR/afile" "$RESULTS/look-p700a.json"
+  assert_failure 2
+  assert_output --partial "afile is a regular file, not a directory for the charts"
+  [ ! -s "$BATS_TEST_TMPDIR/afile" ]
   # gnuplot writes the chart itself: one that is a symlink or a FIFO is
   # refused, never written through.
   mkdir -p "$OUT"
@@ -237,7 +288,15 @@ svg_points() {
   run "$PAGELAB" compare --format json "$RESULTS/look-p700a.json" -- "$RESULTS/look-p700b.json"
   assert_success
   jq -e '.comparisons[0].figures | length > 10' <<<"$output"
-  jq -e '[.comparisons[0].figures[].verdict] | all(. != "real" and . != "not enough runs")' <<<"$output"
+  # The memory figures (kB, pages, MiB) are never real between two sets of
+  # the same scenario.  The tracepoints' stall latencies (µs, ms) are the
+  # machine's as much as the scenario's: on this shared 2-core host two
+  # back-to-back sets differed "really" in 3 of 6 tries (p50 44 against
+  # 70 µs), so they are recorded here, not asserted.
+  jq -e '[.comparisons[0].figures[] | select(.unit == "kB" or .unit == "pages" or .unit == "MiB") | .verdict] |
+         length > 10 and all(. != "real" and . != "not enough runs")' <<<"$output"
+  jq -r '.comparisons[0].figures[] | select(.unit != "kB" and .unit != "pages" and .unit != "MiB") |
+         "# \(.row) · \(.figure): \(.base.median) vs \(.new.median) \(.unit // ""): \(.verdict)"' <<<"$output" >&3
   jq -e '[.comparisons[0].counts[] | .verdict] | all(. == "same")' <<<"$output"
 }
 

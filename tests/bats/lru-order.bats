@@ -18,12 +18,17 @@
 #    holds it;
 #  - the scan reads every reclaimed page back: pagemap shows them present
 #    again (the shared zero page is mapped) while Rss does not grow.
-# Recorded per kernel (docs/extending.md, harness/result.md): the ORDER.
-#  - classic LRU (this host, 6.18, no MGLRU): the lowest addresses first, from
-#    page 1, mostly in one range: MADV_FREE queues the folios in address order
-#    (mm/madvise.c: madvise_free_pte_range -> folio_mark_lazyfree) and
-#    shrink_inactive_list takes them from the LRU's tail, oldest first;
-#  - MGLRU (the 6.12 guest, lru_gen 0x0007): asserted as measured there.
+# Measured per kernel, then asserted: the ORDER.  MADV_FREE queues the folios
+# in address order (mm/madvise.c: madvise_free_pte_range ->
+# folio_mark_lazyfree; mm/swap.c: lru_lazyfree moves them to the inactive
+# file list, or with MGLRU to a generation, in that order), and reclaim takes
+# the oldest first, so the lowest addresses go first, from page 1:
+#  - 6.18 on this host (classic LRU): one range [1, 18670) in most runs; with
+#    the machine busy once 26 ranges, 25 single pages left behind in them;
+#  - 6.1 guest (classic LRU, lru_gen 0x0000): one range [1, 18670);
+#  - 6.12 guest (MGLRU on, lru_gen 0x0007): one range [1, 18688) — the same
+#    order; its walk samples during the pressure step show it growing from
+#    the start ([1, 7040) 250 ms before the step ended).
 
 load helpers
 
@@ -55,12 +60,12 @@ lru_checks() {
            $c.counters.region.rss_kb == $p.counters.region.rss_kb' "$f"
 }
 
-# The order on the classic LRU: the lowest addresses first, from page 1: every
+# The lowest addresses first, from page 1: every
 # 1/32 slice of the region above the first reclaimed_pages + 64 pages is still
 # whole.  Mostly one range; a loaded machine left single pages behind in it
 # (26 ranges, 25 pages skipped, in one run on 6.18 with the machine busy;
 # 1 range in the others).
-lru_classic_order() {
+lru_lowest_first() {
   jq -e '[.runs[0].steps[] | select(.step == "pressure")][0].pagemap.region
          | (.pages / (.buckets | length)) as $slice
          | ((.reclaimed_pages + 1 + 64) / $slice | ceil) as $b
@@ -75,6 +80,42 @@ lru_classic_order() {
   assert_success
   f="$RESULTS/lru-order.json"
   lru_checks "$f"
-  lru_classic_order "$f"
+  lru_lowest_first "$f"
   [ "$(pagelab_cgroups)" = "$before_cg" ]
+}
+
+@test "[sample] walk_interval_ms: the page walks only at steps and every walk ms, the tick reads only O(1) sources" {
+  run "$PAGELAB" run "$TOP/tests/scenarios/walk.scn" --no-report --out "$RESULTS/walk.json"
+  assert_success
+  f="$RESULTS/walk.json"
+  # What the run read, and at which cadence (runs[].sources).
+  jq -e '.runs[0].sources | (map(select(.cadence == "step") | .name) | sort) == ["buddyinfo", "pagemap", "workloads"]' "$f"
+  jq -e '.runs[0].sources | all(.[] | select(.cadence == "tick" and .available) | .files[]; startswith("/proc/PID/") | not)' "$f"
+  # Plain ticks: no page walk in them; walks and steps: the region's pagemap.
+  jq -e '[.runs[0].samples[] | select(.cause == "tick")] | length >= 4 and all(.workloads == null and .pagemap == null and .buddyinfo == null and .zones != null)' "$f"
+  jq -e '[.runs[0].samples[] | select(.cause == "walk")] | length >= 2 and all(.pagemap.region.present == 4096 and .workloads.region.rss_kb >= 16384)' "$f"
+  jq -e '[.runs[0].steps[] | .pagemap.region.present] == [4096, 4096]' "$f"
+  # A walk comes walk ms after the last sample that read the walks (a step,
+  # the start, a walk), less at most half a tick (sampler.c: walk_due), and
+  # no later than a tick after that.
+  jq -e '[.runs[0].samples[] | select(.cause != "tick" and .cause != "burst")] as $w
+         | [range(1; $w | length) as $i | select($w[$i].cause == "walk") | $w[$i].t_ms - $w[$i - 1].t_ms]
+         | length >= 2 and all(. >= 500 - 125 - 5 and . <= 500 + 250 + 50)' "$f"
+}
+
+@test "lru-order in 6.1 (classic LRU) and 6.12 (MGLRU) guests: the same invariants, the same order; the v2 sources" {
+  skip_reason=$(vm_skip_reason 6.1 6.12)
+  [ -z "$skip_reason" ] || skip "$skip_reason"
+  guest_run vm-lru-order --timeout 300 --kernel 6.1 --kernel 6.12 run madv-free/lru-order --no-report
+  assert_success
+  [ "$(ls "$RESULTS"/vm-lru-order/*-guest-*.json | wc -l)" -eq 2 ]
+  for f in "$RESULTS"/vm-lru-order/*-guest-*.json; do
+    jq -e '.host.cgroup.memory == "v2" and (.host.lru_gen == "0x0000" or .host.lru_gen == "0x0007")' "$f"
+    lru_checks "$f"
+    lru_lowest_first "$f"
+    # v2's own sources: the sandbox's PSI and memory.events, read at every tick
+    jq -e '.runs[0].sources | map(select(.name == "memcg_pressure" or .name == "memory_events") | .available) == [true, true]' "$f"
+    jq -e '.runs[0].samples[-1] | .memcg_pressure.some.total_us > 0 and .memory_events.max > 0 and .memory_events.oom_kill == 0' "$f"
+  done
+  jq -rs 'map(.host.lru_gen) | sort | join(" ")' "$RESULTS"/vm-lru-order/*-guest-*.json | grep -qx '0x0000 0x0007'
 }
