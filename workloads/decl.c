@@ -9,10 +9,6 @@
 
 #include "size.h"
 
-#define WL(name) extern const struct wl_decl wl_decl_##name;
-#include "decl/list.h"
-#undef WL
-
 const struct wl_decl *const wl_decls[] = {
 #define WL(name) &wl_decl_##name,
 #include "decl/list.h"

@@ -60,6 +60,11 @@ struct wl_decl {
 	const struct wl_step *steps;    /* NULL-name terminated; NULL: no steps */
 };
 
+/* Each workload's declaration: wl_decl_region, wl_decl_hold, … */
+#define WL(name) extern const struct wl_decl wl_decl_##name;
+#include "decl/list.h"
+#undef WL
+
 /* Every workload (workloads/decl/list.h), NULL-terminated. */
 extern const struct wl_decl *const wl_decls[];
 
