@@ -884,10 +884,11 @@ static int region_steps(struct inst *in, const struct scn_item *it, struct run_w
 		for (int a = 0; ret == 0 && a < (int)np - 1; a++) {
 			unsigned long long v;
 			char field[64];
-			enum kind k = (enum kind)sc->args[a];
+			enum kind k = sc->args[a] == WT_ADVICE ? K_ENUM : (enum kind)sc->args[a];
+			const char *enums = sc->args[a] == WT_ADVICE ? wl_advice_names(sc->name) : sc->enums;
 
 			snprintf(field, sizeof(field), "steps: %s", sc->name);
-			ret = typed(in, field, parts[a + 1], k, sc->enums, pos, &x, &v);
+			ret = typed(in, field, parts[a + 1], k, enums, pos, &x, &v);
 			if (ret < 0)
 				break;
 			if (k == K_BYTE)

@@ -9,10 +9,6 @@
 
 #include "size.h"
 
-#define WL(name) extern const struct wl_decl wl_decl_##name;
-#include "decl/list.h"
-#undef WL
-
 const struct wl_decl *const wl_decls[] = {
 #define WL(name) &wl_decl_##name,
 #include "decl/list.h"
@@ -127,6 +123,7 @@ int wl_parse_value(enum wl_type t, const char *enums, const char *text, unsigned
 		else
 			return lab_error_set(err, EINVAL, "expected yes or no, got '%s'", text);
 		return 0;
+	case WT_ADVICE:
 	case WT_ENUM:
 		if (enum_index(enums, text, out) < 0)
 			return lab_error_set(err, EINVAL, "'%s' is not one of %s", text, enums ? enums : "");
@@ -164,9 +161,13 @@ int wl_step_parse(const struct wl_decl *d, const char *text, struct wl_step_valu
 		return lab_error_set(err, EINVAL, "'%s' takes %d argument%s separated by ':', got %d",
 				     out->step->name, out->step->nargs, out->step->nargs == 1 ? "" : "s", n);
 	out->nargs = n;
-	for (int a = 0; a < n; a++)
-		if (wl_parse_value(out->step->args[a], out->step->enums, out->text[a], &out->v[a], err) < 0)
+	for (int a = 0; a < n; a++) {
+		const char *enums = out->step->args[a] == WT_ADVICE ? wl_advice_names(out->step->name)
+								     : out->step->enums;
+
+		if (wl_parse_value(out->step->args[a], enums, out->text[a], &out->v[a], err) < 0)
 			return lab_error_prefix(err, "%s", out->step->name);
+	}
 	return 0;
 }
 
@@ -214,7 +215,8 @@ void wl_decl_usage(const struct wl_decl *d, FILE *f)
 	if (d->steps != NULL)
 		fprintf(f, "steps:\n");
 	for (const struct wl_step *s = d->steps; s != NULL && s->name != NULL; s++)
-		fprintf(f, "  %s\n", s->help);
+		fprintf(f, "  %s%s%s\n", s->help, s->args[0] == WT_ADVICE ? ": " : "",
+			s->args[0] == WT_ADVICE ? wl_advice_names(s->name) : "");
 }
 
 /* madvise(2) and include/uapi/asm-generic/mman-common.h; the values are the
@@ -235,23 +237,48 @@ void wl_decl_usage(const struct wl_decl *d, FILE *f)
 #define MADV_COLLAPSE 25
 #endif
 
+/* One row per advice a step can give (the region's advise:ADVICE and
+ * populate:write|read); region passes the value to madvise(2) as it is, and
+ * `pagelab run` probes it first (wl_advice_probe). */
 static const struct wl_advice advices[] = {
-	{ "none", -1, "none", "" },
-	{ "free", MADV_FREE, "MADV_FREE", "Linux 4.5" },
-	{ "dontneed", MADV_DONTNEED, "MADV_DONTNEED", "Linux 2.6" },
-	{ "pageout", MADV_PAGEOUT, "MADV_PAGEOUT", "Linux 5.4" },
-	{ "cold", MADV_COLD, "MADV_COLD", "Linux 5.4" },
-	{ "collapse", MADV_COLLAPSE, "MADV_COLLAPSE", "Linux 6.1, CONFIG_TRANSPARENT_HUGEPAGE" },
-	{ "populate_write", MADV_POPULATE_WRITE, "MADV_POPULATE_WRITE", "Linux 5.14" },
-	{ "populate_read", MADV_POPULATE_READ, "MADV_POPULATE_READ", "Linux 5.14" },
+	{ "advise", "free", MADV_FREE, "MADV_FREE", "Linux 4.5" },
+	{ "advise", "dontneed", MADV_DONTNEED, "MADV_DONTNEED", "Linux 2.6" },
+	{ "advise", "none", -1, "none", "" },
+	{ "advise", "pageout", MADV_PAGEOUT, "MADV_PAGEOUT", "Linux 5.4" },
+	{ "advise", "cold", MADV_COLD, "MADV_COLD", "Linux 5.4" },
+	{ "advise", "collapse", MADV_COLLAPSE, "MADV_COLLAPSE", "Linux 6.1, CONFIG_TRANSPARENT_HUGEPAGE" },
+	{ "populate", "write", MADV_POPULATE_WRITE, "MADV_POPULATE_WRITE", "Linux 5.14" },
+	{ "populate", "read", MADV_POPULATE_READ, "MADV_POPULATE_READ", "Linux 5.14" },
 };
 
-const struct wl_advice *wl_advice_find(const char *name)
+const struct wl_advice *wl_advice_find(const char *step, const char *name)
 {
 	for (size_t i = 0; i < sizeof(advices) / sizeof(advices[0]); i++)
-		if (strcmp(advices[i].name, name) == 0)
+		if (strcmp(advices[i].step, step) == 0 && strcmp(advices[i].name, name) == 0)
 			return &advices[i];
 	return NULL;
+}
+
+const char *wl_advice_names(const char *step)
+{
+	/* Built once per step (the steps that take an advice: a handful). */
+	static struct {
+		char step[16];
+		char names[160];
+	} cache[4];
+	size_t slot, off = 0;
+
+	for (slot = 0; slot < 4 && cache[slot].step[0] != '\0'; slot++)
+		if (strcmp(cache[slot].step, step) == 0)
+			return cache[slot].names;
+	if (slot == 4)
+		slot = 3;       /* more steps than slots: rebuild the last one */
+	snprintf(cache[slot].step, sizeof(cache[slot].step), "%s", step);
+	cache[slot].names[0] = '\0';
+	for (size_t i = 0; i < sizeof(advices) / sizeof(advices[0]); i++)
+		if (strcmp(advices[i].step, step) == 0)
+			join(cache[slot].names, sizeof(cache[slot].names), &off, advices[i].name, "|");
+	return cache[slot].names;
 }
 
 /* A 4 MiB private mapping, the advice on its first page, 2 MiB-aligned: a

@@ -29,6 +29,7 @@ enum wl_type {
 	WT_BOOL,
 	WT_ENUM,                /* one of enums "a|b|c": the value is its index */
 	WT_MEM,                 /* a positive size of memory the workload takes */
+	WT_ADVICE,              /* a madvise(2) advice of this step's rows in decl.c's advice table */
 };
 
 #define WL_MAX_STEP_ARGS 3
@@ -58,6 +59,11 @@ struct wl_decl {
 	const struct wl_opt *opts;      /* NULL-key terminated */
 	const struct wl_step *steps;    /* NULL-name terminated; NULL: no steps */
 };
+
+/* Each workload's declaration: wl_decl_region, wl_decl_hold, … */
+#define WL(name) extern const struct wl_decl wl_decl_##name;
+#include "decl/list.h"
+#undef WL
 
 /* Every workload (workloads/decl/list.h), NULL-terminated. */
 extern const struct wl_decl *const wl_decls[];
@@ -95,14 +101,20 @@ int wl_opt_match(const struct wl_decl *d, int argc, char **argv, int *i, const s
 /* The usage text of d: its options and steps, from the declaration. */
 void wl_decl_usage(const struct wl_decl *d, FILE *f);
 
-/* madvise(2) advice by name: the region's advise:/populate: arguments. */
+/* madvise(2) advice by step and name: the region's advise:ADVICE and
+ * populate:write|read.  A new advice is one row of decl.c's table. */
 struct wl_advice {
+	const char *step;       /* "advise" */
 	const char *name;       /* "pageout" */
 	int advice;             /* MADV_PAGEOUT; -1 for none */
 	const char *madv;       /* "MADV_PAGEOUT" */
 	const char *since;      /* "Linux 5.4" */
 };
-const struct wl_advice *wl_advice_find(const char *name);
+const struct wl_advice *wl_advice_find(const char *step, const char *name);
+
+/* "free|dontneed|…": the advice names of step, for messages and WT_ENUM-like
+ * checks (a static buffer per call site is not needed: it is built once). */
+const char *wl_advice_names(const char *step);
 
 /* Does this kernel take the advice?  It is tried on a scratch mapping of
  * our own (never the caller's memory): 0 when it does, -EOPNOTSUPP when the

@@ -125,11 +125,9 @@ static int parse_step(const char *s, struct step *st, struct lab_error *err)
 		st->byte = (unsigned int)sv.v[0];
 		break;
 	case ST_ADVISE:
-		st->advice = wl_advice_find(sv.text[0]);
-		st->n = sv.nargs > 1 ? sv.v[1] : 0;
-		break;
 	case ST_POPULATE:
-		st->advice = wl_advice_find(strcmp(sv.text[0], "write") == 0 ? "populate_write" : "populate_read");
+		st->advice = wl_advice_find(sv.step->name, sv.text[0]);
+		st->n = sv.nargs > 1 ? sv.v[1] : 0;
 		break;
 	case ST_SERIES:
 		st->n = sv.v[0];

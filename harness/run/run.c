@@ -584,10 +584,9 @@ static int steps_advice_check(const struct run_spec *r, struct lab_error *err)
 
 			if (arg[0] == '-' || wl_step_parse(d, arg, &sv, &e2) < 0)
 				continue;
-			if (!strcmp(sv.step->name, "advise"))
-				adv = wl_advice_find(sv.text[0]);
-			else if (!strcmp(sv.step->name, "populate"))
-				adv = wl_advice_find(!strcmp(sv.text[0], "write") ? "populate_write" : "populate_read");
+			for (int i = 0; i < sv.nargs; i++)
+				if (sv.step->args[i] == WT_ADVICE)
+					adv = wl_advice_find(sv.step->name, sv.text[i]);
 			if (adv != NULL && wl_advice_probe(adv, err) < 0)
 				return lab_error_prefix(err, "workload %s, step %s", r->workloads[w].name, arg);
 		}

@@ -56,19 +56,23 @@ static void check_steps(void)
 
 static void check_advice(void)
 {
-	static const struct wl_advice bogus = { "bogus", 99, "MADV_99", "no kernel" };
-	static const char *const known[] = { "free", "dontneed", "pageout", "cold", "collapse", "populate_write" };
+	static const struct wl_advice bogus = { "advise", "bogus", 99, "MADV_99", "no kernel" };
+	static const char *const known[] = { "free", "dontneed", "pageout", "cold", "collapse" };
 	struct lab_error err;
 
 	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++) {
-		const struct wl_advice *a = wl_advice_find(known[i]);
+		const struct wl_advice *a = wl_advice_find("advise", known[i]);
 
 		CHECK(a != NULL);
 		if (a != NULL && wl_advice_probe(a, &err) < 0)
 			fprintf(stderr, "test_decl: note: %s: %s\n", known[i], err.msg);
 	}
-	CHECK(wl_advice_find("none")->advice == -1);
-	CHECK(wl_advice_probe(wl_advice_find("none"), &err) == 0);
+	CHECK(wl_advice_find("advise", "none")->advice == -1);
+	CHECK(wl_advice_probe(wl_advice_find("advise", "none"), &err) == 0);
+	CHECK(wl_advice_probe(wl_advice_find("populate", "write"), &err) == 0);
+	CHECK(wl_advice_find("advise", "write") == NULL);
+	CHECK_STR(wl_advice_names("advise"), "free|dontneed|none|pageout|cold|collapse");
+	CHECK_STR(wl_advice_names("populate"), "write|read");
 	CHECK(wl_advice_probe(&bogus, &err) == -EOPNOTSUPP);
 	CHECK_CONTAINS(err.msg, "this kernel does not take MADV_99");
 }

@@ -11,16 +11,15 @@ static const struct wl_opt region_opts[] = {
 	{ NULL, NULL, WT_SIZE, NULL, false, NULL },
 };
 
-/* advise's advice, one word each (workloads/decl.c: wl_advice_find maps it
- * to madvise(2)); none makes no call (the article's "no madvise" path). */
-#define REGION_ADVICE "free|dontneed|none|pageout|cold|collapse"
+/* advise's and populate's advice are the rows of workloads/decl.c's advice
+ * table (none makes no call: the article's "no madvise" path). */
 
 static const struct wl_step region_steps[] = {
 	{ ST_FILL, "fill", 1, 0, { WT_BYTE }, NULL, "fill:BYTE           write BYTE to every byte" },
-	{ ST_ADVISE, "advise", 1, 1, { WT_ENUM, WT_POSITIVE_SIZE }, REGION_ADVICE,
-	  "advise:ADVICE[:SIZE] madvise the region, or its first SIZE: " REGION_ADVICE },
-	{ ST_POPULATE, "populate", 1, 0, { WT_ENUM }, "write|read",
-	  "populate:write|read  MADV_POPULATE_WRITE / _READ: fault the region in (5.14+)" },
+	{ ST_ADVISE, "advise", 1, 1, { WT_ADVICE, WT_POSITIVE_SIZE }, NULL,
+	  "advise:ADVICE[:SIZE] madvise the region, or its first SIZE" },
+	{ ST_POPULATE, "populate", 1, 0, { WT_ADVICE }, NULL,
+	  "populate:ADVICE      fault the region in (MADV_POPULATE_WRITE / _READ, 5.14+)" },
 	{ ST_SERIES, "series", 1, 0, { WT_POSITIVE_UINT }, NULL, "series:K            K LazyFree readings back to back" },
 	{ ST_READBACK, "readback", 1, 0, { WT_BYTE }, NULL, "readback:BYTE       compare the first page with BYTE" },
 	{ ST_WRITE, "write", 2, 0, { WT_POSITIVE_UINT, WT_BYTE }, NULL, "write:N:BYTE        write BYTE to the first N pages" },

@@ -7,8 +7,4 @@ enum region_step {
 	ST_MINCORE, ST_SCAN, ST_HOLD, ST_SYSCALL, ST_DRAIN, ST_POKE, ST_POPULATE,
 };
 
-#include "decl.h"
-
-extern const struct wl_decl wl_decl_region;
-
 #endif
