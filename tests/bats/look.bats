@@ -242,6 +242,12 @@ svg_points() {
   assert_failure 2
   assert_output --partial "no run labelled Z"
   [ ! -e "$OUT/look-p700a-A1.svg" ]
+  # --out names a file that is not a directory: refused, nothing written.
+  : > "$BATS_TEST_TMPDIR/afile"
+  run "$PAGELAB" plot --out "$BATS_TEST_TMPDIR/afile" "$RESULTS/look-p700a.json"
+  assert_failure 2
+  assert_output --partial "afile is a regular file, not a directory for the charts"
+  [ ! -s "$BATS_TEST_TMPDIR/afile" ]
   # gnuplot writes the chart itself: one that is a symlink or a FIFO is
   # refused, never written through.
   mkdir -p "$OUT"
