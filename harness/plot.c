@@ -1211,7 +1211,9 @@ int plot_document(const char *src, const json_t *doc, const struct plot_opts *o,
 	int ret = 0;
 
 	file_stem(src, stem, sizeof(stem));
-	if (lab_mkdir_p(o->out_dir, 0755, err) < 0)
+	/* Made when missing (plot's documented default), but never a device,
+	 * a FIFO or a directory that cannot be written (fileio.h). */
+	if (lab_check_output_dir(o->out_dir, "--out", true, err) < 0)
 		return -err->code;
 	views = calloc(json_array_size(runs) + 1, sizeof(*views));
 	if (views == NULL)
