@@ -658,7 +658,7 @@ int html_main(int argc, char **argv)
 	ret = a.html_dir != NULL ? write_page(&a, docs, &err) : markdown_with_plots(&a, docs, &err);
 	if (ret < 0) {
 		fprintf(stderr, "pagelab report: %s\n", err.msg);
-		status = err.code == EINVAL ? EXIT_BAD_INPUT : EXIT_INTERNAL;
+		status = err.code == EINVAL || err.code == EEXIST || err.code == ENOTDIR ? EXIT_BAD_INPUT : EXIT_INTERNAL;
 		goto out;
 	}
 	status = 0;

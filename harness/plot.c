@@ -1211,10 +1211,17 @@ int plot_document(const char *src, const json_t *doc, const struct plot_opts *o,
 	int ret = 0;
 
 	file_stem(src, stem, sizeof(stem));
-	/* Made when missing (plot's documented default), but never a device,
-	 * a FIFO or a directory that cannot be written (fileio.h). */
-	if (lab_check_output_dir(o->out_dir, "--out", true, err) < 0)
-		return -err->code;
+	{
+		struct stat st;
+
+		if (lab_mkdir_p(o->out_dir, 0755, err) < 0)
+			return -err->code;
+		if (stat(o->out_dir, &st) < 0)
+			return lab_error_errno(err, errno, "%s", o->out_dir);
+		if (!S_ISDIR(st.st_mode))
+			return lab_error_set(err, ENOTDIR, "%s is %s, not a directory for the charts", o->out_dir,
+					     lab_file_kind(st.st_mode));
+	}
 	views = calloc(json_array_size(runs) + 1, sizeof(*views));
 	if (views == NULL)
 		return lab_error_set(err, ENOMEM, "out of memory");
@@ -1477,7 +1484,7 @@ int plot_main(int argc, char **argv)
 		if (load_result(argv[i], &doc, &err) < 0 ||
 		    plot_document(argv[i], doc, &o, &charts, &err) < 0) {
 			fprintf(stderr, "pagelab plot: %s\n", err.msg);
-			status = err.code == EINVAL || err.code == EEXIST ? EXIT_BAD_INPUT : EXIT_INTERNAL;
+			status = err.code == EINVAL || err.code == EEXIST || err.code == ENOTDIR ? EXIT_BAD_INPUT : EXIT_INTERNAL;
 		}
 		json_decref(doc);
 		for (; done < charts.n; done++)

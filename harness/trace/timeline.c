@@ -26,9 +26,16 @@ struct stall_open {
 	uint64_t ts;
 };
 
+/* At most this many latencies per kind are kept (8 MB): beyond it a
+ * uniform reservoir sample (Vitter's algorithm R) stands for them, so an
+ * hour of a memcg reclaim storm keeps its quantiles in bounded memory; the
+ * maximum is kept exactly. */
+#define LAT_KEEP (1u << 20)
+
 struct stall_stats {
 	unsigned long long count, pages, other_count, other_pages, unpaired_ends;
-	double *lat_us;
+	double *lat_us, max_us;
+	unsigned long long n_seen, rng;
 	size_t n_lat, cap_lat;
 	double total_ms;
 	uint64_t first_ts;
@@ -161,6 +168,19 @@ static void bin_advance(struct timeline *tl, uint64_t ts, json_t *intervals, tim
 
 static int lat_push(struct stall_stats *s, double us)
 {
+	s->n_seen++;
+	if (us > s->max_us)
+		s->max_us = us;
+	if (s->n_lat == LAT_KEEP) {
+		unsigned long long j;
+
+		/* A fixed LCG (Knuth's MMIX constants): the same run, the same sample. */
+		s->rng = s->rng * 6364136223846793005ull + 1442695040888963407ull;
+		j = (s->rng >> 11) % s->n_seen;
+		if (j < LAT_KEEP)
+			s->lat_us[j] = us;
+		return 0;
+	}
 	if (s->n_lat == s->cap_lat) {
 		size_t cap = s->cap_lat ? s->cap_lat * 2 : 256;
 		double *nl = realloc(s->lat_us, cap * sizeof(*nl));
@@ -415,11 +435,13 @@ json_t *timeline_summary(struct timeline *tl, uint64_t end_ns)
 		so = json_pack("{s:I, s:I, s:f, s:f, s:f, s:f, s:I, s:I, s:I}", "count", (json_int_t)s->count,
 			       "pages", (json_int_t)s->pages, "p50_us", quantile(s->lat_us, s->n_lat, 0.5),
 			       "p99_us", quantile(s->lat_us, s->n_lat, 0.99),
-			       "max_us", s->n_lat ? s->lat_us[s->n_lat - 1] : 0.0, "total_ms", s->total_ms,
+			       "max_us", s->max_us, "total_ms", s->total_ms,
 			       "other_tasks_count", (json_int_t)s->other_count,
 			       "other_tasks_pages", (json_int_t)s->other_pages,
 			       "unpaired_ends", (json_int_t)s->unpaired_ends);
 		json_object_set_new(so, "first_ms", s->count ? json_real(ms(tl, s->first_ts)) : json_null());
+		/* Quantiles over every stall, or over a uniform sample of LAT_KEEP. */
+		json_object_set_new(so, "quantiles_of", json_integer((json_int_t)s->n_lat));
 		json_object_set_new(stalls, tracedef_stall_name((enum trace_stall)k), so);
 		if (k != TS_COMPACTION && s->count && (first_stall == 0 || s->first_ts < first_stall))
 			first_stall = s->first_ts;

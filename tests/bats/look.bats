@@ -162,6 +162,50 @@ svg_points() {
   assert_output --partial "mixed-B1.svg"
 }
 
+@test "plot: guest results — run five's two OOM victims, runs C's kswapd awake intervals and stalls" {
+  # Real results of 6.12 guests (no root needed): run five at the article's
+  # size (tests/golden/report/inputs/, two victims: the article's second
+  # victim), and run C of watermarks/kswapd-runs at half size with its
+  # tracepoints (tests/fixtures/results/: 7 kswapd awake intervals, 3
+  # direct-reclaim stalls in one trace bin).
+  zcat "$TOP/tests/golden/report/inputs/run-five-6.12.json.gz" > "$BATS_TEST_TMPDIR/run-five.json"
+  run "$PAGELAB" plot --out "$OUT" "$BATS_TEST_TMPDIR/run-five.json"
+  assert_success
+  refute_output --partial 'Warning'
+  f="$OUT/run-five-A1.svg"
+  want=$(jq '[.runs[0].exit.workloads[] | select(.oom_killed)] | length' "$BATS_TEST_TMPDIR/run-five.json")
+  [ "$want" -eq 2 ]
+  [ "$(svg_points "$f" 'OOM kill')" -eq 2 ]
+  for v in $(jq -r '.runs[0].exit.workloads[] | select(.oom_killed) | .name' "$BATS_TEST_TMPDIR/run-five.json"); do
+    grep -q "<text>OOM: $v</text>" "$f"
+  done
+  grep -q "kernel 6.12.117+deb12-amd64 · watermarks/run-five" "$f"
+
+  zcat "$TOP/tests/fixtures/results/kswapd-runs-C-6.12-trace.json.gz" > "$BATS_TEST_TMPDIR/kswapd-C.json"
+  run "$PAGELAB" plot --out "$OUT" "$BATS_TEST_TMPDIR/kswapd-C.json"
+  assert_success
+  refute_output --partial 'Warning'
+  f="$OUT/kswapd-C-C1.svg"
+  r='.runs[0]'
+  # One shaded rectangle per awake interval (wake .. full sleep), as the
+  # tracer counted them.
+  want=$(jq "$r.summary.trace.kswapd.awake_intervals" "$BATS_TEST_TMPDIR/kswapd-C.json")
+  [ "$want" -eq 7 ]
+  [ "$(grep -o 'set object [0-9]* rect' "$OUT/kswapd-C-C1.gp" | sort -u | wc -l)" -eq "$want" ]
+  grep -q '<text>kswapd awake</text>' "$f"
+  # The first interval starts at the first kswapd_wake.
+  t0=$(jq "[$r.events[] | select(.event == \"mm_vmscan_kswapd_wake\")][0].t_ms / 1000" "$BATS_TEST_TMPDIR/kswapd-C.json")
+  got=$(sed -n 's/^set object 1 rect from \([0-9.]*\),.*/\1/p' "$OUT/kswapd-C-C1.gp" | head -1)
+  awk -v a="$got" -v b="$t0" 'BEGIN { d = a - b; exit !(d < 1e-6 && d > -1e-6) }'
+  # The trace bins: direct reclaim pages per second, stalls marked.
+  want=$(jq "$r.trace_intervals | length" "$BATS_TEST_TMPDIR/kswapd-C.json")
+  [ "$(svg_points "$f" 'direct reclaim, pages/s (trace)')" -eq "$want" ]
+  [ "$(svg_points "$f" 'reclaim stalls (trace bins)')" -eq \
+    "$(jq "[$r.trace_intervals[] | select(((.direct.count // 0) + (.memcg.count // 0)) > 0)] | length" "$BATS_TEST_TMPDIR/kswapd-C.json")" ]
+  # allocstall on the right axis, from the vmstat samples.
+  grep -q '<text>allocstall (total)</text>' "$f"
+}
+
 @test "plot: a result without a figure says it is missing, not an empty axis" {
   jq 'del(.runs[].samples[].zones) | del(.runs[].samples[].memcg)' "$RESULTS/look-p700a.json" \
     > "$BATS_TEST_TMPDIR/nozones.json"
@@ -198,6 +242,12 @@ svg_points() {
   assert_failure 2
   assert_output --partial "no run labelled Z"
   [ ! -e "$OUT/look-p700a-A1.svg" ]
+  # --out names a file that is not a directory: refused, nothing written.
+  : > "$BATS_TEST_TMPDIR/afile"
+  run "$PAGELAB" plot --out "$BATS_TEST_TMPDIR/afile" "$RESULTS/look-p700a.json"
+  assert_failure 2
+  assert_output --partial "afile is a regular file, not a directory for the charts"
+  [ ! -s "$BATS_TEST_TMPDIR/afile" ]
   # gnuplot writes the chart itself: one that is a symlink or a FIFO is
   # refused, never written through.
   mkdir -p "$OUT"
