@@ -38,6 +38,7 @@
 #include <libcgroup.h>
 
 #include "fileio.h"
+#include "size.h"
 
 /* libcgroup 2.0.2 exports cgroup_get_controller_version (symbol version
  * CGROUP_2.0) but declares it only in its private src/libcgroup-internal.h.
@@ -67,15 +68,15 @@ struct cg_file_alias {
  *       memsw = limit + S (and "no swap" is memsw = limit);
  *   memory.events: v1 has no event counters file; memory.oom_control holds
  *       oom_kill_disable, under_oom and (since 4.13) oom_kill. */
+/* The sandbox's settings (memory.max, memory.swap.max, memory.oom.group, …)
+ * have their names in sandbox/settings.c's table; these are the files it
+ * only reads or triggers. */
 static const struct cg_file_alias cg_files[] = {
-	{ "memory.max", "memory.limit_in_bytes" },
-	{ "memory.swap.max", "memory.memsw.limit_in_bytes" },
 	{ "memory.current", "memory.usage_in_bytes" },
 	{ "memory.peak", "memory.max_usage_in_bytes" },
 	{ "memory.events", "memory.oom_control" },
 	{ "memory.pressure", NULL },
 	{ "memory.stat", "memory.stat" },
-	{ "memory.oom.group", NULL },
 	{ "memory.reclaim", NULL },
 	{ "cgroup.procs", "cgroup.procs" },
 	{ "cgroup.kill", NULL },
@@ -87,6 +88,9 @@ const char *sandbox_file_name(enum cg_version v, const char *v2name)
 
 	if (v2name == NULL)
 		return NULL;
+	for (i = 0; i < SB_NR_SETTINGS; i++)
+		if (sandbox_settings[i].v2 != NULL && strcmp(sandbox_settings[i].v2, v2name) == 0)
+			return sandbox_setting_file(&sandbox_settings[i], v);
 	for (i = 0; i < sizeof(cg_files) / sizeof(cg_files[0]); i++) {
 		if (strcmp(cg_files[i].v2, v2name) != 0)
 			continue;
@@ -1166,12 +1170,9 @@ int sandbox_create(const struct cg_host *host, const struct sandbox_spec *spec,
 	*out = NULL;
 	if (v != CG_VERSION_V1 && v != CG_VERSION_V2)
 		return lab_error_set(err, ENODEV, "no memory controller to make a sandbox with");
-	if (spec->memory_max < page)
+	if (spec->values.val[SB_MEMORY_MAX] < page)
 		return lab_error_set(err, EINVAL, "sandbox memory_max %llu is below one page (%llu)",
-				     spec->memory_max, page);
-	if (spec->memory_max > (unsigned long long)LLONG_MAX ||
-	    spec->swap_max > (unsigned long long)LLONG_MAX - spec->memory_max)
-		return lab_error_set(err, ERANGE, "sandbox memory_max/swap_max too large");
+				     spec->values.val[SB_MEMORY_MAX], page);
 	ret = libcg_init(err);
 	if (ret < 0)
 		return ret;
@@ -1216,37 +1217,41 @@ int sandbox_create(const struct cg_host *host, const struct sandbox_spec *spec,
 		ret = -ENOMEM;
 		goto fail_lab;
 	}
-	ret = cgroup_add_value_uint64(ctl, sandbox_file_name(v, "memory.max"), spec->memory_max);
-	if (ret == 0) {
-		const char *swapf = sandbox_file_name(v, "memory.swap.max");
-		unsigned long long swapv = v == CG_VERSION_V1 ? spec->memory_max + spec->swap_max
-							      : spec->swap_max;
+	ret = 0;
+	for (size_t i = 0; ret == 0 && i < SB_NR_SETTINGS; i++) {
+		const struct sandbox_setting *d = &sandbox_settings[i];
+		const char *f = sandbox_setting_file(d, v);
+		char val[32];
 
-		if (file_in(parent, swapf))
-			ret = cgroup_add_value_uint64(ctl, swapf, swapv);
-		else if (swap_active()) {
+		if (!sandbox_setting_wanted(d, &spec->values))
+			continue;
+		if (f == NULL || !file_in(parent, f)) {
+			/* Without swap accounting there is no swap file: fine while no
+			 * swap is on (nothing can be swapped). */
+			if ((d->flags & SB_F_SWAP) && f != NULL && !swap_active())
+				continue;
+			if ((d->flags & SB_F_SWAP) && f != NULL) {
+				cgroup_free(&cg);
+				ret = lab_error_set(err, EOPNOTSUPP, "swap is on but %s/%s is missing (swap "
+						    "accounting off: swapaccount=0 or cgroup.memory=noswap?), "
+						    "so the sandbox's swap cannot be limited; swapoff -a or "
+						    "enable swap accounting", parent, f);
+				goto fail_lab;
+			}
+			/* A default the host lacks stays unwritten (oom_group on v1). */
+			if (!(spec->values.given & (1u << d->id)))
+				continue;
 			cgroup_free(&cg);
-			ret = lab_error_set(err, EOPNOTSUPP, "swap is on but %s/%s is missing (swap "
-					    "accounting off: swapaccount=0 or cgroup.memory=noswap?), "
-					    "so the sandbox's swap cannot be limited; swapoff -a or "
-					    "enable swap accounting", parent, swapf);
+			ret = lab_error_set(err, EOPNOTSUPP, "[sandbox] %s: %s is missing in %s (%s)", d->key,
+					    f ? f : (d->v2 ? d->v2 : d->v1), parent, d->why);
 			goto fail_lab;
 		}
-	}
-	if (ret == 0 && spec->oom_group) {
-		if (v != CG_VERSION_V2) {
+		ret = sandbox_setting_format(d, &spec->values, v, val, sizeof(val), err);
+		if (ret < 0) {
 			cgroup_free(&cg);
-			ret = lab_error_set(err, EOPNOTSUPP, "memory.oom.group needs cgroup v2 (this "
-					    "memory controller is v1)");
 			goto fail_lab;
 		}
-		if (!file_in(parent, "memory.oom.group")) {
-			cgroup_free(&cg);
-			ret = lab_error_set(err, EOPNOTSUPP, "memory.oom.group is missing in %s "
-					    "(kernel older than 4.19)", parent);
-			goto fail_lab;
-		}
-		ret = cgroup_add_value_string(ctl, "memory.oom.group", "1");
+		ret = cgroup_add_value_string(ctl, f, val);
 	}
 	if (ret != 0) {
 		cgroup_free(&cg);
@@ -1260,7 +1265,7 @@ int sandbox_create(const struct cg_host *host, const struct sandbox_spec *spec,
 	cgroup_free(&cg);
 	if (ret != 0) {
 		ret = ecg_error(err, ret, "create cgroup %s (memory.max %llu)", sb->path,
-				spec->memory_max);
+				spec->values.val[SB_MEMORY_MAX]);
 		goto fail_group;
 	}
 	sb->dirfd = open(sb->path, O_PATH | O_DIRECTORY | O_CLOEXEC);
@@ -1269,17 +1274,34 @@ int sandbox_create(const struct cg_host *host, const struct sandbox_spec *spec,
 		goto fail_group;
 	}
 
-	/* Read the limit back: the kernel keeps whole pages
+	/* Read every setting written back: the kernel keeps sizes in whole pages
 	 * (mm/page_counter.c: page_counter_memparse). */
-	{
-		unsigned long long got, want = spec->memory_max / page * page;
+	for (size_t i = 0; i < SB_NR_SETTINGS; i++) {
+		const struct sandbox_setting *d = &sandbox_settings[i];
+		const char *f = sandbox_setting_file(d, v);
+		cleanup_free char *buf = NULL;
+		unsigned long long got, want;
+		char text[32];
 
-		ret = read_u64_at(sb, "memory.max", &got, err);
+		if (!sandbox_setting_wanted(d, &spec->values) || f == NULL || !file_in(sb->path, f))
+			continue;
+		if ((ret = sandbox_setting_format(d, &spec->values, v, text, sizeof(text), err)) < 0 ||
+		    (ret = lab_parse_uint(text, &want, err)) < 0)
+			goto fail_group;
+		if (d->type == SB_TYPE_SIZE)
+			want = want / page * page;
+		ret = lab_read_fileat(sb->dirfd, f, &buf, NULL, err);
 		if (ret < 0)
 			goto fail_group;
+		if (parse_u64_or_max(buf, &got) < 0) {
+			ret = lab_error_set(err, EIO, "%s/%s: not a number: %.40s", sb->path, f, buf);
+			goto fail_group;
+		}
+		if (v == CG_VERSION_V1)
+			got = v1_unlimited_to_max(got);
 		if (got != want) {
-			ret = lab_error_set(err, EIO, "%s: limit reads %llu, asked %llu", sb->path, got,
-					    want);
+			ret = lab_error_set(err, EIO, "%s/%s reads %llu, asked %llu ([sandbox] %s)", sb->path, f,
+					    got, want, d->key);
 			goto fail_group;
 		}
 	}
@@ -1621,6 +1643,51 @@ static void size_text(unsigned long long v, char *buf, size_t len)
 		snprintf(buf, len, "%llu bytes (%llu MiB)", v, v >> 20);
 }
 
+/* Every other setting the scenario states must read as stated in pagelab's
+ * own cgroup (sizes in whole pages): nothing is written under --sandbox self. */
+static int self_verify_others(struct sandbox *sb, const struct sandbox_values *sv, struct lab_error *err)
+{
+	unsigned long long page = (unsigned long long)sysconf(_SC_PAGESIZE);
+
+	for (size_t i = 0; i < SB_NR_SETTINGS; i++) {
+		const struct sandbox_setting *d = &sandbox_settings[i];
+		const char *f = sandbox_setting_file(d, sb->version);
+		unsigned long long want = sv->val[d->id], got;
+		cleanup_free char *buf = NULL;
+		char a[64], b[64];
+		int ret;
+
+		if (d->id == SB_MEMORY_MAX || d->id == SB_SWAP_MAX || !(sv->given & (1u << d->id)) ||
+		    !sandbox_setting_wanted(d, sv))
+			continue;
+		if (f == NULL)
+			return lab_error_set(err, ERANGE, "--sandbox self: [sandbox] %s has no file on this cgroup "
+					     "version (%s)", d->key, d->why);
+		ret = lab_read_fileat(sb->dirfd, f, &buf, NULL, err);
+		if (ret < 0)
+			return lab_error_prefix(err, "--sandbox self: %s/%s", sb->path, f);
+		if (parse_u64_or_max(buf, &got) < 0)
+			return lab_error_set(err, EINVAL, "--sandbox self: %s/%s: not a number: %.40s", sb->path, f, buf);
+		if (sb->version == CG_VERSION_V1)
+			got = v1_unlimited_to_max(got);
+		if (d->type == SB_TYPE_SIZE)
+			want = want / page * page;
+		if (got != want) {
+			if (d->type == SB_TYPE_SIZE) {
+				size_text(got, a, sizeof(a));
+				size_text(want, b, sizeof(b));
+			} else {
+				snprintf(a, sizeof(a), "%llu", got);
+				snprintf(b, sizeof(b), "%llu", want);
+			}
+			return lab_error_set(err, ERANGE, "--sandbox self: %s of pagelab's own cgroup %s is %s, the "
+					     "scenario's %s is %s: give the container that %s, or --set %s=... "
+					     "to match", f, sb->path, a, d->key, b, f, d->key);
+		}
+	}
+	return 0;
+}
+
 /* The limits found must be the scenario's: memory.max = memory_max (whole
  * pages, mm/page_counter.c: page_counter_memparse) and no more swap than
  * swap_max (v1: memsw = limit + swap; v2: memory.swap.max).  -ERANGE names
@@ -1628,7 +1695,8 @@ static void size_text(unsigned long long v, char *buf, size_t len)
 static int self_verify(struct sandbox *sb, const struct sandbox_spec *spec, struct lab_error *err)
 {
 	unsigned long long page = (unsigned long long)sysconf(_SC_PAGESIZE);
-	unsigned long long want = spec->memory_max / page * page, got, swap;
+	const struct sandbox_values *sv = &spec->values;
+	unsigned long long want = sv->val[SB_MEMORY_MAX] / page * page, got, swap;
 	const char *lim = sandbox_file_name(sb->version, "memory.max");
 	const char *swf = sandbox_file_name(sb->version, "memory.swap.max");
 	char a[64], b[64];
@@ -1644,8 +1712,11 @@ static int self_verify(struct sandbox *sb, const struct sandbox_spec *spec, stru
 				     "%s (%s of %s), the scenario asks for %s: start the "
 				     "container with --memory %llum --memory-swap %llum, or run "
 				     "with --set memory_max=... to match", a, lim, sb->path, b,
-				     want >> 20, (want + spec->swap_max) >> 20);
+				     want >> 20, (want + sv->val[SB_SWAP_MAX]) >> 20);
 	}
+	ret = self_verify_others(sb, sv, err);
+	if (ret < 0)
+		return ret;
 	if (!file_in(sb->path, swf)) {
 		if (swap_active())
 			return lab_error_set(err, ERANGE, "--sandbox self: swap is on but %s/%s is "
@@ -1661,14 +1732,14 @@ static int self_verify(struct sandbox *sb, const struct sandbox_spec *spec, stru
 		swap = got == UINT64_MAX ? UINT64_MAX : got - (got >= want ? want : got);
 	else
 		swap = got;
-	if (swap != spec->swap_max) {
+	if (swap != sv->val[SB_SWAP_MAX]) {
 		size_text(swap, a, sizeof(a));
 		size_text(got, b, sizeof(b));
 		return lab_error_set(err, ERANGE, "--sandbox self: the container may swap %s (%s of "
 				     "%s: %s), the scenario allows %llu bytes: start the "
 				     "container with --memory-swap equal to --memory (%llum)", a,
-				     swf, sb->path, b, spec->swap_max,
-				     (want + spec->swap_max) >> 20);
+				     swf, sb->path, b, sv->val[SB_SWAP_MAX],
+				     (want + sv->val[SB_SWAP_MAX]) >> 20);
 	}
 	return 0;
 }
@@ -1776,4 +1847,32 @@ static int self_destroy(struct sandbox *sb, struct lab_error *err)
 	if (ret < 0)
 		return lab_error_prefix(err, "release own cgroup as sandbox");
 	return 0;
+}
+
+/* ---- the settings against this host ------------------------------------- */
+
+struct own_dir {
+	char path[PATH_MAX + 4096];
+	bool has_files;         /* false at a v2 root, which has no memory.* interface files */
+};
+
+static bool own_has_file(const char *name, void *ctx)
+{
+	const struct own_dir *od = ctx;
+
+	if (name[0] == '/')
+		return access(name, F_OK) == 0;
+	/* A sandbox below a v2 root: the root cannot tell, creating will. */
+	return !od->has_files || file_in(od->path, name);
+}
+
+int sandbox_check_settings(const struct cg_host *host, const struct sandbox_spec *spec,
+			   struct lab_error *err)
+{
+	struct own_dir od;
+
+	if (path_join(od.path, sizeof(od.path), host->mount, host->self) < 0)
+		return lab_error_set(err, ENAMETOOLONG, "cgroup path too long");
+	od.has_files = host->memory == CG_VERSION_V1 || file_in(od.path, "memory.max");
+	return sandbox_values_check(&spec->values, host->memory, own_has_file, &od, err);
 }

@@ -22,9 +22,8 @@
 #include <sys/types.h>
 
 #include "error.h"
+#include "sandbox/settings.h"
 #include "sources/kv.h"
-
-enum cg_version { CG_VERSION_NONE = 0, CG_VERSION_V1 = 1, CG_VERSION_V2 = 2 };
 
 /* Where the memory controller lives and where pagelab stands in it. */
 struct cg_host {
@@ -79,11 +78,16 @@ int sandbox_cgroup_of(pid_t pid, enum cg_version v, char *out, size_t outlen,
  * (killing anything left in them first).  *removed gets how many. */
 int sandbox_sweep(const struct cg_host *host, int *removed, struct lab_error *err);
 
+/* A variant's sandbox: every setting of sandbox/settings.h's table, typed. */
 struct sandbox_spec {
-	unsigned long long memory_max;   /* bytes, > 0 */
-	unsigned long long swap_max;     /* bytes; 0 = no swap (the only value the MADV_FREE lab uses) */
-	bool oom_group;                  /* v2 memory.oom.group */
+	struct sandbox_values values;
 };
+
+/* Can this host apply every setting spec states (a cgroup v2 file on v1, a
+ * v1-only one on v2, a file this kernel lacks)?  Checked before anything is
+ * created: -EOPNOTSUPP names the setting and why ("this host cannot run it"). */
+int sandbox_check_settings(const struct cg_host *host, const struct sandbox_spec *spec,
+			   struct lab_error *err);
 
 struct sandbox;
 

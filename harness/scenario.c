@@ -9,7 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "decl.h"
 #include "knobdef.h"
+#include "sandbox/settings.h"
 #include "size.h"
 
 static const char *const req_names[] = {
@@ -132,7 +134,6 @@ enum section_kind { SEC_NONE, SEC_SCENARIO, SEC_PARAMS, SEC_MATRIX, SEC_SANDBOX,
 static const char *const scenario_keys[] = {
 	"name", "title", "source", "expect", "report", "requires", "destructive", "repeat", NULL,
 };
-static const char *const sandbox_keys[] = { "memory_max", "swap_max", "oom_group", NULL };
 static const char *const vm_keys[] = { "mem", "cpus", "thp", "swap", "disk", "kernel", NULL };
 static const char *const trace_keys[] = { "events", "raw", "burst", "burst_margin", "burst_always", "bin", "buffer_kb", NULL };
 static const char *const sample_keys[] = { "walk_interval_ms", NULL };
@@ -464,17 +465,24 @@ static int parse_inner(const char *file, const char *text, struct scenario *s, s
 				ret = add_dim(s, key, val, vp, err);
 				break;
 			case SEC_SANDBOX:
+				/* The keys are sandbox/settings.c's table. */
+				if (sandbox_setting_find(key) == NULL) {
+					sandbox_setting_keys(known, sizeof(known));
+					ret = perr(err, file, kp, "unknown key '%s' in [sandbox] (known: %s)", key, known);
+				} else {
+					ret = section_add(cur, file, key, val, kp, vp, err);
+				}
+				break;
 			case SEC_VM:
 			case SEC_TRACE:
 			case SEC_SAMPLE: {
-				const char *const *keys = kind == SEC_SANDBOX ? sandbox_keys
-							  : kind == SEC_VM ? vm_keys
+				const char *const *keys = kind == SEC_VM ? vm_keys
 							  : kind == SEC_TRACE ? trace_keys : sample_keys;
 
 				if (!in_list(keys, key)) {
 					join_list(keys, known, sizeof(known));
 					ret = perr(err, file, kp, "unknown key '%s' in [%s] (known: %s)", key,
-						   kind == SEC_SANDBOX ? "sandbox" : kind == SEC_VM ? "vm"
+						   kind == SEC_VM ? "vm"
 						   : kind == SEC_TRACE ? "trace" : "sample", known);
 				} else {
 					ret = section_add(cur, file, key, val, kp, vp, err);
@@ -495,8 +503,9 @@ static int parse_inner(const char *file, const char *text, struct scenario *s, s
 		return perr(err, file, (struct scn_pos){ 0, 0 }, "[scenario] has no name");
 	if (s->nr_workloads == 0)
 		return perr(err, file, (struct scn_pos){ 0, 0 }, "no [workload NAME] section");
-	if (section_get(&s->sandbox, "memory_max") == NULL)
-		return perr(err, file, (struct scn_pos){ 0, 0 }, "[sandbox] needs memory_max");
+	for (size_t i = 0; i < SB_NR_SETTINGS; i++)
+		if ((sandbox_settings[i].flags & SB_F_REQUIRED) && section_get(&s->sandbox, sandbox_settings[i].key) == NULL)
+			return perr(err, file, (struct scn_pos){ 0, 0 }, "[sandbox] needs %s", sandbox_settings[i].key);
 	return 0;
 }
 
@@ -731,7 +740,10 @@ static int expand(struct inst *in, const char *raw, struct scn_pos pos, struct e
 /* K_MEM: a positive size of memory a workload takes (a region, a ballast, a
  * pressure, a stepper's step or target, a cache file): never more than the
  * machine could ever hold (scenario.machine_bytes). */
-enum kind { K_SIZE, K_POSITIVE_SIZE, K_BYTE, K_UINT, K_POSITIVE_UINT, K_BOOL, K_ENUM, K_MEM };
+enum kind {
+	K_SIZE = WT_SIZE, K_POSITIVE_SIZE = WT_POSITIVE_SIZE, K_BYTE = WT_BYTE, K_UINT = WT_UINT,
+	K_POSITIVE_UINT = WT_POSITIVE_UINT, K_BOOL = WT_BOOL, K_ENUM = WT_ENUM, K_MEM = WT_MEM,
+};
 
 /* Type one expanded word.  field names the thing for the message. */
 static int typed(struct inst *in, const char *field, const char *word, enum kind k, const char *enums,
@@ -818,35 +830,11 @@ static void arg_push(struct run_workload *w, const char *a)
 	w->argv[w->argc] = NULL;
 }
 
-/* The region workload's steps (workloads/README.md). */
-struct step_schema {
-	const char *name;
-	int nargs;
-	enum kind kinds[2];
-	const char *enums;
-};
-
-static const struct step_schema step_schemas[] = {
-	{ "fill", 1, { K_BYTE }, NULL },
-	{ "advise", 1, { K_ENUM }, "free|dontneed|none" },
-	{ "series", 1, { K_POSITIVE_UINT }, NULL },
-	{ "readback", 1, { K_BYTE }, NULL },
-	{ "write", 2, { K_POSITIVE_UINT, K_BYTE }, NULL },
-	{ "poke", 2, { K_POSITIVE_SIZE, K_BYTE }, NULL },
-	{ "pressure", 1, { K_MEM }, NULL },
-	{ "mincore", 0, { K_UINT }, NULL },
-	{ "drain", 0, { K_UINT }, NULL },
-	{ "scan", 2, { K_BYTE, K_BYTE }, NULL },
-	{ "hold", 1, { K_UINT }, NULL },
-	{ "syscall", 1, { K_ENUM }, "mount|ptrace|reboot|swapon|init_module" },
-};
-
-static const struct step_schema *step_find(const char *name)
+/* The region workload's steps: workloads/decl/region.c, the table region's
+ * own argument parser reads too. */
+static const struct wl_step *step_find(const char *name)
 {
-	for (size_t i = 0; i < sizeof(step_schemas) / sizeof(step_schemas[0]); i++)
-		if (!strcmp(step_schemas[i].name, name))
-			return &step_schemas[i];
-	return NULL;
+	return wl_step_find(wl_decl_find("region"), name);
 }
 
 static int region_steps(struct inst *in, const struct scn_item *it, struct run_workload *w,
@@ -864,7 +852,7 @@ static int region_steps(struct inst *in, const struct scn_item *it, struct run_w
 		struct scn_pos pos = { it->value_pos.line, t.col[i] };
 		char *parts[4] = { 0 };
 		size_t np = 0;
-		const struct step_schema *sc;
+		const struct wl_step *sc;
 		char norm[160];
 		size_t off;
 
@@ -876,34 +864,45 @@ static int region_steps(struct inst *in, const struct scn_item *it, struct run_w
 			parts[np++] = q;
 		sc = np ? step_find(parts[0]) : NULL;
 		if (sc == NULL) {
-			ret = inst_err(in, pos, &x,
-				       "steps: unknown step '%s' (known: fill advise series readback write pressure mincore drain scan hold syscall)",
-				       np ? parts[0] : t.tok[i]);
+			char known[256];
+
+			wl_decl_step_names(wl_decl_find("region"), known, sizeof(known));
+			ret = inst_err(in, pos, &x, "steps: unknown step '%s' (known: %s)", np ? parts[0] : t.tok[i],
+				       known);
 			break;
 		}
-		if ((int)np - 1 != sc->nargs) {
-			ret = inst_err(in, pos, &x, "steps: '%s' takes %d argument%s separated by ':', got %d",
-				       sc->name, sc->nargs, sc->nargs == 1 ? "" : "s", (int)np - 1);
+		if ((int)np - 1 < sc->nargs || (int)np - 1 > sc->nargs + sc->nopt) {
+			if (sc->nopt)
+				ret = inst_err(in, pos, &x, "steps: '%s' takes %d to %d arguments separated by ':', got %d",
+					       sc->name, sc->nargs, sc->nargs + sc->nopt, (int)np - 1);
+			else
+				ret = inst_err(in, pos, &x, "steps: '%s' takes %d argument%s separated by ':', got %d",
+					       sc->name, sc->nargs, sc->nargs == 1 ? "" : "s", (int)np - 1);
 			break;
 		}
 		off = (size_t)snprintf(norm, sizeof(norm), "%s", sc->name);
-		for (int a = 0; ret == 0 && a < sc->nargs; a++) {
+		for (int a = 0; ret == 0 && a < (int)np - 1; a++) {
 			unsigned long long v;
 			char field[64];
+			enum kind k = sc->args[a] == WT_ADVICE ? K_ENUM : (enum kind)sc->args[a];
+			const char *enums = sc->args[a] == WT_ADVICE ? wl_advice_names(sc->name) : sc->enums;
 
 			snprintf(field, sizeof(field), "steps: %s", sc->name);
-			ret = typed(in, field, parts[a + 1], sc->kinds[a], sc->enums, pos, &x, &v);
+			ret = typed(in, field, parts[a + 1], k, enums, pos, &x, &v);
 			if (ret < 0)
 				break;
-			if (sc->kinds[a] == K_BYTE)
+			if (k == K_BYTE)
 				off += (size_t)snprintf(norm + off, sizeof(norm) - off, ":0x%02llx", v);
-			else if (sc->kinds[a] == K_ENUM)
+			else if (k == K_ENUM)
 				off += (size_t)snprintf(norm + off, sizeof(norm) - off, ":%s", parts[a + 1]);
 			else
 				off += (size_t)snprintf(norm + off, sizeof(norm) - off, ":%llu", v);
 			if (!strcmp(sc->name, "write") && a == 0 && region && v * 4096 > region)
 				ret = inst_err(in, pos, &x, "steps: write: %llu pages do not fit in the region (%llu pages)",
 					       v, region / 4096);
+			if (k == K_POSITIVE_SIZE && !strcmp(sc->name, "advise") && region && v > region)
+				ret = inst_err(in, pos, &x, "steps: advise: %llu bytes are more than the region (%llu)", v,
+					       region);
 		}
 		if (ret == 0)
 			arg_push(w, norm);
@@ -911,76 +910,6 @@ static int region_steps(struct inst *in, const struct scn_item *it, struct run_w
 	tokens_free(&t);
 	return ret;
 }
-
-struct prog_key {
-	const char *key;
-	enum kind kind;
-	const char *enums;
-	bool required;
-};
-
-struct program {
-	const char *name;
-	const struct prog_key *keys;
-};
-
-static const struct prog_key region_keys[] = {
-	{ "size", K_MEM, NULL, true },
-	{ "thp", K_ENUM, "on|off|default", false },
-	{ "shared", K_BOOL, NULL, false },
-	{ "steps", K_ENUM, NULL, true },        /* typed by region_steps */
-	{ NULL, K_SIZE, NULL, false },
-};
-static const struct prog_key hold_keys[] = {
-	{ "size", K_MEM, NULL, false },                 /* this or leave */
-	{ "leave", K_POSITIVE_SIZE, NULL, false },      /* hold MemFree - leave: shape the machine */
-	{ "oom_score_adj", K_UINT, NULL, false },       /* 0..1000: a bystander, not the victim */
-	{ "fill", K_BYTE, NULL, false },
-	{ NULL, K_SIZE, NULL, false },
-};
-static const struct prog_key no_keys[] = { { NULL, K_SIZE, NULL, false } };
-/* workloads/stepper.c: the watermark article's stepped allocator. */
-static const struct prog_key stepper_keys[] = {
-	{ "pace", K_ENUM, NULL, false },                /* "SIZE/MS": step and interval in one (typed below) */
-	{ "step", K_MEM, NULL, false },                 /* this or pace */
-	{ "target", K_MEM, NULL, true },
-	{ "interval", K_UINT, NULL, false },            /* ms between steps */
-	{ "hold", K_UINT, NULL, false },                /* ms at the target */
-	{ "shared", K_BOOL, NULL, false },              /* MAP_SHARED|MAP_ANONYMOUS (shmem) */
-	{ "release", K_BOOL, NULL, false },             /* unmap at the end (default yes) */
-	{ "oom_score_adj", K_UINT, NULL, false },       /* 0..1000 */
-	{ NULL, K_SIZE, NULL, false },
-};
-/* workloads/cachefill.c: a file read into the page cache. */
-static const struct prog_key cachefill_keys[] = {
-	{ "size", K_MEM, NULL, true },
-	{ "reads", K_UINT, NULL, false },
-	{ "cold", K_BOOL, NULL, false },
-	{ "stay", K_BOOL, NULL, false },                /* keep the file (and its cache) until stopped */
-	{ NULL, K_SIZE, NULL, false },
-};
-
-/* workloads/allocs.c: memory through a real allocator (glibc, jemalloc). */
-static const struct prog_key allocs_keys[] = {
-	{ "allocator", K_ENUM, "glibc|jemalloc", true },
-	{ "malloc_conf", K_ENUM, NULL, false },         /* jemalloc's MALLOC_CONF, as written (below) */
-	{ "size", K_MEM, NULL, true },
-	{ "chunk", K_POSITIVE_SIZE, NULL, false },      /* one malloc() (default 64K) */
-	{ "keep_last", K_BOOL, NULL, false },           /* the last chunk stays allocated */
-	{ "trim", K_BOOL, NULL, false },                /* malloc_trim(0) / arena purge after the free */
-	{ "hold", K_UINT, NULL, false },                /* ms after the free */
-	{ "pressure", K_MEM, NULL, false },             /* a second mapping written at the end */
-	{ NULL, K_SIZE, NULL, false },
-};
-
-static const struct program programs[] = {
-	{ "region", region_keys },
-	{ "hold", hold_keys },
-	{ "lazyscan", no_keys },
-	{ "stepper", stepper_keys },
-	{ "cachefill", cachefill_keys },
-	{ "allocs", allocs_keys },
-};
 
 static int workload_start(struct inst *in, const struct scn_item *it, size_t self, struct run_workload *w)
 {
@@ -1010,45 +939,45 @@ static int workload_inst(struct inst *in, size_t idx, struct run_workload *w)
 {
 	const struct scn_section *sec = &in->s->workloads[idx];
 	const struct scn_item *prog = section_get(sec, "program");
-	const struct program *pg = NULL;
+	const struct wl_decl *pg;
 	struct expanded x;
 	char what[64];
 	int ret;
 
 	snprintf(w->name, sizeof(w->name), "%s", sec->name);
 	snprintf(what, sizeof(what), "[workload %s]", sec->name);
+	char programs[128];
+
+	wl_decl_programs(programs, sizeof(programs));
 	if (prog == NULL)
-		return inst_err(in, sec->pos, NULL, "%s needs program = region|hold|lazyscan|stepper|cachefill|allocs", what);
-	for (size_t i = 0; i < sizeof(programs) / sizeof(programs[0]); i++)
-		if (!strcmp(programs[i].name, prog->value))
-			pg = &programs[i];
+		return inst_err(in, sec->pos, NULL, "%s needs program = one of %s", what, programs);
+	pg = wl_decl_find(prog->value);
 	if (pg == NULL)
-		return inst_err(in, prog->value_pos, NULL, "%s program: unknown program '%s' (known: region, hold, lazyscan, stepper, cachefill, allocs)",
-				what, prog->value);
-	snprintf(w->program, sizeof(w->program), "%s", pg->name);
-	arg_push(w, pg->name);
+		return inst_err(in, prog->value_pos, NULL, "%s program: unknown program '%s' (known: %s)",
+				what, prog->value, programs);
+	snprintf(w->program, sizeof(w->program), "%s", pg->program);
+	arg_push(w, pg->program);
 	for (size_t i = 0; i < sec->n; i++) {
 		const struct scn_item *it = &sec->items[i];
 		bool known = !strcmp(it->key, "program") || !strcmp(it->key, "start");
 
-		for (const struct prog_key *k = pg->keys; k->key; k++)
-			known |= !strcmp(k->key, it->key);
+		known |= wl_opt_find(pg, it->key) != NULL;
 		if (!known) {
 			char list[256] = "program, start";
 			size_t off = strlen(list);
 
-			for (const struct prog_key *k = pg->keys; k->key; k++)
+			for (const struct wl_opt *k = pg->opts; k->key; k++)
 				off += (size_t)snprintf(list + off, sizeof(list) - off, ", %s", k->key);
 			return inst_err(in, it->key_pos, NULL, "unknown key '%s' in %s (program %s takes: %s)",
-					it->key, what, pg->name, list);
+					it->key, what, pg->program, list);
 		}
 	}
 	ret = workload_start(in, section_get(sec, "start"), idx, w);
 	if (ret < 0)
 		return ret;
-	if (pg->keys == hold_keys && (section_get(sec, "size") == NULL) == (section_get(sec, "leave") == NULL))
+	if (!strcmp(pg->program, "hold") && (section_get(sec, "size") == NULL) == (section_get(sec, "leave") == NULL))
 		return inst_err(in, sec->pos, NULL, "%s needs size or leave (one of them)", what);
-	for (const struct prog_key *k = pg->keys; k->key; k++) {
+	for (const struct wl_opt *k = pg->opts; k->key; k++) {
 		const struct scn_item *it = section_get(sec, k->key);
 		unsigned long long v;
 		char num[32];
@@ -1101,7 +1030,7 @@ static int workload_inst(struct inst *in, size_t idx, struct run_workload *w)
 			arg_push(w, x.text);
 			continue;
 		}
-		ret = typed_item(in, sec, what, it, k->kind, k->enums, &v, &x);
+		ret = typed_item(in, sec, what, it, (enum kind)k->type, k->enums, &v, &x);
 		if (ret < 0)
 			return ret;
 		if (!strcmp(k->key, "allocator")) {
@@ -1131,7 +1060,7 @@ static int workload_inst(struct inst *in, size_t idx, struct run_workload *w)
 			for (size_t c = 2; c < o; c++)
 				if (opt[c] == '_')
 					opt[c] = '-';
-			if (k->kind == K_BOOL) {
+			if (k->type == WT_BOOL) {
 				if (!strcmp(k->key, "release")) {
 					if (!v)
 						arg_push(w, "--no-release");
@@ -1145,7 +1074,7 @@ static int workload_inst(struct inst *in, size_t idx, struct run_workload *w)
 			arg_push(w, num);
 		}
 	}
-	if (!strcmp(pg->name, "stepper") && (section_get(sec, "step") == NULL) == (section_get(sec, "pace") == NULL))
+	if (!strcmp(pg->program, "stepper") && (section_get(sec, "step") == NULL) == (section_get(sec, "pace") == NULL))
 		return inst_err(in, sec->pos, NULL, "%s needs either step (with interval) or pace = SIZE/MS", what);
 	return 0;
 }
@@ -1341,31 +1270,42 @@ int scenario_instantiate(const struct scenario *s, size_t v, unsigned long long 
 			r->param_values[r->nr_params++] = xstrdup(in.var_val[i]);
 		}
 	}
-	/* Sandbox. */
-	it = section_get(&s->sandbox, "memory_max");
-	ret = typed_item(&in, &s->sandbox, "[sandbox]", it, K_POSITIVE_SIZE, NULL, &r->memory_max, &x);
-	if (ret < 0)
-		return ret;
-	if (memtotal_bytes && r->memory_max > memtotal_bytes) {
-		char a[32], b[32];
+	/* Sandbox: every row of sandbox/settings.c's table, stated or defaulted. */
+	memset(&r->sandbox, 0, sizeof(r->sandbox));
+	for (size_t i = 0; i < SB_NR_SETTINGS; i++) {
+		const struct sandbox_setting *d = &sandbox_settings[i];
+		enum kind k = d->type == SB_TYPE_BOOL ? K_BOOL : d->type == SB_TYPE_UINT ? K_UINT
+			: d->min > 0 ? K_POSITIVE_SIZE : K_SIZE;
+		char field[64];
 
-		return inst_err(&in, it->value_pos, &x, "[sandbox] memory_max: %s is more than this machine's MemTotal (%s)",
-				lab_format_size(r->memory_max, a, sizeof(a)),
-				lab_format_size(memtotal_bytes, b, sizeof(b)));
-	}
-	it = section_get(&s->sandbox, "swap_max");
-	if (it != NULL) {
-		ret = typed_item(&in, &s->sandbox, "[sandbox]", it, K_SIZE, NULL, &r->swap_max, &x);
+		it = section_get(&s->sandbox, d->key);
+		if (it == NULL) {
+			if (d->dflt != NULL) {
+				struct lab_error e2;
+
+				if (sandbox_setting_parse(d, d->dflt, &r->sandbox.val[d->id], &e2) < 0)
+					return inst_err(&in, (struct scn_pos){ 0, 0 }, NULL, "[sandbox] %s: default: %s",
+							d->key, e2.msg);
+				r->sandbox.apply |= 1u << d->id;
+			}
+			continue;
+		}
+		ret = typed_item(&in, &s->sandbox, "[sandbox]", it, k, NULL, &r->sandbox.val[d->id], &x);
 		if (ret < 0)
 			return ret;
-	}
-	r->oom_group = true;
-	it = section_get(&s->sandbox, "oom_group");
-	if (it != NULL) {
-		ret = typed_item(&in, &s->sandbox, "[sandbox]", it, K_BOOL, NULL, &val, &x);
-		if (ret < 0)
-			return ret;
-		r->oom_group = val != 0;
+		snprintf(field, sizeof(field), "[sandbox] %s", d->key);
+		if (r->sandbox.val[d->id] < d->min || r->sandbox.val[d->id] > d->max)
+			return inst_err(&in, it->value_pos, &x, "%s: expected %llu..%llu, got '%s'", field, d->min,
+					d->max, x.text);
+		if ((d->flags & SB_F_LE_MEMTOTAL) && memtotal_bytes && r->sandbox.val[d->id] > memtotal_bytes) {
+			char a[32], b[32];
+
+			return inst_err(&in, it->value_pos, &x, "%s: %s is more than this machine's MemTotal (%s)",
+					field, lab_format_size(r->sandbox.val[d->id], a, sizeof(a)),
+					lab_format_size(memtotal_bytes, b, sizeof(b)));
+		}
+		r->sandbox.given |= 1u << d->id;
+		r->sandbox.apply |= 1u << d->id;
 	}
 	/* [vm]: typed here so a bad value fails before anything runs. */
 	for (size_t i = 0; i < s->vm.n; i++) {

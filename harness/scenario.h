@@ -9,6 +9,7 @@
 #include <stddef.h>
 
 #include "error.h"
+#include "sandbox/settings.h"
 
 #define SCN_MAX_PARAMS 32
 #define SCN_MAX_MATRIX 4
@@ -149,8 +150,7 @@ struct run_spec {
 	size_t nr_params;
 	char *param_names[SCN_MAX_PARAMS];      /* borrowed */
 	char *param_values[SCN_MAX_PARAMS];     /* owned: the value after the variant */
-	unsigned long long memory_max, swap_max;
-	bool oom_group;
+	struct sandbox_values sandbox;  /* [sandbox], typed by sandbox/settings.c's table */
 	size_t nr_workloads;
 	struct run_workload workloads[SCN_MAX_WORKLOADS];
 	size_t nr_actions;

@@ -33,6 +33,7 @@
 #include "error.h"
 #include "fileio.h"
 #include "sources/kv.h"
+#include "decl.h"
 #include "events.h"
 #include "lockdown.h"
 #include "size.h"
@@ -48,6 +49,7 @@ static int parse_args(int argc, char **argv, struct config *cfg, struct events *
 		      struct lab_error *err)
 {
 	bool have_size = false;
+	const struct wl_opt *opt;
 	const char *val;
 	int a, ret;
 
@@ -58,16 +60,6 @@ static int parse_args(int argc, char **argv, struct config *cfg, struct events *
 			return ret;
 		if (ret > 0)
 			continue;
-		ret = events_opt(argc, argv, &a, "--size", &val, err);
-		if (ret < 0)
-			return ret;
-		if (ret > 0) {
-			ret = lab_parse_size(val, &cfg->size, err);
-			if (ret < 0)
-				return lab_error_prefix(err, "--size %s", val);
-			have_size = true;
-			continue;
-		}
 		ret = events_opt_oom_adj(argc, argv, &a, &cfg->adj, err);
 		if (ret < 0)
 			return ret;
@@ -75,24 +67,27 @@ static int parse_args(int argc, char **argv, struct config *cfg, struct events *
 			cfg->set_adj = true;
 			continue;
 		}
-		ret = events_opt(argc, argv, &a, "--leave", &val, err);
+		/* --size, --leave, --fill: the declaration the scenario parser
+		 * reads too (workloads/decl/hold.c). */
+		ret = wl_opt_match(&wl_decl_hold, argc, argv, &a, &opt, &val, err);
 		if (ret < 0)
 			return ret;
 		if (ret > 0) {
-			ret = lab_parse_size(val, &cfg->leave, err);
-			if (ret < 0)
-				return lab_error_prefix(err, "--leave %s", val);
-			cfg->by_leave = true;
-			continue;
-		}
-		ret = events_opt(argc, argv, &a, "--fill", &val, err);
-		if (ret < 0)
-			return ret;
-		if (ret > 0) {
-			ret = lab_parse_byte(val, &cfg->byte, err);
-			if (ret < 0)
-				return lab_error_prefix(err, "--fill %s", val);
-			cfg->fill = true;
+			unsigned long long v;
+
+			if (val == NULL || wl_parse_value(opt->type, opt->enums, val, &v, err) < 0)
+				return val == NULL ? lab_error_set(err, EINVAL, "%s needs a value", opt->flag)
+						   : lab_error_prefix(err, "%s %s", opt->flag, val);
+			if (!strcmp(opt->key, "size")) {
+				cfg->size = v;
+				have_size = true;
+			} else if (!strcmp(opt->key, "leave")) {
+				cfg->leave = v;
+				cfg->by_leave = true;
+			} else if (!strcmp(opt->key, "fill")) {
+				cfg->byte = (unsigned int)v;
+				cfg->fill = true;
+			}
 			continue;
 		}
 		return lab_error_set(err, EINVAL, "%s: unknown argument", argv[a]);

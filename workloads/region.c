@@ -27,6 +27,8 @@
 #include <unistd.h>
 
 #include "anon.h"
+#include "decl.h"
+#include "decl/region.h"
 #include "error.h"
 #include "events.h"
 #include "fileio.h"
@@ -48,18 +50,16 @@ enum thp_mode { THP_DEFAULT, THP_ON, THP_OFF };
 
 static const char *const thp_names[] = { "default", "on", "off" };
 
-enum step_kind {
-	ST_FILL, ST_ADVISE, ST_SERIES, ST_READBACK, ST_WRITE, ST_PRESSURE,
-	ST_MINCORE, ST_SCAN, ST_HOLD, ST_SYSCALL, ST_DRAIN, ST_POKE,
-};
-
+/* The steps and options are declared in workloads/decl/region.c (read by
+ * the scenario parser too); the ids are decl/region.h's. */
 struct step {
-	enum step_kind kind;
+	enum region_step kind;
 	char name[16];
 	const char *arg;                /* the text after "name:", "" if none */
 	unsigned int byte, byte2;       /* fill/readback/write/scan patterns */
-	unsigned long long n;           /* series K, write N pages, pressure bytes, hold ms */
-	int advice;                     /* MADV_FREE, MADV_DONTNEED, or -1 for none */
+	unsigned long long n;           /* series K, write N pages, pressure bytes, hold ms,
+					 * advise: the bytes from the start it covers (0 = all) */
+	const struct wl_advice *advice; /* advise/populate: madvise(2)'s advice */
 	long sysno;
 };
 
@@ -97,145 +97,87 @@ static const struct {
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"usage: region --size SIZE [--shared] [--thp on|off|default]\n"
-		"              [--event-fd N] [--ack-fd N] STEP...\n"
-		"steps: fill:BYTE advise:free|dontneed|none series:K readback:BYTE\n"
-		"       write:N:BYTE pressure:SIZE mincore drain scan:PATTERN:WRITTEN hold:MS\n"
-		"       syscall:mount|ptrace|reboot|swapon|init_module\n");
+	wl_decl_usage(&wl_decl_region, f);
 }
 
 /* ---- arguments -------------------------------------------------------- */
 
-/* "A:B" → a, b (each shorter than 64 bytes). */
-static int split2(const char *arg, char *a, char *b, size_t len, struct lab_error *err)
-{
-	const char *colon = strchr(arg, ':');
-
-	if (colon == NULL)
-		return lab_error_set(err, EINVAL, "expected two values separated by ':'");
-	if ((size_t)(colon - arg) >= len || strlen(colon + 1) >= len)
-		return lab_error_set(err, EINVAL, "value too long");
-	memcpy(a, arg, (size_t)(colon - arg));
-	a[colon - arg] = '\0';
-	strcpy(b, colon + 1);
-	return 0;
-}
-
+/* One step as written, typed by the declaration (decl/region.c); what is
+ * left here is what a type cannot say. */
 static int parse_step(const char *s, struct step *st, struct lab_error *err)
 {
-	static const char *const valued[] = {
-		"fill", "advise", "series", "readback", "write", "pressure", "scan",
-		"hold", "syscall", "poke",
-	};
+	struct wl_step_value sv;
 	const char *colon = strchr(s, ':');
-	size_t nlen = colon != NULL ? (size_t)(colon - s) : strlen(s);
-	const char *arg = colon != NULL ? colon + 1 : NULL;
-	char a[64], b[64];
 	size_t i;
-	int ret = 0;
+	int ret;
 
 	memset(st, 0, sizeof(*st));
-	st->advice = -1;
-	if (nlen == 0 || nlen >= sizeof(st->name))
-		return lab_error_set(err, EINVAL, "unknown step");
-	memcpy(st->name, s, nlen);
-	st->name[nlen] = '\0';
-	st->arg = arg != NULL ? arg : "";
+	ret = wl_step_parse(&wl_decl_region, s, &sv, err);
+	if (ret < 0)
+		return ret;
+	st->kind = (enum region_step)sv.step->id;
+	snprintf(st->name, sizeof(st->name), "%s", sv.step->name);
+	st->arg = colon != NULL ? colon + 1 : "";
 
-	if (strcmp(st->name, "mincore") == 0 || strcmp(st->name, "drain") == 0) {
-		st->kind = st->name[0] == 'm' ? ST_MINCORE : ST_DRAIN;
-		if (arg != NULL)
-			return lab_error_set(err, EINVAL, "%s takes no value", st->name);
-		return 0;
-	}
-	if (arg == NULL || *arg == '\0') {
-		for (i = 0; i < sizeof(valued) / sizeof(valued[0]); i++)
-			if (strcmp(st->name, valued[i]) == 0)
-				return lab_error_set(err, EINVAL, "%s needs a value", st->name);
-		return lab_error_set(err, EINVAL, "unknown step");
-	}
-
-	if (strcmp(st->name, "fill") == 0) {
-		st->kind = ST_FILL;
-		ret = lab_parse_byte(arg, &st->byte, err);
-	} else if (strcmp(st->name, "readback") == 0) {
-		st->kind = ST_READBACK;
-		ret = lab_parse_byte(arg, &st->byte, err);
-	} else if (strcmp(st->name, "advise") == 0) {
-		st->kind = ST_ADVISE;
-		if (strcmp(arg, "free") == 0)
-			st->advice = MADV_FREE;
-		else if (strcmp(arg, "dontneed") == 0)
-			st->advice = MADV_DONTNEED;
-		else if (strcmp(arg, "none") != 0)
-			return lab_error_set(err, EINVAL, "expected free, dontneed or none");
-	} else if (strcmp(st->name, "series") == 0) {
-		st->kind = ST_SERIES;
-		ret = lab_parse_uint(arg, &st->n, err);
-		if (ret == 0 && (st->n < 1 || st->n > SERIES_MAX))
+	switch (st->kind) {
+	case ST_FILL:
+	case ST_READBACK:
+		st->byte = (unsigned int)sv.v[0];
+		break;
+	case ST_ADVISE:
+	case ST_POPULATE:
+		st->advice = wl_advice_find(sv.step->name, sv.text[0]);
+		st->n = sv.nargs > 1 ? sv.v[1] : 0;
+		break;
+	case ST_SERIES:
+		st->n = sv.v[0];
+		if (st->n > SERIES_MAX)
 			return lab_error_set(err, EINVAL, "K must be 1 to %d", SERIES_MAX);
-	} else if (strcmp(st->name, "write") == 0) {
-		st->kind = ST_WRITE;
-		ret = split2(arg, a, b, sizeof(a), err);
-		if (ret == 0)
-			ret = lab_parse_uint(a, &st->n, err);
-		if (ret == 0)
-			ret = lab_parse_byte(b, &st->byte, err);
-	} else if (strcmp(st->name, "poke") == 0) {
+		break;
+	case ST_WRITE:
+	case ST_POKE:
 		/* poke:SIZE:BYTE — SIZE bytes (1, 4K, 2M...), not pages: a write of
 		 * one byte dirties the whole folio it lands in. */
-		st->kind = ST_POKE;
-		ret = split2(arg, a, b, sizeof(a), err);
-		if (ret == 0)
-			ret = lab_parse_size(a, &st->n, err);
-		if (ret == 0 && st->n == 0)
-			return lab_error_set(err, EINVAL, "poke size must be at least 1 byte");
-		if (ret == 0)
-			ret = lab_parse_byte(b, &st->byte, err);
-	} else if (strcmp(st->name, "pressure") == 0) {
-		st->kind = ST_PRESSURE;
-		ret = lab_parse_size(arg, &st->n, err);
-		if (ret == 0 && (st->n == 0 || st->n > SIZE_MAX / 2))
+		st->n = sv.v[0];
+		st->byte = (unsigned int)sv.v[1];
+		break;
+	case ST_PRESSURE:
+		st->n = sv.v[0];
+		if (st->n > SIZE_MAX / 2)
 			return lab_error_set(err, EINVAL, "pressure size out of range");
-	} else if (strcmp(st->name, "scan") == 0) {
-		st->kind = ST_SCAN;
-		ret = split2(arg, a, b, sizeof(a), err);
-		if (ret == 0)
-			ret = lab_parse_byte(a, &st->byte, err);
-		if (ret == 0)
-			ret = lab_parse_byte(b, &st->byte2, err);
+		break;
+	case ST_SCAN:
+		st->byte = (unsigned int)sv.v[0];
+		st->byte2 = (unsigned int)sv.v[1];
 		/* A page is classified by its first byte: pattern, zero (a
 		 * reclaimed page reads as the zero page) or written; the three
 		 * must differ for the counts to mean anything. */
-		if (ret == 0 && (st->byte == 0 || st->byte2 == 0 || st->byte == st->byte2))
+		if (st->byte == 0 || st->byte2 == 0 || st->byte == st->byte2)
 			return lab_error_set(err, EINVAL,
 					     "PATTERN and WRITTEN must differ and not be 0");
-	} else if (strcmp(st->name, "hold") == 0) {
-		st->kind = ST_HOLD;
-		ret = lab_parse_uint(arg, &st->n, err);
-		if (ret == 0 && st->n > 24ULL * 3600 * 1000)
+		break;
+	case ST_HOLD:
+		st->n = sv.v[0];
+		if (st->n > 24ULL * 3600 * 1000)
 			return lab_error_set(err, EINVAL, "hold longer than a day");
-	} else if (strcmp(st->name, "syscall") == 0) {
-		st->kind = ST_SYSCALL;
-		for (i = 0; i < sizeof(forbidden) / sizeof(forbidden[0]); i++) {
-			if (strcmp(arg, forbidden[i].name) == 0) {
+		break;
+	case ST_SYSCALL:
+		for (i = 0; i < sizeof(forbidden) / sizeof(forbidden[0]); i++)
+			if (strcmp(sv.text[0], forbidden[i].name) == 0)
 				st->sysno = forbidden[i].nr;
-				return 0;
-			}
-		}
-		return lab_error_set(err, EINVAL,
-				     "expected mount, ptrace, reboot, swapon or init_module");
-	} else {
-		return lab_error_set(err, EINVAL, "unknown step");
+		break;
+	case ST_MINCORE:
+	case ST_DRAIN:
+		break;
 	}
-	return ret;
+	return 0;
 }
 
 static int parse_args(int argc, char **argv, struct config *cfg, struct events *ev,
 		      size_t page_size, struct lab_error *err)
 {
 	bool have_size = false;
+	const struct wl_opt *opt;
 	const char *val;
 	size_t i;
 	int a, ret;
@@ -261,33 +203,24 @@ static int parse_args(int argc, char **argv, struct config *cfg, struct events *
 			return ret;
 		if (ret > 0)
 			continue;
-		ret = events_opt(argc, argv, &a, "--size", &val, err);
+		ret = wl_opt_match(&wl_decl_region, argc, argv, &a, &opt, &val, err);
 		if (ret < 0)
 			return ret;
-		if (ret > 0) {
-			ret = lab_parse_size(val, &cfg->size, err);
-			if (ret < 0)
-				return lab_error_prefix(err, "--size %s", val);
-			have_size = true;
-			continue;
-		}
-		ret = events_opt(argc, argv, &a, "--thp", &val, err);
-		if (ret < 0)
-			return ret;
-		if (ret > 0) {
-			if (strcmp(val, "on") == 0)
-				cfg->thp = THP_ON;
-			else if (strcmp(val, "off") == 0)
-				cfg->thp = THP_OFF;
-			else if (strcmp(val, "default") == 0)
-				cfg->thp = THP_DEFAULT;
-			else
-				return lab_error_set(err, EINVAL,
-						     "--thp %s: expected on, off or default", val);
-			continue;
-		}
-		if (strcmp(arg, "--shared") == 0) {
+		if (ret > 0 && !strcmp(opt->key, "shared")) {
 			cfg->shared = true;
+			continue;
+		}
+		if (ret > 0) {
+			unsigned long long v;
+
+			if (wl_parse_value(opt->type, opt->enums, val, &v, err) < 0)
+				return lab_error_prefix(err, "%s %s", opt->flag, val);
+			if (!strcmp(opt->key, "size")) {
+				cfg->size = v;
+				have_size = true;
+			} else if (!strcmp(opt->key, "thp")) {
+				cfg->thp = !strcmp(val, "on") ? THP_ON : !strcmp(val, "off") ? THP_OFF : THP_DEFAULT;
+			}
 			continue;
 		}
 		return lab_error_set(err, EINVAL, "%s: unknown option", arg);
@@ -311,6 +244,9 @@ static int parse_args(int argc, char **argv, struct config *cfg, struct events *
 					     "step '%s:%s': %llu pages, but the region has %llu",
 					     st->name, st->arg, st->n,
 					     cfg->size / page_size);
+		if (st->kind == ST_ADVISE && st->n > cfg->size)
+			return lab_error_set(err, EINVAL, "step '%s:%s': %llu bytes, but the region has %llu",
+					     st->name, st->arg, st->n, cfg->size);
 		if (st->kind == ST_POKE && st->n > cfg->size)
 			return lab_error_set(err, EINVAL, "step '%s:%s': %llu bytes, but the region has %llu",
 					     st->name, st->arg, st->n, cfg->size);
@@ -555,11 +491,15 @@ static int run_step(struct events *ev, struct region *r, const struct step *st,
 		memset(r->start, (int)st->byte, r->size);
 		break;
 	case ST_ADVISE:
-		if (st->advice >= 0 && madvise(r->start, r->size, st->advice) < 0)
-			return lab_error_errno(err, errno, "madvise(%s)",
-					       st->advice == MADV_FREE ? "MADV_FREE"
-								       : "MADV_DONTNEED");
+	case ST_POPULATE: {
+		/* advise:ADVICE:SIZE covers the region's first SIZE bytes, rounded
+		 * up to whole pages (madvise takes page-aligned ranges). */
+		size_t len = st->n ? ((size_t)st->n + r->page_size - 1) / r->page_size * r->page_size : r->size;
+
+		if (st->advice->advice >= 0 && madvise(r->start, len, st->advice->advice) < 0)
+			return lab_error_errno(err, errno, "madvise(%s) of %zu bytes", st->advice->madv, len);
 		break;
+	}
 	case ST_SERIES:
 		/* Back to back, nothing between the reads: the article saw
 		 * the first readings after MADV_FREE lag by 16 kB. */
@@ -633,6 +573,11 @@ static int run_step(struct events *ev, struct region *r, const struct step *st,
 		break;
 	case ST_POKE:
 		ev_u64(&l, "poked_bytes", st->n);
+		break;
+	case ST_ADVISE:
+	case ST_POPULATE:
+		ev_str(&l, "advice", st->advice->madv);
+		ev_u64(&l, "advised_bytes", st->n ? (st->n + r->page_size - 1) / r->page_size * r->page_size : r->size);
 		break;
 	case ST_PRESSURE:
 		ev_u64(&l, "pressure_bytes", st->n);

@@ -38,6 +38,7 @@
 #include <unistd.h>
 
 #include "error.h"
+#include "decl.h"
 #include "events.h"
 #include "fileio.h"
 #include "lockdown.h"
@@ -57,6 +58,7 @@ static void usage(FILE *f)
 
 static int parse_args(int argc, char **argv, struct config *cfg, struct events *ev, struct lab_error *err)
 {
+	const struct wl_opt *opt;
 	const char *val;
 	int ret;
 
@@ -68,38 +70,31 @@ static int parse_args(int argc, char **argv, struct config *cfg, struct events *
 			return ret;
 		if (ret > 0)
 			continue;
-		if (!strcmp(argv[a], "--shared")) {
-			cfg->shared = true;
-			continue;
-		}
-		if (!strcmp(argv[a], "--no-release")) {
-			cfg->release = false;
-			continue;
-		}
-		if ((ret = events_opt(argc, argv, &a, "--step", &val, err)) != 0) {
-			if (ret < 0 || (ret = lab_parse_size(val, &cfg->step, err)) < 0)
-				return lab_error_prefix(err, "--step");
-			continue;
-		}
-		if ((ret = events_opt(argc, argv, &a, "--target", &val, err)) != 0) {
-			if (ret < 0 || (ret = lab_parse_size(val, &cfg->target, err)) < 0)
-				return lab_error_prefix(err, "--target");
-			continue;
-		}
-		if ((ret = events_opt(argc, argv, &a, "--interval", &val, err)) != 0) {
-			if (ret < 0 || (ret = lab_parse_uint(val, &cfg->interval_ms, err)) < 0)
-				return lab_error_prefix(err, "--interval");
-			continue;
-		}
-		if ((ret = events_opt(argc, argv, &a, "--hold", &val, err)) != 0) {
-			if (ret < 0 || (ret = lab_parse_uint(val, &cfg->hold_ms, err)) < 0)
-				return lab_error_prefix(err, "--hold");
-			continue;
-		}
 		if ((ret = events_opt_oom_adj(argc, argv, &a, &cfg->adj, err)) != 0) {
 			if (ret < 0)
 				return ret;
 			cfg->set_adj = true;
+			continue;
+		}
+		/* The rest from the declaration the scenario parser reads too
+		 * (workloads/decl/stepper.c). */
+		if ((ret = wl_opt_match(&wl_decl_stepper, argc, argv, &a, &opt, &val, err)) != 0) {
+			unsigned long long v = 1;
+
+			if (ret < 0 || (val != NULL && (ret = wl_parse_value(opt->type, opt->enums, val, &v, err)) < 0))
+				return lab_error_prefix(err, "%s", opt->flag);
+			if (!strcmp(opt->key, "shared"))
+				cfg->shared = true;
+			else if (!strcmp(opt->key, "release"))
+				cfg->release = false;       /* the flag is --no-release */
+			else if (!strcmp(opt->key, "step"))
+				cfg->step = v;
+			else if (!strcmp(opt->key, "target"))
+				cfg->target = v;
+			else if (!strcmp(opt->key, "interval"))
+				cfg->interval_ms = v;
+			else if (!strcmp(opt->key, "hold"))
+				cfg->hold_ms = v;
 			continue;
 		}
 		return lab_error_set(err, EINVAL, "%s: unknown argument", argv[a]);

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "catalog.h"
+#include "decl.h"
 #include "cli.h"
 #include "exitcode.h"
 #include "fileio.h"
@@ -568,6 +569,52 @@ void run_plan_free(struct run_plan *p)
 	p->parsed = false;
 }
 
+/* The advice of every advise:/populate: step of a variant's workloads,
+ * probed once each.  0, -EOPNOTSUPP naming the step and the advice. */
+static int steps_advice_check(const struct run_spec *r, struct lab_error *err)
+{
+	for (size_t w = 0; w < r->nr_workloads; w++) {
+		const struct wl_decl *d = wl_decl_find(r->workloads[w].program);
+
+		for (int a = 1; d != NULL && d->steps != NULL && a < r->workloads[w].argc; a++) {
+			const char *arg = r->workloads[w].argv[a];
+			const struct wl_advice *adv = NULL;
+			struct wl_step_value sv;
+			struct lab_error e2;
+
+			if (arg[0] == '-' || wl_step_parse(d, arg, &sv, &e2) < 0)
+				continue;
+			for (int i = 0; i < sv.nargs; i++)
+				if (sv.step->args[i] == WT_ADVICE)
+					adv = wl_advice_find(sv.step->name, sv.text[i]);
+			if (adv != NULL && wl_advice_probe(adv, err) < 0)
+				return lab_error_prefix(err, "workload %s, step %s", r->workloads[w].name, arg);
+		}
+	}
+	return 0;
+}
+
+/* runs[].sandbox: where, which version, and every setting of the table as
+ * applied (its result key; a bool is false where it was not written). */
+static json_t *sandbox_json(const struct sandbox *sb, const struct sandbox_values *sv, bool self)
+{
+	enum cg_version cv = sandbox_version(sb);
+	json_t *o = json_pack("{s:s, s:s}", RK_PATH, sandbox_path(sb), RK_VERSION,
+			      cv == CG_VERSION_V2 ? "v2" : "v1");
+
+	for (size_t i = 0; i < SB_NR_SETTINGS; i++) {
+		const struct sandbox_setting *d = &sandbox_settings[i];
+		bool here = sandbox_setting_file(d, cv) != NULL && (sv->apply & (1u << d->id)) &&
+			    !(self && !(sv->given & (1u << d->id)) && d->id != SB_MEMORY_MAX && d->id != SB_SWAP_MAX);
+
+		if (d->type == SB_TYPE_BOOL)
+			json_object_set_new(o, d->result_key, json_boolean(here && sv->val[d->id] != 0));
+		else if (here || d->id == SB_MEMORY_MAX || d->id == SB_SWAP_MAX)
+			json_object_set_new(o, d->result_key, json_integer((json_int_t)sv->val[d->id]));
+	}
+	return o;
+}
+
 /* ------------------------------------------------------------------------ */
 /* check -> knobs -> sandbox -> launch -> sample -> result                    */
 
@@ -621,11 +668,31 @@ int run_execute(const struct run_opts *o, struct run_plan *p)
 		need_knobs |= specs[v].nr_knobs > 0;
 	if ((status = knobs_host_check(o, &host, specs, nv, sp->name)) != LAB_EXIT_RAN)
 		goto done;
+	/* Every setting a variant states must be one this host's memory
+	 * controller can apply (sandbox/settings.c), before anything is created. */
+	for (size_t v = 0; v < nv; v++) {
+		struct sandbox_spec ss = { .values = specs[v].sandbox };
+
+		if (sandbox_check_settings(&host.cg, &ss, &err) < 0) {
+			fprintf(stderr, "pagelab: %s (run %s) cannot run on this host: %s\n", sp->name,
+				specs[v].label, err.msg);
+			status = LAB_EXIT_CANNOT;
+			goto done;
+		}
+	}
+	/* Every madvise(2) advice a step gives must be one this kernel takes:
+	 * tried on a scratch mapping of pagelab's own (workloads/decl.c). */
+	for (size_t v = 0; v < nv; v++)
+		if (steps_advice_check(&specs[v], &err) < 0) {
+			fprintf(stderr, "pagelab: %s (run %s) cannot run on this host: %s\n", sp->name,
+				specs[v].label, err.msg);
+			status = err.code == EOPNOTSUPP ? LAB_EXIT_CANNOT : LAB_EXIT_HARNESS;
+			goto done;
+		}
 	/* --sandbox self: every variant's limit must be the one this cgroup
 	 * already has, checked before anything is touched. */
 	for (size_t v = 0; o->sandbox_self && v < nv; v++) {
-		struct sandbox_spec ss = { .memory_max = specs[v].memory_max,
-					   .swap_max = specs[v].swap_max };
+		struct sandbox_spec ss = { .values = specs[v].sandbox };
 
 		if (sandbox_self_check(&host.cg, &ss, &err) < 0) {
 			fprintf(stderr, "pagelab: %s (run %s): %s\n", sp->name, specs[v].label, err.msg);
@@ -738,10 +805,7 @@ int run_execute(const struct run_opts *o, struct run_plan *p)
 
 	for (unsigned rep = 1; rep <= repeat && !interrupted; rep++) {
 		for (size_t v = 0; v < nv && !interrupted; v++) {
-			struct sandbox_spec ss = { .memory_max = specs[v].memory_max,
-						   .swap_max = specs[v].swap_max,
-						   .oom_group = specs[v].oom_group && !o->sandbox_self &&
-								host.cg.memory == CG_VERSION_V2 };
+			struct sandbox_spec ss = { .values = specs[v].sandbox };
 			unsigned long long baseline = 0;
 			struct trace_config tc = { .set = trace_ok ? specs[v].trace.set : TRACE_SET_NONE,
 						   .raw = specs[v].trace.raw, .bin_ms = specs[v].trace.bin_ms,
@@ -768,12 +832,7 @@ int run_execute(const struct run_opts *o, struct run_plan *p)
 				json_decref(run);
 				goto finish;
 			}
-			json_object_set_new(run, RK_SANDBOX,
-					    json_pack("{s:s, s:s, s:I, s:I, s:b}", "path", sandbox_path(sb),
-						      "version", sandbox_version(sb) == CG_VERSION_V2 ? "v2" : "v1",
-						      "memory_max_bytes", (json_int_t)ss.memory_max,
-						      "swap_max_bytes", (json_int_t)ss.swap_max,
-						      "oom_group", ss.oom_group));
+			json_object_set_new(run, RK_SANDBOX, sandbox_json(sb, &ss.values, o->sandbox_self));
 			/* self: the limit found is the sandbox, and what it already held
 			 * (pagelab, the container's shell) is part of the baseline. */
 			json_object_set_new(json_object_get(run, "sandbox"), RK_MODE,
@@ -783,7 +842,7 @@ int run_execute(const struct run_opts *o, struct run_plan *p)
 						    json_integer((json_int_t)baseline));
 			fprintf(stderr, "pagelab: run %d: %s.%u%s%s: sandbox %s (%s, swap %llu)\n", run_index + 1,
 				specs[v].label, rep, vt[0] ? " " : "", vt, sandbox_path(sb),
-				lab_format_size(ss.memory_max, lim, sizeof(lim)), ss.swap_max);
+				lab_format_size(ss.values.val[SB_MEMORY_MAX], lim, sizeof(lim)), ss.values.val[SB_SWAP_MAX]);
 			/* The kernel log from here on: the knobs' own lines (min_free_kbytes),
 			 * OOM reports, allocation failures (runs[].kmsg). */
 			kfd = kmsg_open(true);
@@ -950,7 +1009,11 @@ int run_show_main(int argc, char **argv)
 		char vt[256];
 
 		variant_text(r, vt, sizeof(vt));
-		printf("  %s %s  sandbox %llu bytes\n", r->label, vt, r->memory_max);
+		printf("  %s %s  sandbox %llu bytes", r->label, vt, r->sandbox.val[SB_MEMORY_MAX]);
+		for (size_t i = 0; i < SB_NR_SETTINGS; i++)
+			if (i != SB_MEMORY_MAX && (r->sandbox.given & (1u << i)))
+				printf(", %s %llu", sandbox_settings[i].key, r->sandbox.val[i]);
+		printf("\n");
 		for (size_t w = 0; w < r->nr_workloads; w++) {
 			printf("    %s:", r->workloads[w].name);
 			for (int a = 0; a < r->workloads[w].argc; a++)

@@ -19,11 +19,13 @@ load helpers
   assert_output --partial "unknown command 'frobnicate'"
 }
 
-@test "list shows the twelve MADV_FREE scenarios with titles, and lru-order" {
+@test "list shows the twelve MADV_FREE scenarios with titles, and lru-order, memory-high, pageout" {
   run "$PAGELAB" list
   assert_success
-  [ "$(grep -c '^madv-free/' <<<"$output")" -eq 13 ]
+  [ "$(grep -c '^madv-free/' <<<"$output")" -eq 15 ]
   assert_output --partial "madv-free/lru-order"
+  assert_output --partial "madv-free/memory-high"
+  assert_output --partial "madv-free/pageout"
   assert_output --partial "madv-free/three-paths"
   refute_output --partial "broken"
 }

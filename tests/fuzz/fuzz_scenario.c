@@ -48,7 +48,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		struct run_spec r;
 
 		if (scenario_instantiate(&s, v, 24ULL << 30, &r, &err) == 0) {
-			if (r.label[0] != (char)('A' + v) || r.memory_max == 0)
+			if (r.label[0] != (char)('A' + v) || r.sandbox.val[SB_MEMORY_MAX] == 0)
 				abort();
 			for (size_t w = 0; w < r.nr_workloads; w++)
 				if (r.workloads[w].argc <= 0 || r.workloads[w].argc >= SCN_MAX_ARGS ||

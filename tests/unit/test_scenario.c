@@ -86,8 +86,8 @@ static int check_one_shipped(const char *path, const char *text)
 			CHECK(!"shipped scenario instantiates");
 			continue;
 		}
-		CHECK(r.memory_max > 0);
-		CHECK(r.swap_max == 0);
+		CHECK(r.sandbox.val[SB_MEMORY_MAX] > 0);
+		CHECK(r.sandbox.val[SB_SWAP_MAX] == 0);
 		CHECK(r.label[0] == (char)('A' + v));
 		run_spec_free(&r);
 	}
@@ -100,7 +100,7 @@ static void check_shipped(const char *root)
 	char dir[4096];
 
 	snprintf(dir, sizeof(dir), "%s/../../scenarios/madv-free", root);
-	CHECK_EQ_U64(for_each_scn(dir, check_one_shipped), 13);       /* the article's 12 + lru-order */
+	CHECK_EQ_U64(for_each_scn(dir, check_one_shipped), 15);       /* the article's 12 + lru-order, memory-high, pageout */
 }
 
 /* The article's parameters are the defaults; --set scales them. */
@@ -158,7 +158,7 @@ static void check_pressure(const char *root)
 		return;
 	CHECK(scenario_parse(path, text, &s, &err) == 0);
 	CHECK(scenario_instantiate(&s, 0, 24ull << 30, &r, &err) == 0);
-	CHECK_EQ_U64(r.memory_max, 1073741824ull);
+	CHECK_EQ_U64(r.sandbox.val[SB_MEMORY_MAX], 1073741824ull);
 	CHECK_EQ_U64(r.nr_workloads, 2);
 	CHECK_STR(r.workloads[0].program, "hold");
 	CHECK_EQ_U64(r.workloads[0].region_bytes, 154ull << 20);
@@ -173,7 +173,7 @@ static void check_pressure(const char *root)
 	CHECK(scenario_override(&s, "memory_max=640M", &err) == 0);
 	CHECK(scenario_override(&s, "pressure=420M", &err) == 0);
 	CHECK(scenario_instantiate(&s, 0, 24ull << 30, &r, &err) == 0);
-	CHECK_EQ_U64(r.memory_max, 640ull << 20);
+	CHECK_EQ_U64(r.sandbox.val[SB_MEMORY_MAX], 640ull << 20);
 	CHECK_EQ_U64(r.workloads[1].region_bytes, 300ull << 20);
 	CHECK(has_arg(&r.workloads[1], "pressure:440401920"));
 	run_spec_free(&r);

@@ -1,0 +1,116 @@
+#!/usr/bin/env bats
+# memory.high and the new madvise steps where cgroup v2 is: Debian 6.12 and 6.1
+# guests (pagelab vm), and the v1 host's refusal.  Backs docs/extending.md's
+# "a setting" (memory_high, one row of harness/sandbox/settings.c) and "a step"
+# (advise:pageout, one row of workloads/decl.c) with tests/scenarios/extending.scn,
+# and records issue 10's first uses: madv-free/memory-high (the article's three
+# paths with memory.high 900M under memory.max 1G) and madv-free/pageout.
+#
+# Sizes: the article's own for the two madv-free scenarios (each takes seconds
+# inside a TCG guest, docs/vm.md); extending.scn is small.  One guest boot per
+# kernel per test.
+
+load helpers
+load madv-free-checks
+
+setup_file() {
+  export BATS_NO_PARALLELIZE_WITHIN_FILE=true
+  VM_SKIP=$(vm_skip_reason 6.1 6.12)
+  export VM_SKIP
+}
+
+need_guest() {
+  [ -z "$VM_SKIP" ] || skip "$VM_SKIP"
+}
+
+results_of() {
+  ls "$RESULTS/$1"/*-guest-*.json
+}
+
+@test "memory-high: on this cgroup v1 host it is exit 3 naming memory_high, before anything is made" {
+  require_memcg
+  [ "$("$PAGELAB" check --json | jq -r .cgroup.memory)" = v1 ] || skip "this host's memory controller is not v1"
+  before=$(pagelab_cgroups)
+  run --separate-stderr "$PAGELAB" run madv-free/memory-high --no-report --out "$RESULTS/never.json"
+  assert_equal "$status" 3
+  [[ "$stderr" == *"[sandbox] memory_high is cgroup v2's memory.high: this host's memory controller is v1"* ]]
+  [ ! -e "$RESULTS/never.json" ]
+  [ "$(pagelab_cgroups)" = "$before" ]
+}
+
+@test "extending: memory_high is written and read back, advise:pageout drops the lazyfree part (6.12 guest)" {
+  need_guest
+  guest_run mh-ext --kernel 6.12 --timeout 300 run "$TOP/tests/scenarios/extending.scn" --no-report
+  assert_success
+  f=$(results_of mh-ext)
+  jq -e '.host.cgroup.memory == "v2" and .runs[0].sandbox.memory_high_bytes == 209715200
+         and .runs[0].sandbox.memory_max_bytes == 268435456' "$f"
+  jq -e '.runs[0].exit.outcome == "completed"' "$f"
+  lf=$(rstep "$f" 0 drain | jq .counters.region.lazyfree_kb)
+  [ "$lf" -le 32768 ] && [ "$lf" -ge $((32768 - 124)) ]
+  # pageout without swap: the lazily freed pages go, every other one stays.
+  po=$(rstep "$f" 0 advise 2)
+  [ "$(jq .counters.region.lazyfree_kb <<<"$po")" -eq 0 ]
+  rss=$(jq .counters.region.rss_kb <<<"$po")
+  [ "$rss" -ge $((131072 - 32768)) ] && [ "$rss" -le $((131072 - 32768 + 124)) ]
+  # 96M left + 120M of pressure is over memory.high (200M): the kernel counted it.
+  [ "$(jq '[.runs[0].samples[] | .memory_events.high // 0] | max' "$f")" -gt 0 ]
+}
+
+@test "madv-free/memory-high in 6.12 and 6.1 guests: throttled, and what memory.events and PSI say" {
+  need_guest
+  guest_run mh-full --kernel 6.12 --kernel 6.1 --timeout 600 run madv-free/memory-high --no-report
+  assert_success
+  for f in $(results_of mh-full); do
+    k=$(jq -r .host.kernel "$f")
+    jq -e 'all(.runs[]; .sandbox.memory_high_bytes == 943718400 and .sandbox.memory_max_bytes == 1073741824)' "$f"
+    for r in 0 1 2; do
+      adv=$(jq -r ".runs[$r].variant.advice" "$f")
+      out=$(jq -r ".runs[$r].exit.outcome" "$f")
+      high=$(jq "[.runs[$r].samples[] | .memory_events.high // 0] | max" "$f")
+      oomk=$(jq "[.runs[$r].samples[] | .memory_events.oom_kill // 0] | max" "$f")
+      some=$(jq "[.runs[$r].samples[] | .memcg_pressure.some.total_us // 0] | max" "$f")
+      full=$(jq "[.runs[$r].samples[] | .memcg_pressure.full.total_us // 0] | max" "$f")
+      dur=$(jq ".runs[$r].summary.duration_ms | floor" "$f")
+      zero=$(rstep "$f" $r scan | jq '.counters.scan.zero // "-"')
+      echo "# $k $adv: $out after $dur ms; memory.events high $high oom_kill $oomk; PSI some ${some} us full ${full} us; scan zero $zero" >&3
+      case $adv in
+        none)
+          # Without swap nothing of it can be reclaimed: memory.high can only
+          # throttle it, and it went over (the count says so) before memory.max.
+          [ "$high" -gt 0 ] ;;
+        free)
+          [ "$out" = completed ]
+          [ "$high" -gt 0 ]
+          sc=$(rstep "$f" $r scan | jq .counters.scan)
+          [ "$(jq '.pattern + .zero + .written' <<<"$sc")" -eq 131072 ]
+          [ "$(jq .written <<<"$sc")" -eq 1 ] ;;
+        dontneed)
+          [ "$out" = completed ]
+          [ "$(rstep "$f" $r advise | jq .counters.region.rss_kb)" -eq 0 ] ;;
+      esac
+    done
+  done
+}
+
+@test "madv-free/pageout in 6.12 and 6.1 guests: PAGEOUT and COLD free nothing without swap, FREE survives" {
+  need_guest
+  guest_run po --kernel 6.12 --kernel 6.1 --timeout 600 run madv-free/pageout --no-report
+  assert_success
+  for f in $(results_of po); do
+    k=$(jq -r .host.kernel "$f")
+    for r in 0 1 2; do
+      adv=$(jq -r ".runs[$r].variant.advice" "$f")
+      out=$(jq -r ".runs[$r].exit.outcome" "$f")
+      rss=$(rstep "$f" $r advise | jq .counters.region.rss_kb)
+      echo "# $k $adv: $out; region Rss after the advice $rss kB; scan zero $(rstep "$f" $r scan | jq '.counters.scan.zero // "-"')" >&3
+      case $adv in
+        pageout|cold)
+          [ "$rss" -eq 524288 ]
+          [ "$out" = oom_killed ] ;;
+        free)
+          [ "$out" = completed ] ;;
+      esac
+    done
+  done
+}

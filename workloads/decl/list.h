@@ -1,0 +1,7 @@
+/* decl/list.h — every workload program, one line each (workloads/decl/NAME.c). */
+WL(region)
+WL(hold)
+WL(lazyscan)
+WL(stepper)
+WL(cachefill)
+WL(allocs)

@@ -1,0 +1,10 @@
+/* decl/region.h — the region driver's step ids (workloads/decl/region.c). */
+#ifndef PAGELAB_DECL_REGION_H
+#define PAGELAB_DECL_REGION_H
+
+enum region_step {
+	ST_FILL, ST_ADVISE, ST_SERIES, ST_READBACK, ST_WRITE, ST_PRESSURE,
+	ST_MINCORE, ST_SCAN, ST_HOLD, ST_SYSCALL, ST_DRAIN, ST_POKE, ST_POPULATE,
+};
+
+#endif
