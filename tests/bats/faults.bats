@@ -300,6 +300,7 @@ tree() {
     [ -r "/proc/$p/stat" ] && echo "$p:$(awk '{print $22}' "/proc/$p/stat" 2>/dev/null)"
     for c in $(cat /proc/"$p"/task/*/children 2>/dev/null); do todo+=("$c"); done
   done
+  return 0
 }
 
 # alive LIST: those of "pid:start-time" still running (the same process, not a reused pid)
@@ -323,7 +324,7 @@ vm_kill_at() {
   bg=$!
   for i in $(seq 1200); do         # the static build may come first (2 min at most)
     q=$(tree $bg | while IFS=: read -r p _; do
-          [[ "$(readlink /proc/$p/exe 2>/dev/null)" == */qemu-system-* ]] && echo "$p"; done)
+          if [[ "$(readlink /proc/$p/exe 2>/dev/null)" == */qemu-system-* ]]; then echo "$p"; fi; done)
     [ -n "$q" ] && break
     kill -0 $bg 2>/dev/null || { cat "$BATS_TEST_TMPDIR/vm.err"; return 1; }
     sleep 0.1
