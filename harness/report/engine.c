@@ -46,17 +46,27 @@ bool json_num(const json_t *j, double *out)
 	return true;
 }
 
-/* Whole-number helpers without libm (the binary links no -lm). */
+/* |v| below 2^63: a cast to long long is defined (C11 6.3.1.4). */
+static bool fits_ll(double v)
+{
+	return v > -9.2e18 && v < 9.2e18;
+}
+
+/* Whole-number helpers without libm (the binary links no -lm).  A double
+ * beyond 2^63 has no fraction: it is its own floor (and NaN stays NaN). */
 double floor_of(double v)
 {
-	long long i = (long long)v;
+	long long i;
 
+	if (!fits_ll(v))
+		return v;
+	i = (long long)v;
 	return (double)i > v ? (double)(i - 1) : (double)i;
 }
 
 bool is_whole(double v)
 {
-	return v == (double)(long long)v;
+	return fits_ll(v) && v == (double)(long long)v;
 }
 
 /* A number as the article prints it: thousands separators when group is
@@ -66,9 +76,18 @@ void fmt_num(double v, bool group, char *buf, size_t len)
 	char digits[32], frac[16] = "", out[48];
 	const char *sign = v < 0 ? "-" : "";
 	double a = v < 0 ? -v : v;
-	long long ip = (long long)a;
-	double f = a - (double)ip;
+	long long ip;
+	double f;
 	size_t n, i, o = 0;
+
+	/* A figure no counter reaches (a result edited by hand, 1e308, NaN):
+	 * printed as it is, not cast to an integer (undefined behaviour). */
+	if (!fits_ll(a)) {
+		snprintf(buf, len, "%.6g", v);
+		return;
+	}
+	ip = (long long)a;
+	f = a - (double)ip;
 
 	if (f >= 0.005) {
 		snprintf(frac, sizeof(frac), "%.2f", f);   /* "0.50" or "1.00" */

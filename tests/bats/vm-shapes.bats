@@ -33,12 +33,15 @@ setup() {
   [ -z "$SHAPE_SKIP" ] || skip "$SHAPE_SKIP"
 }
 
-# shape DIR SIZE [--numa N]: one 6.12 guest, THP madvise, two audit states.
+# shape DIR SIZE [--numa N] [-- MORE AUDIT STATES]: one 6.12 guest, THP madvise, two
+# audit states (madvise, never), then any more given after "--".
 shape() {
-  local dir=$1 mem=$2
+  local dir=$1 mem=$2 opts=()
   shift 2
-  guest_run "shape-$dir" --kernel 6.12 --mem "$mem" "$@" --thp madvise --timeout 600 \
-    audit --json --then --json --with thp=never
+  while [ $# -gt 0 ] && [ "$1" != -- ]; do opts+=("$1"); shift; done
+  [ $# -gt 0 ] && shift
+  guest_run "shape-$dir" --kernel 6.12 --mem "$mem" ${opts[@]+"${opts[@]}"} --thp madvise --timeout 600 \
+    audit --json --then --json --with thp=never "$@"
 }
 
 shape_doc() {
@@ -48,7 +51,7 @@ shape_doc() {
 # check_shape FILE ZONES KHUGEPAGED_KB: what every shape must show.
 check_shape() {
   local f=$1 zones=$2 kb=$3 a='.states[0].audit' b='.states[1].audit'
-  jq -e '[.states[].exit] == [0, 0]' "$f"
+  jq -e '[.states[].exit] | all(. == 0)' "$f"
   jq -e --argjson z "$zones" "[$a.zones[] | select(.managed > 0 and .zone != \"Movable\") | \"\(.node):\(.zone)\"] == \$z" "$f"
   jq -e --argjson kb "$kb" --argjson n "$(jq length <<<"$zones")" \
     "$a.min_free_kbytes | .value_kb == \$kb and .value_kb == 512 * \$n * 11 * 4 and .set_by == \"khugepaged\" and .khugepaged.zones == \$n" "$f"
@@ -66,13 +69,32 @@ gap_rules() {
   jq -c "[.states[$2].audit.zones[] | select(.managed > 0) | \"\(.node):\(.zone)=\(.predicted.gap_rule)\"]" "$1"
 }
 
-@test "vm shape 2 GB (6.12): no Normal zone, DMA + DMA32: 45056; THP never: the sqrt value; gap min/4" {
-  shape 2g 2G
+# Item 5, mTHP and the silent arithmetic, in the same 2 GB guest: THP never with an
+# mTHP size on (64kB), with the PMD size's own control on (2048kB), with shmem on.
+# The article: khugepaged's value "now also follows any enabled mTHP size or the shmem
+# setting" — true in 6.8-6.10 (hugepage_flags_enabled); since 6.11 only the PMD size
+# counts (hugepage_pmd_enabled), and shmem only after 6.12 (measured: 6.18 keeps
+# khugepaged's value with shmem_enabled always, 6.12.117 does not).
+MTHP_STATES=(--then --json --with thp=never --with thp_64k=always
+             --then --json --with thp=never --with thp_2048k=always
+             --then --json --with thp=never --with thp_shmem=always)
+
+@test "vm shape 2 GB (6.12): no Normal zone, DMA + DMA32: 45056; THP never: the sqrt value, also with 64kB mTHP or shmem on; the PMD size keeps 45056" {
+  shape 2g 2G -- "${MTHP_STATES[@]}"
   assert_success
   f=$(shape_doc 2g)
   check_shape "$f" '["0:DMA","0:DMA32"]' 45056
   [ "$(gap_rules "$f" 0)" = '["0:DMA=min/4","0:DMA32=min/4"]' ]
-  echo "# 2 GB: THP never $(jq '.states[1].audit.min_free_kbytes.value_kb' "$f") kB" >&3
+  jq -e '.states | length == 5' "$f"
+  # 64kB always, THP never: khugepaged stops, the sqrt value (as with all off).
+  jq -e '.states[2].audit | .mthp_anon_on == "64kB=always" and .min_free_kbytes.set_by == "sqrt" and .min_free_kbytes.khugepaged_runs == false and .min_free_kbytes.value_kb < 45056' "$f"
+  # hugepages-2048kB always, THP never: the PMD size's own control keeps khugepaged.
+  jq -e '.states[3].audit | .thp_pmd == "always" and .min_free_kbytes.value_kb == 45056 and .min_free_kbytes.set_by == "khugepaged"' "$f"
+  # shmem_enabled always, THP never: not counted on 6.12 — the sqrt value, and the
+  # audit's rule for this kernel says so.
+  jq -e '.states[4].audit | .thp_shmem_enabled == "always" and .min_free_kbytes.set_by == "sqrt" and .min_free_kbytes.khugepaged_runs == false' "$f"
+  jq -e '.states[4].audit.min_free_kbytes.khugepaged_rule | test("does not count before 6.13")' "$f"
+  echo "# 2 GB: THP never $(jq '.states[1].audit.min_free_kbytes.value_kb' "$f") kB; +64kB $(jq '.states[2].audit.min_free_kbytes.value_kb' "$f"), +2048kB $(jq '.states[3].audit.min_free_kbytes.value_kb' "$f"), +shmem $(jq '.states[4].audit.min_free_kbytes.value_kb' "$f")" >&3
 }
 
 @test "vm shape 12 GB (6.12, the article's VPS5): three zones, 67584; THP never: the sqrt value (article: 13,769)" {
@@ -122,4 +144,22 @@ gap_rules() {
   check_shape "$f" '["0:DMA","0:DMA32","0:Normal","1:Normal"]' 90112
   jq -e '[.states[0].audit.zones[] | select(.managed > 0) | .predicted.gap_rule] | all(. == "min/4")' "$f"
   echo "# 8 GB / 2 nodes: THP never $(jq '.states[1].audit.min_free_kbytes.value_kb' "$f") kB; gaps $(gap_rules "$f" 0)" >&3
+}
+
+@test "vm audit / --numa / --arch: bad input exits 2 with one line, before anything is built or booted" {
+  run "$PAGELAB" vm --numa 3 --mem 4G audit
+  [ "$status" -eq 2 ]
+  [[ "$output" == *"do not split evenly into 3 nodes"* ]]
+  run "$PAGELAB" vm --swap 1G audit
+  [ "$status" -eq 2 ]
+  [[ "$output" == *"are for run"* ]]
+  run "$PAGELAB" vm audit --json --then --wsf 100
+  [ "$status" -eq 2 ]
+  [[ "$output" == *"needs --json in every state"* ]]
+  run "$PAGELAB" vm --arch riscv64 audit
+  [ "$status" -eq 2 ]
+  [[ "$output" == *"expected amd64 or arm64"* ]]
+  run "$PAGELAB" vm --numa 9 audit
+  [ "$status" -eq 2 ]
+  [ "$(echo "$output" | wc -l)" -eq 1 ]
 }

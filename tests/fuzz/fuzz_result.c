@@ -6,6 +6,12 @@
  * it), once as Markdown and once as JSON, with stdout on /dev/null (its
  * one-line refusals stay on stderr, where a crash report must reach too).  A document that is not one is refused (exit 2); nothing may
  * crash, leak or hit UB, and the exit status is 0, 1 or 2 — never a signal.
+ * An input that is not JSON is used as edits instead (most byte mutations
+ * break the syntax, which the loader refuses at once): a real probe result
+ * (tests/fuzz/corpus/result/probe-small.json) with, per two input bytes, one
+ * of its values replaced by a value of another type or removed — so the
+ * engine meets numbers that are strings, arrays that are null, runs without
+ * samples.
  *
  * Built and run by scripts/fuzz; replayed on tests/fuzz/regress/result/ by ctest.
  */
@@ -17,32 +23,127 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
+#include "fileio.h"
 #include "report.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 
+static json_t *base;
+
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	json_error_t je;
 
 	(void)argc;
 	(void)argv;
 	if (null >= 0 && getenv("FUZZ_RESULT_VERBOSE") == NULL)
 		dup2(null, 1);
+	base = json_load_file(PAGELAB_SOURCE_DIR "/tests/fuzz/corpus/result/probe-small.json", 0, &je);
 	return 0;
+}
+
+/* Every value of j (depth first) into nodes, with its parent and key/index. */
+struct node {
+	json_t *parent;
+	const char *key;
+	size_t index;
+};
+
+static void collect(json_t *j, struct node *nodes, size_t *n, size_t max)
+{
+	const char *k;
+	json_t *v;
+	size_t i;
+
+	if (json_is_object(j)) {
+		json_object_foreach(j, k, v) {
+			if (*n < max)
+				nodes[(*n)++] = (struct node){ j, k, 0 };
+			collect(v, nodes, n, max);
+		}
+	} else if (json_is_array(j)) {
+		json_array_foreach(j, i, v) {
+			if (*n < max)
+				nodes[(*n)++] = (struct node){ j, NULL, i };
+			collect(v, nodes, n, max);
+		}
+	}
+}
+
+static json_t *edited(const uint8_t *data, size_t size)
+{
+	static struct node nodes[8192];
+	json_t *doc;
+
+	if (base == NULL)
+		return NULL;
+	doc = json_deep_copy(base);
+	for (size_t b = 0; b + 1 < size && b < 64; b += 2) {
+		size_t n = 0;
+		struct node *x;
+		json_t *v;
+
+		collect(doc, nodes, &n, sizeof(nodes) / sizeof(nodes[0]));
+		if (n == 0)
+			break;
+		x = &nodes[((size_t)data[b] * 131u + (size_t)data[b + 1] * 7u + b) % n];
+		switch (data[b + 1] % 9) {
+		case 0: v = json_null(); break;
+		case 1: v = json_true(); break;
+		case 2: v = json_integer(-1); break;
+		case 3: v = json_real(1e308); break;
+		case 4: v = json_string(""); break;
+		case 5: v = json_array(); break;
+		case 6: v = json_object(); break;
+		case 7: v = json_integer((json_int_t)data[b] << 40); break;
+		default: v = NULL; break;       /* removed */
+		}
+		if (x->key != NULL) {
+			if (v != NULL)
+				json_object_set_new(x->parent, x->key, v);
+			else
+				json_object_del(x->parent, x->key);
+		} else if (v != NULL) {
+			json_array_set_new(x->parent, x->index, v);
+		} else {
+			json_array_remove(x->parent, x->index);
+		}
+	}
+	return doc;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char path[64];
 	int fd = memfd_create("fuzz-result.json", MFD_CLOEXEC), rc;
+	json_error_t je;
+	json_t *as_json = json_loadb((const char *)data, size, 0, &je);
 
-	if (fd < 0)
+	if (fd < 0) {
+		json_decref(as_json);
 		return 0;
-	if (size > 0 && write(fd, data, size) != (ssize_t)size) {
-		close(fd);
-		return 0;
+	}
+	if (as_json != NULL || base == NULL) {
+		json_decref(as_json);
+		if (size > 0 && write(fd, data, size) != (ssize_t)size) {
+			close(fd);
+			return 0;
+		}
+	} else {
+		json_t *doc = edited(data, size);
+		char *text = doc ? json_dumps(doc, JSON_COMPACT) : NULL;
+
+		json_decref(doc);
+		if (text == NULL || write(fd, text, strlen(text)) != (ssize_t)strlen(text)) {
+			free(text);
+			close(fd);
+			return 0;
+		}
+		free(text);
 	}
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	{
