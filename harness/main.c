@@ -52,6 +52,8 @@ const char cli_usage_text[] =
 	"                            --out-dir DIR (docs/vm.md)\n"
 	"                            --arch arm64: an arm64 guest (Debian's arm64 kernel);\n"
 	"                            --numa N: N NUMA nodes sharing --mem evenly\n"
+	"  vm [vm options] audit [audit options] [--then [audit options]]...\n"
+	"                            pagelab audit inside the guest, one state per --then\n"
 	"  version                   harness version and commit\n"
 	"\n"
 	"run options:\n"

@@ -1069,6 +1069,11 @@ static int workload_inst(struct inst *in, size_t idx, struct run_workload *w)
 				}
 				continue;
 			}
+			if (k->type == WT_ENUM) {       /* the word as written: goalloc's madvdontneed 0|1|default */
+				arg_push(w, opt);
+				arg_push(w, x.text);
+				continue;
+			}
 			snprintf(num, sizeof(num), "%llu", v);
 			arg_push(w, opt);
 			arg_push(w, num);

@@ -1689,6 +1689,7 @@ int vm_main(int argc, char **argv)
 		       "                  [--cmdline TEXT]\n"
 		       "                  [--timeout S] [--out-dir DIR] [--flavour generic|cloud]\n"
 		       "                  [--build DIR] [--modules DIR] run NAME|FILE [run options]\n"
+		       "       pagelab vm [vm options] audit [audit options] [--then [audit options]]...\n"
 		       "(docs/vm.md)\n");
 		return LAB_EXIT_RAN;
 	}

@@ -145,3 +145,21 @@ MTHP_STATES=(--then --json --with thp=never --with thp_64k=always
   jq -e '[.states[0].audit.zones[] | select(.managed > 0) | .predicted.gap_rule] | all(. == "min/4")' "$f"
   echo "# 8 GB / 2 nodes: THP never $(jq '.states[1].audit.min_free_kbytes.value_kb' "$f") kB; gaps $(gap_rules "$f" 0)" >&3
 }
+
+@test "vm audit / --numa / --arch: bad input exits 2 with one line, before anything is built or booted" {
+  run "$PAGELAB" vm --numa 3 --mem 4G audit
+  [ "$status" -eq 2 ]
+  [[ "$output" == *"do not split evenly into 3 nodes"* ]]
+  run "$PAGELAB" vm --swap 1G audit
+  [ "$status" -eq 2 ]
+  [[ "$output" == *"are for run"* ]]
+  run "$PAGELAB" vm audit --json --then --wsf 100
+  [ "$status" -eq 2 ]
+  [[ "$output" == *"needs --json in every state"* ]]
+  run "$PAGELAB" vm --arch riscv64 audit
+  [ "$status" -eq 2 ]
+  [[ "$output" == *"expected amd64 or arm64"* ]]
+  run "$PAGELAB" vm --numa 9 audit
+  [ "$status" -eq 2 ]
+  [ "$(echo "$output" | wc -l)" -eq 1 ]
+}

@@ -26,7 +26,7 @@ static void check_tables(void)
 			CHECK(s->nargs + s->nopt <= WL_MAX_STEP_ARGS);
 		}
 	}
-	CHECK_EQ_U64(n, 6);
+	CHECK_EQ_U64(n, 7);
 	CHECK(wl_decl_find("region")->steps != NULL);
 	CHECK(wl_decl_find("nope") == NULL);
 }
