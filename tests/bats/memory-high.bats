@@ -6,16 +6,19 @@
 # and records issue 10's first uses: madv-free/memory-high (the article's three
 # paths with memory.high 900M under memory.max 1G) and madv-free/pageout.
 #
-# Sizes: the article's own for the two madv-free scenarios (each takes seconds
-# inside a TCG guest, docs/vm.md); extending.scn is small.  One guest boot per
-# kernel per test.
+# Sizes: madv-free/memory-high at a quarter of the article's (128M region,
+# 256M limit, memory.high 225M, 38M ballast, 175M pressure): at full size the
+# throttled run without madvise takes 100-130 s in a TCG guest (measured in
+# 6.12 and 6.1, README), which the suite cannot afford; madv-free/pageout at
+# the article's size (seconds).  6.12 only in the suite; the 6.1 figures are
+# recorded in the README.  One guest boot per test.
 
 load helpers
 load madv-free-checks
 
 setup_file() {
   export BATS_NO_PARALLELIZE_WITHIN_FILE=true
-  VM_SKIP=$(vm_skip_reason 6.1 6.12)
+  VM_SKIP=$(vm_skip_reason 6.12)
   export VM_SKIP
 }
 
@@ -57,13 +60,14 @@ results_of() {
   [ "$(jq '[.runs[0].samples[] | .memory_events.high // 0] | max' "$f")" -gt 0 ]
 }
 
-@test "madv-free/memory-high in 6.12 and 6.1 guests: throttled, and what memory.events and PSI say" {
+@test "madv-free/memory-high in a 6.12 guest: throttled, then still OOM-killed; what memory.events and PSI say" {
   need_guest
-  guest_run mh-full --kernel 6.12 --kernel 6.1 --timeout 600 run madv-free/memory-high --no-report
+  guest_run mh-quarter --kernel 6.12 --timeout 600 run madv-free/memory-high --no-report \
+    --set region=128M --set memory_max=256M --set memory_high=225M --set ballast=38M --set pressure=175M
   assert_success
-  for f in $(results_of mh-full); do
+  for f in $(results_of mh-quarter); do
     k=$(jq -r .host.kernel "$f")
-    jq -e 'all(.runs[]; .sandbox.memory_high_bytes == 943718400 and .sandbox.memory_max_bytes == 1073741824)' "$f"
+    jq -e 'all(.runs[]; .sandbox.memory_high_bytes == 235929600 and .sandbox.memory_max_bytes == 268435456)' "$f"
     for r in 0 1 2; do
       adv=$(jq -r ".runs[$r].variant.advice" "$f")
       out=$(jq -r ".runs[$r].exit.outcome" "$f")
@@ -77,13 +81,16 @@ results_of() {
       case $adv in
         none)
           # Without swap nothing of it can be reclaimed: memory.high can only
-          # throttle it, and it went over (the count says so) before memory.max.
-          [ "$high" -gt 0 ] ;;
+          # throttle it (the count and the stall time say so), and memory.max
+          # still ends it (measured on 6.12 and 6.1 at full size and here).
+          [ "$high" -gt 0 ]
+          [ "$some" -gt 0 ]
+          [ "$out" = oom_killed ] ;;
         free)
           [ "$out" = completed ]
           [ "$high" -gt 0 ]
           sc=$(rstep "$f" $r scan | jq .counters.scan)
-          [ "$(jq '.pattern + .zero + .written' <<<"$sc")" -eq 131072 ]
+          [ "$(jq '.pattern + .zero + .written' <<<"$sc")" -eq 32768 ]
           [ "$(jq .written <<<"$sc")" -eq 1 ] ;;
         dontneed)
           [ "$out" = completed ]
@@ -93,9 +100,9 @@ results_of() {
   done
 }
 
-@test "madv-free/pageout in 6.12 and 6.1 guests: PAGEOUT and COLD free nothing without swap, FREE survives" {
+@test "madv-free/pageout in a 6.12 guest: PAGEOUT and COLD free nothing without swap, FREE survives" {
   need_guest
-  guest_run po --kernel 6.12 --kernel 6.1 --timeout 600 run madv-free/pageout --no-report
+  guest_run po --kernel 6.12 --timeout 600 run madv-free/pageout --no-report
   assert_success
   for f in $(results_of po); do
     k=$(jq -r .host.kernel "$f")
