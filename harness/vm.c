@@ -38,13 +38,13 @@
 #include <getopt.h>
 #include <limits.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
@@ -67,9 +67,6 @@
 #ifndef PAGELAB_SOURCE_DIR
 #define PAGELAB_SOURCE_DIR "."
 #endif
-
-extern char **environ;
-
 
 #define VM_MAX_KERNELS 8
 #define VM_MAX_ARGS 200
@@ -371,23 +368,51 @@ static void vm_on_signal(int sig)
 }
 
 /* Start argv[0] with stdout on out_fd (-1: ours), stderr too when both, and
- * stdin on /dev/null. */
+ * stdin on /dev/null.  The child gets SIGTERM when pagelab dies, even by
+ * SIGKILL (PR_SET_PDEATHSIG): vm-run traps it, stops qemu and removes its
+ * disk image and temporary directory; a host `pagelab run` puts its knobs
+ * back.  Without it a killed `pagelab vm` left qemu running to its timeout. */
 static int spawn_fds(char *const argv[], int out_fd, bool both, pid_t *pid, struct lab_error *err)
 {
-	posix_spawn_file_actions_t fa;
-	int ret;
+	pid_t parent = getpid(), p;
+	int ep[2], e = 0;
+	ssize_t n;
 
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	if (out_fd >= 0)
-		posix_spawn_file_actions_adddup2(&fa, out_fd, 1);
-	if (out_fd >= 0 && both)
-		posix_spawn_file_actions_adddup2(&fa, out_fd, 2);
-	ret = posix_spawn(pid, argv[0], &fa, NULL, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	if (ret != 0)
-		return lab_error_set(err, ret, "cannot start %s: %s", argv[0], strerror(ret));
-	vm_child = *pid;
+	if (pipe2(ep, O_CLOEXEC) < 0)
+		return lab_error_errno(err, errno, "cannot start %s: pipe", argv[0]);
+	p = fork();
+	if (p < 0) {
+		e = errno;
+		close(ep[0]);
+		close(ep[1]);
+		return lab_error_errno(err, e, "cannot start %s: fork", argv[0]);
+	}
+	if (p == 0) {
+		int in = open("/dev/null", O_RDONLY | O_CLOEXEC);
+
+		if (prctl(PR_SET_PDEATHSIG, SIGTERM) < 0 || getppid() != parent)
+			_exit(127);
+		if (in >= 0 && dup2(in, 0) >= 0 && (out_fd < 0 || dup2(out_fd, 1) >= 0) &&
+		    (out_fd < 0 || !both || dup2(out_fd, 2) >= 0))
+			execv(argv[0], argv);
+		e = errno ? errno : EIO;
+		if (write(ep[1], &e, sizeof(e)) < 0) {
+			/* the parent sees the pipe close without a word: exit 127 */
+		}
+		_exit(127);
+	}
+	close(ep[1]);
+	do
+		n = read(ep[0], &e, sizeof(e));
+	while (n < 0 && errno == EINTR);
+	close(ep[0]);
+	if (n == (ssize_t)sizeof(e)) {
+		while (waitpid(p, NULL, 0) < 0 && errno == EINTR)
+			;
+		return lab_error_set(err, e, "cannot start %s: %s", argv[0], strerror(e));
+	}
+	*pid = p;
+	vm_child = p;
 	return 0;
 }
 

@@ -87,3 +87,274 @@ small_fs() {
   [ "$(knob_state)" = "$before_knobs" ]
   [ ! -e "$PAGELAB_JOURNAL" ]
 }
+
+# The non-destructive host scenarios at small sizes (so 50 kills take about a
+# minute), and the test scenarios that change knobs and swap through the journal.
+# Each entry: NAME|--set options.
+CAMPAIGN=(
+  "madv-free/probe|--set region=16M --set memory_max=64M"
+  "madv-free/counters|--set region=64M --set memory_max=160M --set ballast=16M"
+  "madv-free/pressure|--set region=64M --set memory_max=160M --set ballast=16M --set pressure=96M"
+  "madv-free/pressure-800|--set region=64M --set memory_max=160M --set ballast=16M --set pressure=96M"
+  "madv-free/three-paths|--set region=64M --set memory_max=160M --set ballast=16M --set pressure=96M"
+  "madv-free/memcg-counters|--set region=64M --set memory_max=160M --set ballast=16M --set pressure=96M"
+  "madv-free/thp-reclaim|--set region=64M --set memory_max=160M --set ballast=16M --set pressure=96M"
+  "madv-free/thp-write|--set region=64M --set memory_max=160M --set readings=3"
+  "madv-free/readback|--set region=64M --set memory_max=160M"
+  "madv-free/series|--set region=64M --set memory_max=160M --set readings=3"
+  "madv-free/host-scan|--set control=16M --set memory_max=64M"
+  "madv-free/lru-order|--set region=32M --set memory_max=64M --set pressure=48M"
+  "watermarks/lines|"
+  "watermarks/who-sets|"
+  "$TOP/tests/scenarios/knobs.scn|--set hold_ms=300"
+  "$TOP/tests/scenarios/knobs-swap.scn|--set hold_ms=300"
+)
+
+# stream_ok FILE: every complete line of a result stream is JSON (a last line
+# without its newline may be torn by the kill: it was never acknowledged).
+stream_ok() {
+  [ -e "$1" ] || return 0
+  if [ -n "$(tail -c1 "$1")" ]; then sed '$d' "$1"; else cat "$1"; fi | jq -e . >/dev/null
+}
+
+# after_kill WHAT: pagelab restore, then the host is as found (teardown's checks, now).
+after_kill() {
+  local i
+  run "$PAGELAB" restore
+  [ "$status" = 0 ] || { echo "$1: pagelab restore exit $status: $output"; return 1; }
+  [ ! -e "$PAGELAB_JOURNAL" ] || { echo "$1: the journal is still there"; return 1; }
+  [ "$(knob_state)" = "$before_knobs" ] || {
+    echo "$1: knobs changed:"; diff <(echo "$before_knobs") <(knob_state); return 1; }
+  [ "$(pagelab_cgroups)" = "$before_cg" ] || { echo "$1: cgroups left: $(pagelab_cgroups)"; return 1; }
+  # Workloads die of PR_SET_PDEATHSIG, a moment after the harness.
+  for i in $(seq 50); do [ -z "$(pagelab_procs)" ] && break; sleep 0.05; done
+  [ -z "$(pagelab_procs)" ] || { echo "$1: processes left: $(pagelab_procs)"; return 1; }
+}
+
+@test "campaign: SIGKILL at 50 random moments over the host scenarios; after pagelab restore the host is as found" {
+  # FAULT_ONLY=PATTERN keeps the scenarios matching it (a replay of one).
+  if [ -n "${FAULT_ONLY:-}" ]; then
+    local keep=()
+    for e in "${CAMPAIGN[@]}"; do [[ "$e" == *$FAULT_ONLY* ]] && keep+=("$e"); done
+    CAMPAIGN=("${keep[@]}")
+  fi
+  seed=${FAULT_SEED:-$(( $(date +%s%N) % 32768 ))}
+  RANDOM=$seed
+  echo "# fault campaign: FAULT_SEED=$seed replays these moments" >&3
+  log="$RESULTS/faults-campaign.log"
+  echo "seed $seed" >"$log"
+  # Each scenario once to its end at these sizes: it runs (exit 0), and how
+  # long it takes is the span its kill moments are drawn from.
+  declare -A dur_ms
+  for e in "${CAMPAIGN[@]}"; do
+    name=${e%%|*}; read -r -a sets <<<"${e#*|}"
+    t0=$(date +%s%N)
+    run "$PAGELAB" run "$name" --repeat 1 --no-report --out "$RESULTS/calib.json" "${sets[@]}"
+    [ "$status" = 0 ] || { echo "$name at campaign sizes: exit $status: $output"; return 1; }
+    dur_ms[$name]=$(( ($(date +%s%N) - t0) / 1000000 ))
+    echo "calibrated $name ${dur_ms[$name]} ms" >>"$log"
+  done
+  kills=0 absent=0 complete=0 i=0
+  # 50 kills of a live harness: a moment after the run ended is drawn again.
+  while [ "$kills" -lt 50 ] && [ "$i" -lt 100 ]; do
+    i=$((i + 1))
+    e=${CAMPAIGN[$(( RANDOM % ${#CAMPAIGN[@]} ))]}
+    name=${e%%|*}; read -r -a sets <<<"${e#*|}"
+    at=$(( RANDOM % (${dur_ms[$name]} + 1) ))
+    out="$RESULTS/fault-$i.json"
+    "$PAGELAB" run "$name" --repeat 1 --no-report --out "$out" "${sets[@]}" >/dev/null 2>"$RESULTS/fault-$i.err" &
+    bg=$!
+    sleep "$(printf '%d.%03d' $((at / 1000)) $((at % 1000)))"
+    st=0
+    kill -9 "$bg" 2>/dev/null || st=$?
+    wait "$bg" 2>/dev/null || true
+    bg=
+    if [ "$st" = 0 ]; then
+      kills=$((kills + 1))
+      echo "kill $i: $name at $at ms of ${dur_ms[$name]}" >>"$log"
+    else
+      echo "late $i: $name had ended by $at ms" >>"$log"
+    fi
+    what="kill $i ($name at $at ms, FAULT_SEED=$seed)"
+    after_kill "$what"
+    # The result: absent, or a whole document (never torn); the stream whole lines.
+    if [ -e "$out" ]; then
+      jq -e 'type == "object" and .schema == "pagelab.result/1" and (.status | type) == "string"' "$out" >/dev/null ||
+        { echo "$what: a torn or foreign result document"; return 1; }
+      complete=$((complete + 1))
+    else
+      absent=$((absent + 1))
+    fi
+    stream_ok "${out}l" || { echo "$what: a torn line inside the stream"; return 1; }
+    rm -f "$out" "${out}l"
+  done
+  echo "kills $kills, results absent $absent, complete $complete" >>"$log"
+  [ "$kills" -ge 50 ] || { echo "only $kills kills landed while the harness ran"; return 1; }
+  echo "# $kills kills: $absent results absent (killed before the end), $complete complete" >&3
+  # The moments were spread: most kills landed while the harness ran.
+  [ "$absent" -ge 25 ]
+}
+
+# sandbox_of STEM: the sandbox path the stream announced for the first run
+sandbox_of() {
+  jq -r 'select(.type == "run-start") | .sandbox.path' "$RESULTS/$1.jsonl" | head -n1
+}
+
+@test "the sandbox cgroup is killed from outside mid-run: outcome killed (data), exit 0, nothing left" {
+  stem=outside-kill
+  "$PAGELAB" run "$TOP/tests/scenarios/long.scn" --no-report --out "$RESULTS/$stem.json" 2>"$RESULTS/$stem.err" &
+  bg=$!
+  wait_for $stem advise
+  cg=$(sandbox_of $stem)
+  [ -d "$cg" ]
+  # Everything in it at once, as an operator's `kill -9 $(cat cgroup.procs)` (v1 has no cgroup.kill).
+  if [ -e "$cg/cgroup.kill" ]; then echo 1 >"$cg/cgroup.kill"; else kill -9 $(cat "$cg/cgroup.procs"); fi
+  st=0; wait "$bg" || st=$?
+  bg=
+  [ "$st" = 0 ] || { cat "$RESULTS/$stem.err"; return 1; }
+  [ "$(rq $stem '.runs[0].exit.outcome')" = killed ]
+  [ "$(rq $stem '.runs[0].exit.victims | length')" = 0 ]
+  [ ! -d "$cg" ]
+}
+
+@test "the sandbox cgroup is removed from outside mid-run: the run ends, the result says so, nothing left" {
+  stem=outside-rmdir
+  "$PAGELAB" run "$TOP/tests/scenarios/long.scn" --no-report --out "$RESULTS/$stem.json" 2>"$RESULTS/$stem.err" &
+  bg=$!
+  wait_for $stem advise
+  cg=$(sandbox_of $stem)
+  kill -9 $(cat "$cg/cgroup.procs")
+  for _ in $(seq 50); do rmdir "$cg" 2>/dev/null && break; sleep 0.02; done
+  [ ! -d "$cg" ]
+  st=0; wait "$bg" || st=$?
+  bg=
+  # The workload's fate is data; a sandbox that is already gone is "gone", not an error.
+  [ "$st" = 0 ] || { echo "exit $st"; cat "$RESULTS/$stem.err"; return 1; }
+  jq -e '.status == "ok" and .runs[0].exit.outcome == "killed"' "$RESULTS/$stem.json" >/dev/null
+}
+
+@test "a workload killed from outside mid-run: outcome killed, exit 0, the run goes on to its end" {
+  stem=outside-wl
+  "$PAGELAB" run "$TOP/tests/scenarios/long.scn" --no-report --out "$RESULTS/$stem.json" 2>/dev/null &
+  bg=$!
+  wait_for $stem advise
+  pid=$(jq -r 'select(.type == "workload" and .name == "ballast") | .pid' "$RESULTS/$stem.jsonl")
+  kill -9 "$pid"
+  pid=$(jq -r 'select(.type == "workload" and .name == "region") | .pid' "$RESULTS/$stem.jsonl")
+  kill -9 "$pid"
+  st=0; wait "$bg" || st=$?
+  bg=
+  [ "$st" = 0 ]
+  [ "$(rq $stem '.runs[0].exit.outcome')" = killed ]
+}
+
+@test "two sandbox-only runs at once: both succeed, each in its own sandbox" {
+  "$PAGELAB" run madv-free/probe --repeat 1 --set region=16M --set memory_max=64M --no-report \
+    --out "$RESULTS/two-a.json" 2>"$RESULTS/two-a.err" &
+  a=$!
+  "$PAGELAB" run madv-free/probe --repeat 1 --set region=16M --set memory_max=64M --no-report \
+    --out "$RESULTS/two-b.json" 2>"$RESULTS/two-b.err" &
+  b=$!
+  sa=0; wait $a || sa=$?
+  sb=0; wait $b || sb=$?
+  [ "$sa" = 0 ] && [ "$sb" = 0 ] || { cat "$RESULTS/two-a.err" "$RESULTS/two-b.err"; return 1; }
+  [ "$(rq two-a '.runs[0].exit.outcome')" = completed ]
+  [ "$(rq two-b '.runs[0].exit.outcome')" = completed ]
+  [ "$(rq two-a '.runs[0].sandbox.path')" != "$(rq two-b '.runs[0].sandbox.path')" ]
+}
+
+@test "a second knob-changing run while one runs: refused with the first's pid, exit 3, nothing changed" {
+  "$PAGELAB" run "$KNOBS_SCN" --set hold_ms=4000 --no-report --out "$RESULTS/first.json" 2>/dev/null &
+  bg=$!
+  wait_for first mincore
+  during=$(knob_state)
+  [ "$during" != "$before_knobs" ]
+  run --separate-stderr "$PAGELAB" run "$KNOBS_SCN" --set wsf=500 --no-report --out "$RESULTS/second.json"
+  assert_equal "$status" 3
+  [[ "$stderr" == *"belongs to a running pagelab (pid $bg)"* ]] || { echo "$stderr"; return 1; }
+  [ "$(knob_state)" = "$during" ]          # the second changed nothing (wsf stays the first's 200)
+  [ ! -e "$RESULTS/second.json" ]
+  st=0; wait "$bg" || st=$?
+  bg=
+  [ "$st" = 0 ]
+  [ "$(knob_state)" = "$before_knobs" ]
+}
+
+# ---------------------------------------------------------------------------
+# pagelab vm under SIGKILL.  Its children get SIGTERM when it dies
+# (PR_SET_PDEATHSIG, harness/vm.c: spawn_fds); vm-run traps it, stops qemu and
+# removes the disk image, the initramfs copy and its temporary directory.
+# What stays is the run's console log in .cache/vm/runs/ (the record of what
+# the guest did).
+
+vm_ready() {
+  command -v qemu-system-x86_64 >/dev/null || skip "no qemu-system-x86_64 (apt-get install qemu-system-x86)"
+  "$TOP/scripts/vm-kernel" 6.12 --info >/dev/null 2>&1 || skip "Debian's 6.12 kernel cannot be had"
+}
+
+# tree PID: "pid:start-time" of PID and every process below it
+tree() {
+  local todo=("$1") p c
+  while [ ${#todo[@]} -gt 0 ]; do
+    p=${todo[0]}; todo=("${todo[@]:1}")
+    [ -r "/proc/$p/stat" ] && echo "$p:$(awk '{print $22}' "/proc/$p/stat" 2>/dev/null)"
+    for c in $(cat /proc/"$p"/task/*/children 2>/dev/null); do todo+=("$c"); done
+  done
+  return 0
+}
+
+# alive LIST: those of "pid:start-time" still running (the same process, not a reused pid)
+alive() {
+  local e
+  for e in $1; do
+    [ "$(awk '{print $22}' "/proc/${e%%:*}/stat" 2>/dev/null)" = "${e#*:}" ] && echo "$e $(tr '\0' ' ' <"/proc/${e%%:*}/cmdline")"
+  done
+  return 0
+}
+
+# vm_kill_at WHEN: start a guest of test/long with a disk, SIGKILL pagelab vm
+# when WHEN is true (boot: qemu is up; run: the guest's pagelab has started
+# the scenario), then everything it started must be gone.
+vm_kill_at() {
+  local when=$1 tmp="$BATS_TEST_TMPDIR/tmp" out="$BATS_TEST_TMPDIR/vm-out" procs q rundir i
+  mkdir -p "$tmp" "$out"
+  touch "$BATS_TEST_TMPDIR/mark"
+  TMPDIR=$tmp "$PAGELAB" vm --kernel 6.12 --mem 512M --disk 64M --timeout 300 --out-dir "$out" \
+    run "$TOP/tests/scenarios/long.scn" --no-report >"$BATS_TEST_TMPDIR/vm.out" 2>"$BATS_TEST_TMPDIR/vm.err" &
+  bg=$!
+  for i in $(seq 1200); do         # the static build may come first (2 min at most)
+    q=$(tree $bg | while IFS=: read -r p _; do
+          if [[ "$(readlink /proc/$p/exe 2>/dev/null)" == */qemu-system-* ]]; then echo "$p"; fi; done)
+    [ -n "$q" ] && break
+    kill -0 $bg 2>/dev/null || { cat "$BATS_TEST_TMPDIR/vm.err"; return 1; }
+    sleep 0.1
+  done
+  [ -n "$q" ] || { echo "no qemu started"; cat "$BATS_TEST_TMPDIR/vm.err"; return 1; }
+  rundir=$(find "$TOP/.cache/vm/runs" -maxdepth 1 -newer "$BATS_TEST_TMPDIR/mark" -name 'test-long-*' | head -n1)
+  [ -n "$rundir" ] && [ -e "$rundir/disk.img" ]
+  if [ "$when" = run ]; then
+    # The guest's own pagelab announces its first run on the console.
+    for i in $(seq 1200); do grep -q 'pagelab: run 1: ' "$rundir/console.log" 2>/dev/null && break; sleep 0.1; done
+    grep -q 'pagelab: run 1: ' "$rundir/console.log" || { echo "the guest never ran"; tail "$rundir/console.log"; return 1; }
+  fi
+  procs=$(tree $bg)
+  kill -9 $bg
+  wait $bg 2>/dev/null || true
+  bg=
+  for i in $(seq 300); do [ -z "$(alive "$procs")" ] && break; sleep 0.1; done
+  [ -z "$(alive "$procs")" ] || { echo "left running after SIGKILL ($when):"; alive "$procs"; return 1; }
+  [ ! -e "$rundir/disk.img" ] || { echo "disk image left: $rundir/disk.img"; return 1; }
+  [ ! -e "$rundir/initrd.cpio.gz" ] || { echo "initramfs copy left in $rundir"; return 1; }
+  [ -z "$(ls -A "$tmp")" ] || { echo "temporary files left: $(ls -A "$tmp")"; return 1; }
+  rm -rf "$rundir"
+}
+
+@test "pagelab vm SIGKILLed while the guest boots: no qemu, no disk image, no temporary directory" {
+  vm_ready
+  vm_kill_at boot
+}
+
+@test "pagelab vm SIGKILLed while the guest runs the scenario: no qemu, no disk image, no temporary directory" {
+  vm_ready
+  vm_kill_at run
+}

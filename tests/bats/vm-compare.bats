@@ -28,6 +28,7 @@ setup_file() {
   export VM_SKIP
   [ -z "$VM_SKIP" ] || return 0
   rm -rf "${RESULTS:?}/vm-compare"
+  mkdir -p "$RESULTS/vm-compare"          # pagelab vm makes no directory it is given
   "$PAGELAB" vm --kernel 6.1 --kernel 6.12 --host --mem 1G --timeout 300 --out-dir "$RESULTS/vm-compare" \
     run madv-free/pressure --repeat 3 --set region=128M --set memory_max=256M --set ballast=38M \
     --set pressure=175M >"$RESULTS/vm-compare.log" 2>&1 || true
