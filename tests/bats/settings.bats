@@ -15,6 +15,7 @@ setup() {
 
 teardown() {
   [ -z "${tmp:-}" ] || rm -rf "$tmp"
+  if [ -n "${selfcg:-}" ] && [ -d "$selfcg" ]; then rmdir "$selfcg" || echo "cannot remove $selfcg"; fi
   [ "$(pagelab_cgroups)" = "${before_cg:-}" ] || { echo "a cgroup was left: $(pagelab_cgroups)"; return 1; }
 }
 
@@ -77,4 +78,24 @@ scn() {
   run --separate-stderr "$PAGELAB" run "$TOP/tests/scenarios/settings-v1.scn" --no-report --out "$RESULTS/never.json"
   assert_equal "$status" 3
   [[ "$stderr" == *"swappiness is cgroup v1's memory.swappiness"* ]]
+}
+
+@test "settings: --sandbox self compares a stated setting with pagelab's own cgroup (v1 swappiness)" {
+  [ "$mem" = v1 ] || skip "this host's memory controller is $mem"
+  selfcg="$(own_memcg)/self-settings-$$"
+  mkdir "$selfcg"
+  echo 134217728 >"$selfcg/memory.limit_in_bytes"
+  [ ! -e "$selfcg/memory.memsw.limit_in_bytes" ] || echo 134217728 >"$selfcg/memory.memsw.limit_in_bytes"
+  echo 60 >"$selfcg/memory.swappiness"
+  run --separate-stderr bash -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$selfcg" "$PAGELAB" run \
+    "$TOP/tests/scenarios/settings-v1.scn" --sandbox self --no-report --out "$RESULTS/never.json"
+  assert_equal "$status" 3
+  [[ "$stderr" == *"memory.swappiness of pagelab's own cgroup"*"is 60, the scenario's swappiness is 10"* ]]
+  echo 10 >"$selfcg/memory.swappiness"
+  run bash -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$selfcg" "$PAGELAB" run \
+    "$TOP/tests/scenarios/settings-v1.scn" --sandbox self --no-report --out "$RESULTS/settings-self.json"
+  assert_success
+  jq -e '.runs[0].sandbox | .mode == "self" and .swappiness == 10' "$RESULTS/settings-self.json"
+  for _ in 1 2 3 4 5; do rmdir "$selfcg" 2>/dev/null && break; sleep 0.2; done
+  [ ! -d "$selfcg" ]
 }
