@@ -136,9 +136,10 @@ wm_trace_invariants() {
   # subtracts totalreserve_pages: every zone's high line plus its largest protection entry)
   jq -e '.runs[0].samples[0] | (.meminfo.MemFree - .meminfo.MemAvailable) as $gap | ([.zones[].high] | add * 4) as $high
          | $gap >= $high * 0.95 and $gap <= $high * 1.1' "$f"
-  # before the load (the others and the bystander in place) MemAvailable is far below MemFree
+  # before the load (the others and the bystander in place) MemAvailable is far below MemFree;
+  # burst samples carry only the zones, so the first full sample after the step is read
   jq -e '.runs[0] as $r | ([$r.steps[] | select(.workload == "bystander" and .step == "hold")][0].t_ms) as $t
-         | ([$r.samples[] | select(.t_ms >= $t)][0].meminfo) | .MemAvailable < .MemFree / 2' "$f"
+         | ([$r.samples[] | select(.t_ms >= $t and .meminfo != null)][0].meminfo) | .MemAvailable < .MemFree / 2' "$f"
   # the loader (adj 1000, shmem) was the victim of a global OOM, the bystanders were not
   jq -e '.runs[0].exit.outcome == "oom_killed" and .runs[0].exit.victims[0] == "load"' "$f"
   # every kill the kernel logged is a workload the result names a victim, in kill order
