@@ -20,6 +20,7 @@
 
 #include <jansson.h>
 
+#include "cli.h"
 #include "compare.h"
 #include "fileio.h"
 #include "plot.h"
@@ -346,24 +347,6 @@ struct html_args {
 	size_t ntables;
 };
 
-static int opt_val(int argc, char **argv, int *i, const char *name, const char **val)
-{
-	size_t n = strlen(name);
-
-	if (strncmp(argv[*i], name, n) != 0)
-		return 0;
-	if (argv[*i][n] == '=') {
-		*val = argv[*i] + n + 1;
-		return 1;
-	}
-	if (argv[*i][n] != '\0')
-		return 0;
-	if (*i + 1 >= argc)
-		return -1;
-	*val = argv[++*i];
-	return 1;
-}
-
 static int parse(int argc, char **argv, struct html_args *a)
 {
 	bool only_files = false;
@@ -380,27 +363,27 @@ static int parse(int argc, char **argv, struct html_args *a)
 			a->files[a->nfiles++] = argv[i];
 		} else if (strcmp(argv[i], "--") == 0) {
 			only_files = true;
-		} else if ((m = opt_val(argc, argv, &i, "--html", &v)) != 0) {
+		} else if ((m = cli_opt_value(argc, argv, &i, "--html", &v)) != 0) {
 			if (m < 0 || !*v)
 				return fprintf(stderr, "pagelab report: --html takes a directory\n"), -EINVAL;
 			a->html_dir = v;
-		} else if ((m = opt_val(argc, argv, &i, "--plots", &v)) != 0) {
+		} else if ((m = cli_opt_value(argc, argv, &i, "--plots", &v)) != 0) {
 			if (m < 0 || !*v)
 				return fprintf(stderr, "pagelab report: --plots takes a directory\n"), -EINVAL;
 			a->plots_dir = v;
-		} else if ((m = opt_val(argc, argv, &i, "--by", &v)) != 0) {
+		} else if ((m = cli_opt_value(argc, argv, &i, "--by", &v)) != 0) {
 			if (m < 0 || !*v)
 				return fprintf(stderr, "pagelab report: --by takes a key (kernel, thp, wsf, …)\n"), -EINVAL;
 			a->by = v;
-		} else if ((m = opt_val(argc, argv, &i, "--reference", &v)) != 0) {
+		} else if ((m = cli_opt_value(argc, argv, &i, "--reference", &v)) != 0) {
 			if (m < 0)
 				return fprintf(stderr, "pagelab report: --reference takes a file\n"), -EINVAL;
 			a->reference = v;
-		} else if ((m = opt_val(argc, argv, &i, "--tables", &v)) != 0) {
+		} else if ((m = cli_opt_value(argc, argv, &i, "--tables", &v)) != 0) {
 			if (m < 0 || !*v)
 				return fprintf(stderr, "pagelab report: --tables takes a file\n"), -EINVAL;
 			a->tables[a->ntables++] = v;
-		} else if ((m = opt_val(argc, argv, &i, "--format", &v)) != 0) {
+		} else if ((m = cli_opt_value(argc, argv, &i, "--format", &v)) != 0) {
 			if (m < 0 || strcmp(v, "markdown") != 0)
 				return fprintf(stderr, "pagelab report: --html and --plots go with the markdown report only\n"),
 				       -EINVAL;

@@ -3,6 +3,7 @@
  */
 #include "internal.h"
 
+#include "../cli.h"
 #include "../fileio.h"
 #include "../html.h"
 #include "../exitcode.h"
@@ -499,26 +500,6 @@ static void usage(FILE *o)
 		TABLES_SCHEMA);
 }
 
-/* "--name VALUE" or "--name=VALUE".  Returns 1 matched, 0 not this option,
- * -1 the value is missing. */
-static int opt_value(int argc, char **argv, int *i, const char *name, const char **val)
-{
-	size_t n = strlen(name);
-
-	if (strncmp(argv[*i], name, n) != 0)
-		return 0;
-	if (argv[*i][n] == '=') {
-		*val = argv[*i] + n + 1;
-		return 1;
-	}
-	if (argv[*i][n] != '\0')
-		return 0;
-	if (*i + 1 >= argc)
-		return -1;
-	*val = argv[++*i];
-	return 1;
-}
-
 static int parse_args(int argc, char **argv, enum report_format *fmt, struct report_options *opt,
 		      const char ***files, size_t *nfiles, const char ***tables)
 {
@@ -541,19 +522,19 @@ static int parse_args(int argc, char **argv, enum report_format *fmt, struct rep
 		} else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
 			usage(stdout);
 			return 1;
-		} else if ((m = opt_value(argc, argv, &i, "--format", &val)) != 0) {
+		} else if ((m = cli_opt_value(argc, argv, &i, "--format", &val)) != 0) {
 			if (m < 0 || (strcmp(val, "markdown") && strcmp(val, "csv") && strcmp(val, "json"))) {
 				fprintf(stderr, "pagelab report: --format takes markdown, csv or json\n");
 				return -EINVAL;
 			}
 			*fmt = val[0] == 'm' ? REPORT_MARKDOWN : val[0] == 'c' ? REPORT_CSV : REPORT_JSON;
-		} else if ((m = opt_value(argc, argv, &i, "--reference", &val)) != 0) {
+		} else if ((m = cli_opt_value(argc, argv, &i, "--reference", &val)) != 0) {
 			if (m < 0 || val[0] == '\0') {
 				fprintf(stderr, "pagelab report: --reference takes a file\n");
 				return -EINVAL;
 			}
 			opt->reference = val;
-		} else if ((m = opt_value(argc, argv, &i, "--tables", &val)) != 0) {
+		} else if ((m = cli_opt_value(argc, argv, &i, "--tables", &val)) != 0) {
 			if (m < 0 || val[0] == '\0') {
 				fprintf(stderr, "pagelab report: --tables takes a file\n");
 				return -EINVAL;
