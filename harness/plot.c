@@ -1385,10 +1385,10 @@ static void plot_usage(FILE *o)
  * usage_at, write_data): a chart reading one more must name it here —
  * tests/bats/read.bats compares the charts' data with whole loads. */
 static const char *const sample_paths[] = {
-	"zones",
+	"zones[zone=,node=].free+min+low+high+boost+managed",
 	"memcg.usage_bytes",
 	"memcg.stat.pgscan",
-	"workloads",
+	"workloads.*.rss_kb+lazyfree_kb+anonhuge_kb",
 	"vmstat_delta.pgscan_kswapd+pgscan_direct+pswpout+pglazyfreed",
 	"vmstat_delta.allocstall_*",
 	"psi",

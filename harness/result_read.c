@@ -90,35 +90,51 @@ static struct need_node *node_kid(struct need_node *n, const char *seg, size_t l
 	return &more[n->nkids++];
 }
 
+/* Keys of a selector "[k=v,k2=v2]" (len bytes from sel), kept whole. */
+static int selector_keys(struct need_node *n, const char *sel, size_t len)
+{
+	const char *end = sel + len;
+
+	while (sel < end) {
+		size_t item = strcspn(sel, ","), key;
+		struct need_node *kid;
+
+		if (sel + item > end)
+			item = (size_t)(end - sel);
+		key = strcspn(sel, "=");
+		if (key > item)
+			key = item;
+		if (key > 0) {
+			if ((kid = node_kid(n, sel, key)) == NULL)
+				return -ENOMEM;
+			kid->all = true;
+		}
+		sel += item + 1;
+	}
+	return 0;
+}
+
 int result_need_add(struct result_need *need, const char *path, struct lab_error *err)
 {
-	size_t cut = strcspn(path, "[{");
 	struct need_node *n = &need->root;
-	const char *seg = path;
+	const char *p = path;
 
-	if (cut == 0) {
-		result_need_all(need);
-		return 0;
-	}
-	while (seg < path + cut && !n->all) {
-		size_t len = strcspn(seg, ".");
-		const char *plus;
+	while (*p != '\0' && !n->all) {
+		size_t len = strcspn(p, ".[");
+		const char *plus = memchr(p, '+', len);
 
-		if (seg + len > path + cut)
-			len = (size_t)(path + cut - seg);
-		if (len == 0)
-			break;
-		plus = memchr(seg, '+', len);
+		if (memchr(p, '{', len) != NULL)
+			break;                  /* a placeholder: what is before it, whole */
 		if (plus != NULL) {
 			/* "a+b": each key, whole, and nothing deeper. */
-			const char *k = seg;
+			const char *k = p, *end = p + len;
 
-			while (k < seg + len) {
+			while (k < end) {
 				size_t kl = strcspn(k, "+");
 				struct need_node *kid;
 
-				if (k + kl > seg + len)
-					kl = (size_t)(seg + len - k);
+				if (k + kl > end)
+					kl = (size_t)(end - k);
 				if (kl > 0) {
 					if ((kid = node_kid(n, k, kl)) == NULL)
 						return lab_error_set(err, ENOMEM, "out of memory");
@@ -128,9 +144,24 @@ int result_need_add(struct result_need *need, const char *path, struct lab_error
 			}
 			return 0;
 		}
-		if ((n = node_kid(n, seg, len)) == NULL)
+		if (len > 0 && (n = node_kid(n, p, len)) == NULL)
 			return lab_error_set(err, ENOMEM, "out of memory");
-		seg += len + 1;
+		p += len;
+		if (*p == '[') {
+			/* "[k=v,…]": an array whose elements keep the selector's keys
+			 * and the rest of the path; any other index keeps it whole. */
+			const char *close = strchr(p, ']');
+
+			if (close == NULL || memchr(p, '=', (size_t)(close - p)) == NULL || close[1] == '[')
+				break;
+			if (selector_keys(n, p + 1, (size_t)(close - p - 1)) < 0)
+				return lab_error_set(err, ENOMEM, "out of memory");
+			p = close + 1;
+		}
+		if (*p == '.')
+			p++;
+		else if (*p != '\0')
+			break;
 	}
 	n->all = true;
 	return 0;
@@ -207,8 +238,21 @@ static json_t *pruned(json_t *v, const struct need_node *n)
 	const char *key;
 	json_t *o, *val;
 
-	if (n->all || !json_is_object(v))
+	if (n->all || (!json_is_object(v) && !json_is_array(v)))
 		return json_incref(v);
+	if (json_is_array(v)) {
+		/* each element as the path goes on ("zones[zone=Normal].free") */
+		size_t i;
+
+		if ((o = json_array()) == NULL)
+			return NULL;
+		json_array_foreach(v, i, val)
+			if (json_array_append_new(o, pruned(val, n)) < 0) {
+				json_decref(o);
+				return NULL;
+			}
+		return o;
+	}
 	if ((o = json_object()) == NULL)
 		return NULL;
 	json_object_foreach(v, key, val) {
@@ -285,7 +329,12 @@ struct build {
 	struct frame st[DEPTH_MAX];
 	size_t depth;
 	json_t *root;
-	const struct result_need *need;
+	struct result_need *need;
+	result_need_fn fn;              /* asked for the need at "runs" */
+	void *arg;
+	bool asked;
+	int fn_rc;
+	struct lab_error fn_err;
 	size_t samples;
 	char why[160];                  /* a value the builder refused */
 };
@@ -412,6 +461,13 @@ static int cb_map_key(void *ctx, const unsigned char *key, size_t len)
 	free(f->key);
 	if ((f->key = strndup((const char *)key, len)) == NULL)
 		return refuse(b, "out of memory");
+	/* The samples come in runs[]: what they need is known by now from
+	 * what precedes it (the scenario, in pagelab's documents). */
+	if (b->depth == 1 && b->fn != NULL && !b->asked && strcmp(f->key, RK_RUNS) == 0) {
+		b->asked = true;
+		if ((b->fn_rc = b->fn(f->v, b->need, b->arg, &b->fn_err)) < 0)
+			return 0;
+	}
 	return 1;
 }
 
@@ -464,6 +520,10 @@ static int parse_fault(struct parse *p, const unsigned char *piece, size_t len, 
 	unsigned long long line = p->line;
 	char why[200];
 
+	if (p->b->fn_rc < 0) {
+		*err = p->b->fn_err;
+		return p->b->fn_rc;
+	}
 	if (at > len)
 		at = len;
 	for (size_t i = 0; i < at; i++)
@@ -495,11 +555,13 @@ static int parse_piece(struct parse *p, const unsigned char *piece, size_t len, 
 	return 0;
 }
 
-static int parse_open(struct parse *p, struct build *b, const char *name, const struct result_need *need,
-		      struct lab_error *err)
+static int parse_open(struct parse *p, struct build *b, const char *name, struct result_need *need,
+		      result_need_fn fn, void *arg, struct lab_error *err)
 {
 	memset(b, 0, sizeof(*b));
 	b->need = need;
+	b->fn = fn;
+	b->arg = arg;
 	p->b = b;
 	p->name = name;
 	p->off = 0;
@@ -534,10 +596,10 @@ static int check_schema(const char *name, json_t **doc, struct lab_error *err)
 
 	if (json_is_object(*doc) && s != NULL && strcmp(s, RESULT_SCHEMA_ID) == 0)
 		return 0;
+	lab_error_set(err, EINVAL, "%s: not a %s document (schema: %s)", name, RESULT_SCHEMA_ID, s != NULL ? s : "none");
 	json_decref(*doc);
 	*doc = NULL;
-	return lab_error_set(err, EINVAL, "%s: not a %s document (schema: %s)", name, RESULT_SCHEMA_ID,
-			     s != NULL ? s : "none");
+	return -EINVAL;
 }
 
 static int read_whole(const char *path, json_t **out, struct lab_error *err)
@@ -555,15 +617,15 @@ static int read_whole(const char *path, json_t **out, struct lab_error *err)
 	return check_schema(path, out, err);
 }
 
-static int read_document(const char *path, int fd, const struct result_need *need, json_t **out,
-			 struct result_read_info *info, struct lab_error *err)
+static int read_document(const char *path, int fd, struct result_need *need, result_need_fn fn, void *arg,
+			 json_t **out, struct result_read_info *info, struct lab_error *err)
 {
 	struct build *b = malloc(sizeof(*b));
 	unsigned char *piece = malloc(CHUNK);
 	struct parse p = { 0 };
 	int rc = 0;
 
-	if (b == NULL || piece == NULL || (rc = parse_open(&p, b, path, need, err)) < 0) {
+	if (b == NULL || piece == NULL || (rc = parse_open(&p, b, path, need, fn, arg, err)) < 0) {
 		free(b);
 		free(piece);
 		return rc < 0 ? rc : lab_error_set(err, ENOMEM, "out of memory");
@@ -609,7 +671,7 @@ int result_read_buffer(const char *name, const char *buf, size_t len, const stru
 	int rc = 0;
 
 	*out = NULL;
-	if (b == NULL || (rc = parse_open(&p, b, name, need, err)) < 0) {
+	if (b == NULL || (rc = parse_open(&p, b, name, (struct result_need *)need, NULL, NULL, err)) < 0) {
 		free(b);
 		return rc < 0 ? rc : lab_error_set(err, ENOMEM, "out of memory");
 	}
@@ -654,7 +716,9 @@ static int append_to(json_t *run, const char *key, json_t *v)
 
 struct stream {
 	const char *path;
-	const struct result_need *need;
+	struct result_need *need;
+	result_need_fn fn;
+	void *arg;
 	json_t *doc;
 	size_t lineno;
 	size_t samples;
@@ -684,7 +748,9 @@ static int stream_line(struct stream *s, const char *text, size_t len, struct la
 		if (s->doc != NULL && !json_is_array(json_object_get(s->doc, RK_RUNS)))
 			json_object_set_new(s->doc, RK_RUNS, json_array());
 		json_decref(line);
-		return s->doc == NULL ? lab_error_set(err, ENOMEM, "out of memory") : 0;
+		if (s->doc == NULL)
+			return lab_error_set(err, ENOMEM, "out of memory");
+		return s->fn != NULL && s->need != NULL ? s->fn(s->doc, s->need, s->arg, err) : 0;
 	}
 	if (s->doc == NULL) {
 		json_decref(line);
@@ -706,8 +772,15 @@ static int stream_line(struct stream *s, const char *text, size_t len, struct la
 		json_decref(line);
 		if (v == NULL || json_array_append_new(runs, v) < 0)
 			return lab_error_set(err, ENOMEM, "out of memory");
-		if (!json_is_array(json_object_get(v, RK_SAMPLES)))
-			json_object_set_new(v, RK_SAMPLES, json_array());
+		/* The arrays the sampler makes for every run (empty when nothing
+		 * came): sampler.c sampler_run. */
+		{
+			static const char *const arrays[] = { RK_SAMPLES, RK_STEPS, RK_ACTIONS, RK_WORKLOADS };
+
+			for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++)
+				if (!json_is_array(json_object_get(v, arrays[i])))
+					json_object_set_new(v, arrays[i], json_array());
+		}
 		return 0;
 	}
 	if (idx >= 0 && (size_t)idx < json_array_size(runs))
@@ -745,10 +818,10 @@ static int stream_line(struct stream *s, const char *text, size_t len, struct la
 	return rc < 0 ? lab_error_set(err, ENOMEM, "out of memory") : 0;
 }
 
-static int read_stream(const char *path, int fd, const struct result_need *need, json_t **out,
-		       struct result_read_info *info, struct lab_error *err)
+static int read_stream(const char *path, int fd, struct result_need *need, result_need_fn fn, void *arg,
+		       json_t **out, struct result_read_info *info, struct lab_error *err)
 {
-	struct stream s = { .path = path, .need = need };
+	struct stream s = { .path = path, .need = need, .fn = fn, .arg = arg };
 	unsigned long long total = 0;
 	size_t len = 0, cap = CHUNK, start;
 	char *buf = malloc(cap);
@@ -818,9 +891,11 @@ static int read_stream(const char *path, int fd, const struct result_need *need,
 	return check_schema(path, out, err);
 }
 
-int result_read(const char *path, const struct result_need *need, json_t **out, struct result_read_info *info,
-		struct lab_error *err)
+int result_read_for(const char *path, struct result_need *need, result_need_fn fn, void *arg, json_t **out,
+		    struct result_read_info *info, struct lab_error *err)
 {
+	static struct result_need bare;
+	const char *mode = getenv("PAGELAB_READ");
 	size_t n = strlen(path);
 	bool stream = n > 6 && strcmp(path + n - 6, ".jsonl") == 0;
 	int fd, rc;
@@ -830,11 +905,29 @@ int result_read(const char *path, const struct result_need *need, json_t **out, 
 		memset(info, 0, sizeof(*info));
 	if (!stream && result_read_full())
 		return read_whole(path, out, err);
+	if (stream && result_read_full())
+		need = NULL;
+	/* bare: nothing of the samples but t_ms and cause, whatever was asked —
+	 * the control that shows tests/bats/read.bats's comparisons can fail. */
+	if (mode != NULL && strcmp(mode, "bare") == 0) {
+		memset(&bare, 0, sizeof(bare));
+		need = &bare;
+		fn = NULL;
+	}
+	if (need == NULL)
+		fn = NULL;
 	fd = lab_open_input(path, stream ? "result stream" : "result", LAB_RESULT_MAX, 0, NULL, err);
 	if (fd < 0)
 		return fd;
-	rc = stream ? read_stream(path, fd, result_read_full() ? NULL : need, out, info, err)
-		    : read_document(path, fd, need, out, info, err);
+	rc = stream ? read_stream(path, fd, need, fn, arg, out, info, err)
+		    : read_document(path, fd, need, fn, arg, out, info, err);
 	close(fd);
 	return rc;
+}
+
+int result_read(const char *path, const struct result_need *need, json_t **out, struct result_read_info *info,
+		struct lab_error *err)
+{
+	/* Without a function nothing changes need. */
+	return result_read_for(path, (struct result_need *)need, NULL, NULL, out, info, err);
 }

@@ -17,13 +17,18 @@
  * "vmstat_delta.pgscan_kswapd"); a segment ending in '*' keeps every key
  * with that prefix ("vmstat_delta.allocstall_*"); a segment holding '+'
  * names several keys ("vmstat_delta.pgscan_kswapd+pgscan_direct"); a path
- * is cut at the first '[' or '{' (an array selector or a table's
- * placeholder), keeping what is before it whole ("zones[zone=Normal].free"
- * keeps "zones").  An array reached keeps all its elements whole.
+ * is cut at a '{' (a table's placeholder) or at an index that is not a
+ * selector, keeping what is before it whole; a selector "[k=v,…]" keeps
+ * in every element of the array its keys and the rest of the path
+ * ("zones[zone=Normal,node=0].free": each zone's zone, node and free).  An
+ * array reached applies the rest of the path to each of its elements.
  *
  * PAGELAB_READ=full in the environment loads every document whole with
  * jansson as before (the benchmark's comparison and the test that pruned
- * and whole loads give the same output: tests/bats/read.bats).
+ * and whole loads give the same output: tests/bats/read.bats);
+ * PAGELAB_READ=bare prunes every sample but each run's last to t_ms and
+ * cause whatever the reader asked (that test's control: its comparisons
+ * must then fail).
  */
 #ifndef PAGELAB_RESULT_READ_H
 #define PAGELAB_RESULT_READ_H
@@ -68,6 +73,17 @@ struct result_read_info {
  * (-EINVAL bad input, -ENOMEM, open's errno).  info may be NULL. */
 int result_read(const char *path, const struct result_need *need, json_t **out, struct result_read_info *info,
 		struct lab_error *err);
+
+/* The need may depend on the document (report's tables are the ones its
+ * scenario names): fn is called once, with the document read so far, when
+ * the reader reaches the root's "runs" (for a stream: after its header), and
+ * adds to need what those samples must keep.  In pagelab's documents the
+ * scenario comes before the runs; a function that does not find what it
+ * decides on should keep everything (result_need_all).  0 or -errno with
+ * err, which stops the read. */
+typedef int (*result_need_fn)(const json_t *head, struct result_need *need, void *arg, struct lab_error *err);
+int result_read_for(const char *path, struct result_need *need, result_need_fn fn, void *arg, json_t **out,
+		    struct result_read_info *info, struct lab_error *err);
 
 /* The same from a buffer (the fuzzer's entry; a document, not a stream). */
 int result_read_buffer(const char *name, const char *buf, size_t len, const struct result_need *need,

@@ -56,8 +56,8 @@ static int figs_need(const struct fig *figs, size_t n, struct result_need *need,
 	for (size_t i = 0; i < n && rc == 0; i++) {
 		const struct fig *f = &figs[i];
 
-		if (f->each == E_ZONE)
-			rc = result_need_add(need, "zones", err);
+		if (f->each == E_ZONE)         /* engine.c expand_zones: every zone with managed pages */
+			rc = result_need_add(need, "zones[zone=,node=].managed", err);
 		if (rc == 0 && f->samples != S_NONE && f->path != NULL)
 			rc = result_need_add(need, f->path, err);
 		if (rc == 0 && f->samples != S_NONE && f->path2 != NULL)
@@ -65,32 +65,6 @@ static int figs_need(const struct fig *figs, size_t n, struct result_need *need,
 		if (rc == 0 && f->sub != NULL)
 			rc = figs_need(f->sub, f->nsub, need, err);
 	}
-	return rc;
-}
-
-static int files_need(struct tfile *const *files, size_t n, struct result_need *need, struct lab_error *err)
-{
-	int rc = 0;
-
-	for (size_t i = 0; i < n && rc == 0; i++)
-		for (size_t k = 0; k < files[i]->ntables && rc == 0; k++)
-			rc = figs_need(files[i]->tables[k].figs, files[i]->tables[k].nfigs, need, err);
-	return rc;
-}
-
-/* A result document with the samples pruned to need; a stream (.jsonl)
- * says in one line that its run did not finish. */
-static int load_result(const char *path, const struct result_need *need, json_t **out, bool quiet,
-		       struct lab_error *err)
-{
-	struct result_read_info info;
-	int rc = result_read(path, need, out, &info, err);
-
-	if (rc == 0 && info.stream && !quiet)
-		fprintf(stderr, "pagelab report: %s: %s; %zu run(s), %zu sample(s) recorded%s\n", path,
-			info.finished ? "read from the run's stream"
-				      : "the run did not finish (no result document): read from its stream",
-			info.runs, info.samples, info.cut ? ", its last line cut short (left out)" : "");
 	return rc;
 }
 
@@ -396,23 +370,61 @@ static int reference_path(const char *arg, const char *article, char *out, size_
 			     "(pass --reference FILE)", rel, lab_data_dir(), rel);
 }
 
-/* A file beside the scenario (rep->files from first on) may read more of
- * the samples than need: then in is read again with that too. */
-static int reload_for(struct report *rep, size_t first, struct input *in, struct result_need *need,
-		      struct lab_error *err)
+/* What the samples of one result must keep (result_read_for's function):
+ * what every table that could take it reads — those its scenario names,
+ * the file beside its scenario, --tables' — or, when none does, the generic
+ * report's, from the document read up to its runs.  A document whose runs come before its
+ * scenario keeps its samples whole. */
+struct need_ctx {
+	struct report *rep;
+	const char *path;
+};
+
+static int need_for(const json_t *head, struct result_need *need, void *arg, struct lab_error *err)
 {
-	struct result_need *more = result_need_new();
+	struct need_ctx *c = arg;
+	struct input tmp = { .path = c->path, .doc = (json_t *)head };
 	int rc;
 
-	if (more == NULL)
-		return lab_error_set(err, ENOMEM, "out of memory");
-	rc = files_need(rep->files + first, rep->nfiles - first, more, err);
-	if (rc == 0 && !result_need_covers(need, more) && (rc = result_need_merge(need, more, err)) == 0) {
-		json_decref(in->doc);
-		in->doc = NULL;
-		rc = result_read(in->path, need, &in->doc, NULL, err);
+	if (json_object_get(head, "scenario") == NULL) {
+		result_need_all(need);
+		return 0;
 	}
-	result_need_free(more);
+	if ((rc = load_beside(c->rep, &tmp, err)) < 0)
+		return rc;
+	/* fed as engine.c's report_build decides it: some table not generic
+	 * takes the result (then the generic report does not). */
+	for (size_t i = 0; i < c->rep->nfiles; i++)
+		for (size_t k = 0; k < c->rep->files[i]->ntables; k++)
+			tmp.fed |= !c->rep->files[i]->tables[k].generic && engine_feeds(&tmp, &c->rep->files[i]->tables[k]);
+	for (size_t i = 0; i < c->rep->nfiles && rc == 0; i++)
+		for (size_t k = 0; k < c->rep->files[i]->ntables && rc == 0; k++) {
+			const struct tdef *d = &c->rep->files[i]->tables[k];
+
+			if (d->generic ? !tmp.fed : engine_feeds(&tmp, d))
+				rc = figs_need(d->figs, d->nfigs, need, err);
+		}
+	return rc;
+}
+
+/* A result document with the samples pruned to what its tables read; a
+ * stream (.jsonl) says in one line that its run did not finish. */
+static int load_result(struct report *rep, const char *path, json_t **out, struct lab_error *err)
+{
+	struct need_ctx c = { rep, path };
+	struct result_need *need = result_need_new();
+	struct result_read_info info;
+	int rc;
+
+	if (need == NULL)
+		return lab_error_set(err, ENOMEM, "out of memory");
+	rc = result_read_for(path, need, need_for, &c, out, &info, err);
+	result_need_free(need);
+	if (rc == 0 && info.stream && !rep->quiet)
+		fprintf(stderr, "pagelab report: %s: %s; %zu run(s), %zu sample(s) recorded%s\n", path,
+			info.finished ? "read from the run's stream"
+				      : "the run did not finish (no result document): read from its stream",
+			info.runs, info.samples, info.cut ? ", its last line cut short (left out)" : "");
 	return rc;
 }
 
@@ -421,7 +433,6 @@ static int reload_for(struct report *rep, size_t first, struct input *in, struct
 static int load_inputs(struct report *rep, const char *const *files, size_t nfiles,
 		       const struct report_options *opt, size_t *ndir, struct lab_error *err)
 {
-	struct result_need *need = NULL;
 	size_t i;
 	int rc;
 
@@ -439,30 +450,17 @@ static int load_inputs(struct report *rep, const char *const *files, size_t nfil
 	if ((rc = load_dir(rep, err)) < 0)
 		goto out;
 	*ndir = rep->nfiles - opt->ntables;
-	if ((need = result_need_new()) == NULL) {
-		rc = lab_error_set(err, ENOMEM, "out of memory");
-		goto out;
-	}
-	if ((rc = files_need(rep->files, rep->nfiles, need, err)) < 0)
-		goto out;
 	for (rep->nin = 0; rep->nin < nfiles; rep->nin++) {
 		struct input *in = &rep->in[rep->nin];
-		size_t before = rep->nfiles;
 
 		in->path = files[rep->nin];
-		if ((rc = load_result(in->path, need, &in->doc, rep->quiet, err)) < 0 ||
-		    (rc = load_beside(rep, in, err)) < 0) {
-			rep->nin++;
-			goto out;
-		}
-		if (rep->nfiles > before && (rc = reload_for(rep, before, in, need, err)) < 0) {
+		if ((rc = load_result(rep, in->path, &in->doc, err)) < 0 || (rc = load_beside(rep, in, err)) < 0) {
 			rep->nin++;
 			goto out;
 		}
 	}
 	rc = 0;
 out:
-	result_need_free(need);
 	return rc;
 }
 
