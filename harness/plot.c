@@ -547,7 +547,7 @@ static int write_data(struct run_view *rv, struct text *d)
 		const json_t *st = json_array_get(steps, i);
 		const char *w = jstr(st, RK_WORKLOAD, "");
 		double t = num_or_nan(json_object_get(st, RK_T_MS)) / 1000.0;
-		double res = num_or_nan(jpath(st, "counters.resident_pages"));
+		double res = num_or_nan(jpath(st, RK_COUNTERS ".resident_pages"));
 		char label[96];
 
 		if (isnan(t))
