@@ -36,25 +36,16 @@ static const char *jstr(const json_t *j, const char *key)
 	return json_string_value(json_object_get(j, key));
 }
 
+/* With its samples pruned to what report's tables read (report_of hands
+ * the documents, or --by's copies of them, to the report engine). */
 static int load_result(const char *path, json_t **out, struct lab_error *err)
 {
-	cleanup_free char *text = NULL;
-	json_error_t je;
-
-	int ret = lab_read_input(path, "result", LAB_RESULT_MAX, 0, &text, NULL, err);
+	int ret = report_read_result(path, NULL, out, err);
 
 	/* A file that cannot be read is bad input (exit 2), like report's. */
-	if (ret < 0)
-		return lab_error_set(err, EINVAL, "%s", err->msg);
-	*out = json_loads(text, 0, &je);
-	if (*out == NULL)
-		return lab_error_set(err, EINVAL, "%s:%d:%d: not JSON: %s", path, je.line, je.column, je.text);
-	if (!json_is_object(*out) || jstr(*out, RK_SCHEMA) == NULL || strcmp(jstr(*out, RK_SCHEMA), RESULT_SCHEMA)) {
-		json_decref(*out);
-		*out = NULL;
-		return lab_error_set(err, EINVAL, "%s: not a %s document", path, RESULT_SCHEMA);
-	}
-	return 0;
+	if (ret < 0 && err->code != ENOMEM)
+		err->code = EINVAL;
+	return ret < 0 ? -err->code : 0;
 }
 
 /* A side: result documents (possibly filtered copies) and where they came
