@@ -1385,14 +1385,14 @@ static void plot_usage(FILE *o)
  * usage_at, write_data): a chart reading one more must name it here —
  * tests/bats/read.bats compares the charts' data with whole loads. */
 static const char *const sample_paths[] = {
-	"zones[zone=,node=].free+min+low+high+boost+managed",
-	"memcg.usage_bytes",
-	"memcg.stat.pgscan",
-	"workloads.*.rss_kb+lazyfree_kb+anonhuge_kb",
-	"vmstat_delta.pgscan_kswapd+pgscan_direct+pswpout+pglazyfreed",
-	"vmstat_delta.allocstall_*",
-	"psi",
-	"memcg_pressure",
+	RK_ZONES "[" RK_ZONE "=," RK_NODE "=].free+min+low+high+boost+managed",
+	RK_MEMCG "." RK_USAGE_BYTES,
+	RK_MEMCG "." RK_STAT ".pgscan",
+	RK_WORKLOADS ".*." RK_RSS_KB "+" RK_LAZYFREE_KB "+" RK_ANONHUGE_KB,
+	RK_VMSTAT_DELTA ".pgscan_kswapd+pgscan_direct+pswpout+pglazyfreed",
+	RK_VMSTAT_DELTA ".allocstall_*",
+	RK_PSI,
+	RK_MEMCG_PRESSURE,
 };
 
 int plot_load(const char *who, const char *path, json_t **out, struct lab_error *err)
