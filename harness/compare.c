@@ -95,10 +95,10 @@ struct key_alias {
 };
 
 static const struct key_alias key_aliases[] = {
-	{ "wsf", { "wsf", "watermark_scale_factor", NULL }, "vm_sysctl.watermark_scale_factor" },
-	{ "thp", { "thp", NULL, NULL }, "thp.enabled" },
-	{ "min_free_kbytes", { "min_free_kbytes", "reserve", NULL }, "vm_sysctl.min_free_kbytes" },
-	{ "host", { NULL }, "hostname" },    /* a fleet (containers/fleet): uname -n */
+	{ "wsf", { "wsf", "watermark_scale_factor", NULL }, RK_VM_SYSCTL ".watermark_scale_factor" },
+	{ "thp", { "thp", NULL, NULL }, RK_THP "." RK_ENABLED },
+	{ "min_free_kbytes", { "min_free_kbytes", "reserve", NULL }, RK_VM_SYSCTL ".min_free_kbytes" },
+	{ "host", { NULL }, RK_HOSTNAME },    /* a fleet (containers/fleet): uname -n */
 };
 
 static bool json_text(const json_t *v, char *buf, size_t len)

@@ -548,7 +548,7 @@ static int write_data(struct run_view *rv, struct text *d)
 		const json_t *st = json_array_get(steps, i);
 		const char *w = jstr(st, RK_WORKLOAD, "");
 		double t = num_or_nan(json_object_get(st, RK_T_MS)) / 1000.0;
-		double res = num_or_nan(jpath(st, "counters.resident_pages"));
+		double res = num_or_nan(jpath(st, RK_COUNTERS ".resident_pages"));
 		char label[96];
 
 		if (isnan(t))
@@ -1387,14 +1387,14 @@ static void plot_usage(FILE *o)
  * usage_at, write_data): a chart reading one more must name it here —
  * tests/bats/read.bats compares the charts' data with whole loads. */
 static const char *const sample_paths[] = {
-	"zones[zone=,node=].free+min+low+high+boost+managed",
-	"memcg.usage_bytes",
-	"memcg.stat.pgscan",
-	"workloads.*.rss_kb+lazyfree_kb+anonhuge_kb",
-	"vmstat_delta.pgscan_kswapd+pgscan_direct+pswpout+pglazyfreed",
-	"vmstat_delta.allocstall_*",
-	"psi",
-	"memcg_pressure",
+	RK_ZONES "[" RK_ZONE "=," RK_NODE "=].free+min+low+high+boost+managed",
+	RK_MEMCG "." RK_USAGE_BYTES,
+	RK_MEMCG "." RK_STAT ".pgscan",
+	RK_WORKLOADS ".*." RK_RSS_KB "+" RK_LAZYFREE_KB "+" RK_ANONHUGE_KB,
+	RK_VMSTAT_DELTA ".pgscan_kswapd+pgscan_direct+pswpout+pglazyfreed",
+	RK_VMSTAT_DELTA ".allocstall_*",
+	RK_PSI,
+	RK_MEMCG_PRESSURE,
 };
 
 int plot_load(const char *who, const char *path, json_t **out, struct lab_error *err)

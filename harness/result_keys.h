@@ -28,6 +28,10 @@
 #define RK_CGROUP       "cgroup"           /* host.cgroup: the mode per controller */
 #define RK_MEMORY       "memory"           /* host.cgroup.memory */
 #define RK_IN_VM_GUEST  "in_vm_guest"
+#define RK_HOSTNAME     "hostname"
+#define RK_THP          "thp"              /* host.thp.enabled: the mode in brackets */
+#define RK_ENABLED      "enabled"
+#define RK_VM_SYSCTL    "vm_sysctl"        /* host.vm_sysctl.NAME: every vm sysctl before the run */
 
 /* scenario (as run, after overrides) */
 #define RK_NAME         "name"

@@ -386,7 +386,7 @@ static int need_for(const json_t *head, struct result_need *need, void *arg, str
 	struct input tmp = { .path = c->path, .doc = (json_t *)head };
 	int rc;
 
-	if (json_object_get(head, "scenario") == NULL) {
+	if (json_object_get(head, RK_SCENARIO) == NULL) {
 		result_need_all(need);
 		return 0;
 	}
