@@ -10,7 +10,11 @@
 #    both modes, a wrong container limit refused, and nothing left on the host:
 #    no cgroup directory podman made, no podman state outside .cache/.
 #    Measured here: 111 s with debootstrap, 57 s with the base cached in
-#    .cache/container-ci/base (see containers/README.md).
+#    .cache/container-ci/base (see containers/README.md).  Tracing inside
+#    (container-ci check_trace, both modes and engines): the rig's traced
+#    three-paths and the suite's pressure run asserted, tracefs as found
+#    inside and on the host; the whole podman test took 170-190 s here on a
+#    busy machine (140 s before, on a quieter one).
 
 load helpers
 
