@@ -1173,6 +1173,8 @@ static void file_stem(const char *src, char *buf, size_t len)
 
 	if (n > 5 && strcmp(b + n - 5, ".json") == 0)
 		n -= 5;
+	else if (n > 6 && strcmp(b + n - 6, ".jsonl") == 0)
+		n -= 6;                 /* a run's stream: the document's stem */
 	for (i = 0; i < n && k + 1 < len; i++)
 		buf[k++] = (char)(strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-+",
 					 b[i]) && b[i] ? b[i] : '_');
@@ -1408,7 +1410,7 @@ int plot_load(const char *who, const char *path, json_t **out, struct lab_error 
 	result_need_free(need);
 	if (ret < 0)
 		return ret == -ENOENT || ret == -EACCES ? lab_error_set(err, EINVAL, "%s", err->msg) : ret;
-	if (info.stream)
+	if (info.stream && who != NULL)
 		fprintf(stderr, "%s: %s: %s; %zu run(s), %zu sample(s) recorded%s\n", who, path,
 			info.finished ? "read from the run's stream"
 				      : "the run did not finish (no result document): read from its stream",
@@ -1497,7 +1499,7 @@ int plot_main(int argc, char **argv)
 	for (int i = optind; i < argc && status == 0; i++) {
 		json_t *doc = NULL;
 
-		if (plot_load("pagelab plot", argv[i], &doc, &err) < 0 ||
+		if (plot_load(NULL, argv[i], &doc, &err) < 0 ||      /* said when checked */
 		    plot_document(argv[i], doc, &o, &charts, &err) < 0) {
 			fprintf(stderr, "pagelab plot: %s\n", err.msg);
 			status = err.code == EINVAL || err.code == EEXIST || err.code == ENOTDIR ? EXIT_BAD_INPUT : EXIT_INTERNAL;

@@ -730,18 +730,19 @@ static int stream_line(struct stream *s, const char *text, size_t len, struct la
 {
 	json_error_t je;
 	json_t *line = json_loadb(text, len, 0, &je), *runs, *run = NULL, *v;
-	const char *type = json_string_value(json_object_get(line, "type"));
+	char type[32];                  /* the messages outlive the line */
 	json_int_t idx = json_integer_value(json_object_get(line, "run"));
 	int rc = 0;
 
 	if (line == NULL)
 		return lab_error_set(err, EINVAL, "%s:%zu: not JSON: %s (column %d)", s->path, s->lineno, je.text,
 				     je.column);
-	if (type == NULL) {
+	if (!json_is_string(json_object_get(line, "type"))) {
 		json_decref(line);
 		return lab_error_set(err, EINVAL, "%s:%zu: not a pagelab stream line (no \"type\")", s->path,
 				     s->lineno);
 	}
+	snprintf(type, sizeof(type), "%s", json_string_value(json_object_get(line, "type")));
 	if (strcmp(type, "header") == 0) {
 		json_decref(s->doc);
 		s->doc = payload(line);

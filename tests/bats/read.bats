@@ -63,10 +63,12 @@ same() {
   ! cmp -s bare/pressure-A1.dat whole/pressure-A1.dat
 }
 
-@test "plot: the charts' data and gnuplot scripts are the whole load's, for every input" {
+@test "plot: the charts' data and gnuplot scripts are the whole load's, on inputs of every shape" {
   command -v gnuplot >/dev/null || skip "gnuplot is not installed"
   local f stem
-  for f in inputs/*.json; do
+  # v1 host runs with and without pressure, v2 guests with kswapd runs, an
+  # OOM kill, a traced run with events and bursts, two kernels.
+  for f in inputs/{pressure,host-scan,pressure-800,kswapd-runs-6.12,run-five-6.12,kswapd-runs-C-6.12-trace,three-paths-6.1}.json; do
     stem=$(basename "$f" .json)
     rm -rf p w
     mkdir p w

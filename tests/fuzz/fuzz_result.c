@@ -42,6 +42,21 @@ static json_t *base;
 static char stream_path[64];
 static struct result_need *need;
 
+/* The private directory goes with the process (the replays run in ctest). */
+static void stream_dir_remove(void)
+{
+	char *slash;
+
+	if (stream_path[0] == '\0')
+		return;
+	unlink(stream_path);
+	if ((slash = strrchr(stream_path, '/')) != NULL) {
+		*slash = '\0';
+		rmdir(stream_path);
+	}
+	stream_path[0] = '\0';
+}
+
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
@@ -56,8 +71,10 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 		char dir[] = "/tmp/fuzz-result.XXXXXX";
 		struct lab_error err;
 
-		if (mkdtemp(dir) != NULL)
+		if (mkdtemp(dir) != NULL) {
 			snprintf(stream_path, sizeof(stream_path), "%s/run.jsonl", dir);
+			atexit(stream_dir_remove);
+		}
 		need = result_need_new();
 		if (need != NULL) {
 			result_need_add(need, "memcg.usage_bytes", &err);

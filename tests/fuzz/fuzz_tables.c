@@ -8,7 +8,7 @@
  * why in one line (struct lab_error: non-empty, no newline); nothing may crash,
  * leak or hit UB.  A file it takes is then built into tables over a real
  * probe result (`pagelab report --tables FILE`, Markdown and JSON), whose exit
- * status is 0, 1 or 2 — never a signal.
+ * status is 0, 1 or 2 — never a signal — and whose JSON parses.
  * An input that is not JSON is used as edits instead (most byte mutations
  * break the syntax, which the loader refuses at once): one of the tree's real
  * tables files, chosen by the first byte, with per two input bytes one of its
@@ -164,6 +164,26 @@ static void check_refusal(int rc, const struct lab_error *err)
 	}
 }
 
+/* What report --format json printed on fd (its stdout) parses as JSON. */
+static void check_json(int fd)
+{
+	off_t len = lseek(fd, 0, SEEK_END);
+	char *text;
+	json_t *j;
+
+	if (len <= 0 || lseek(fd, 0, SEEK_SET) < 0 || (text = malloc((size_t)len)) == NULL)
+		return;
+	if (read(fd, text, (size_t)len) == (ssize_t)len) {
+		j = json_loadb(text, (size_t)len, 0, NULL);
+		if (j == NULL) {
+			fprintf(stderr, "fuzz_tables: report --format json printed no JSON\n");
+			abort();
+		}
+		json_decref(j);
+	}
+	free(text);
+}
+
 /* The report over the probe result with the file as --tables.  An article's
  * file other than the probe's is refused whole with it (one article per
  * report), so its "article" is dropped first: its tables are still built. */
@@ -202,12 +222,25 @@ static void report_on(const char *text, size_t len)
 	}
 	{
 		char *argv[] = { "report", "--format", "json", "--tables", path, (char *)result, NULL };
+		int out = memfd_create("fuzz-report.json", MFD_CLOEXEC), saved = dup(1);
 
+		/* The JSON a report prints is JSON: caught on a memfd as stdout. */
+		fflush(stdout);
+		if (out >= 0 && saved >= 0)
+			dup2(out, 1);
 		rc = report_main(6, argv);
+		fflush(stdout);
+		if (saved >= 0) {
+			dup2(saved, 1);
+			close(saved);
+		}
 		if (rc < 0 || rc > 2)
 			abort();
+		if (rc == 0 && out >= 0)
+			check_json(out);
+		if (out >= 0)
+			close(out);
 	}
-	fflush(stdout);
 	close(fd);
 }
 
