@@ -1,7 +1,8 @@
 /* result_keys.h — the key names of the result document (harness/result.md),
- * one place for the writer (result.c, run/run.c, sampler.c) and the readers
- * (report/, plot.c, compare.c, html.c).  A key renamed here is renamed for
- * both; a reader that spells a key by hand can drift from what is written.
+ * one place for the writers (result.c, run/run.c, sampler.c, host.c, kmsg.c,
+ * trace/) and the readers (report/, plot.c, compare.c, html.c).  A key
+ * renamed here is renamed for both; a reader that spells a key by hand can
+ * drift from what is written.
  * The keys inside a step's counters are the workload's own (workloads/decl/). */
 #ifndef PAGELAB_RESULT_KEYS_H
 #define PAGELAB_RESULT_KEYS_H
