@@ -77,6 +77,18 @@ struct ctx {
 		const char *cause;
 	} lowest[8];
 	size_t nr_lowest;
+	/* The bursts since the last full sample, folded (o->burst_raw unset):
+	 * per zone the lowest free and the lines at that moment, and the last. */
+	struct fold {
+		int node;
+		char zone[16];
+		unsigned long long free, min, low, high, boost, managed, last_free;
+		double t_ms;
+	} fold[ZONEINFO_MAX_ZONES];
+	size_t nr_fold;
+	unsigned long long fold_n, burst_lines;
+	double fold_from_ms, fold_to_ms;
+	struct jw scratch;              /* a folded burst's text, discarded */
 	struct { int pid; bool in; } pidcache[64];
 	unsigned pidcache_next;
 };
@@ -234,7 +246,107 @@ static void line_end(struct ctx *c)
 	c->nr_samples++;
 }
 
-/* A burst sample: the time, the zones' free pages and lines, nothing else. */
+/* One burst reading into the fold: per zone the lowest free and when. */
+static void fold_zones(struct ctx *c, const struct zoneinfo *zi, double t)
+{
+	for (size_t i = 0; zi != NULL && i < zi->n; i++) {
+		const struct zone_info *z = &zi->zones[i];
+		struct fold *f = NULL;
+
+		if (z->present == 0)
+			continue;
+		for (size_t k = 0; k < c->nr_fold; k++)
+			if (c->fold[k].node == z->node && !strcmp(c->fold[k].zone, z->name))
+				f = &c->fold[k];
+		if (f == NULL) {
+			if (c->nr_fold == sizeof(c->fold) / sizeof(c->fold[0]))
+				continue;
+			f = &c->fold[c->nr_fold++];
+			f->node = z->node;
+			snprintf(f->zone, sizeof(f->zone), "%s", z->name);
+			f->free = ~0ull;
+		}
+		if (z->free < f->free) {
+			f->free = z->free;
+			f->min = z->min;
+			f->low = z->low;
+			f->high = z->high;
+			f->boost = z->boost;
+			f->managed = z->managed;
+			f->t_ms = t;
+		}
+		f->last_free = z->free;
+	}
+	if (c->fold_n++ == 0)
+		c->fold_from_ms = t;
+	c->fold_to_ms = t;
+}
+
+/* The folded bursts as one line, before the next full sample:
+ * {"t_ms" (the lowest zone's, nearest its low line), "cause": "burst",
+ *  "bursts": n, "from_ms", "to_ms", "zones": [{node, zone, free (the
+ *  lowest), min, low, high, boost, managed (at that moment), "t_ms" (its
+ *  moment), "last_free"}]}. */
+static void fold_flush(struct ctx *c)
+{
+	struct jw *w = &c->line;
+	const struct fold *deep = NULL;
+
+	if (c->fold_n == 0)
+		return;
+	for (size_t k = 0; k < c->nr_fold; k++) {
+		const struct fold *f = &c->fold[k];
+
+		if (f->free != ~0ull && f->managed > 0 &&
+		    (deep == NULL || (double)f->free - (double)f->low < (double)deep->free - (double)deep->low))
+			deep = f;
+	}
+	line_begin(c, deep != NULL ? deep->t_ms : c->fold_to_ms, "burst");
+	jw_key(w, "bursts");
+	jw_u64(w, c->fold_n);
+	jw_key(w, "from_ms");
+	jw_real(w, c->fold_from_ms);
+	jw_key(w, "to_ms");
+	jw_real(w, c->fold_to_ms);
+	jw_key(w, "zones");
+	jw_arr(w);
+	for (size_t k = 0; k < c->nr_fold; k++) {
+		const struct fold *f = &c->fold[k];
+
+		if (f->free == ~0ull)
+			continue;
+		jw_obj(w);
+		jw_key(w, "node");
+		jw_i64(w, f->node);
+		jw_key(w, "zone");
+		jw_str(w, f->zone);
+		jw_key(w, "free");
+		jw_u64(w, f->free);
+		jw_key(w, "min");
+		jw_u64(w, f->min);
+		jw_key(w, "low");
+		jw_u64(w, f->low);
+		jw_key(w, "high");
+		jw_u64(w, f->high);
+		jw_key(w, "boost");
+		jw_u64(w, f->boost);
+		jw_key(w, "managed");
+		jw_u64(w, f->managed);
+		jw_key(w, RK_T_MS);
+		jw_real(w, f->t_ms);
+		jw_key(w, "last_free");
+		jw_u64(w, f->last_free);
+		jw_obj_end(w);
+	}
+	jw_arr_end(w);
+	line_end(c);
+	c->burst_lines++;
+	c->fold_n = 0;
+	c->nr_fold = 0;
+}
+
+/* A burst sample: the time, the zones' free pages and lines, nothing else;
+ * a line of its own (burst_raw) or folded until the next full sample. */
 static void take_burst(struct ctx *c)
 {
 	uint64_t cpu0 = thread_cpu_ns(), wall0 = now_ns();
@@ -243,10 +355,19 @@ static void take_burst(struct ctx *c)
 	trace_pull(c, false);
 	c->sctx.burst = true;           /* the burst sources in their slim form */
 	c->sctx.at_step = false;
-	line_begin(c, t, "burst");
-	source_set_emit(c->sources, SOURCE_BURST, &c->line);
-	note_zones(c, c->sctx.facts.zones, "burst", t);
-	line_end(c);
+	if (c->o->burst_raw) {
+		line_begin(c, t, "burst");
+		source_set_emit(c->sources, SOURCE_BURST, &c->line);
+		note_zones(c, c->sctx.facts.zones, "burst", t);
+		line_end(c);
+		c->burst_lines++;
+	} else {
+		jw_reset(&c->scratch);
+		jw_obj(&c->scratch);
+		source_set_emit(c->sources, SOURCE_BURST, &c->scratch);
+		note_zones(c, c->sctx.facts.zones, "burst", t);
+		fold_zones(c, c->sctx.facts.zones, t);
+	}
 	c->nr_burst++;
 	{
 		double us = (double)(thread_cpu_ns() - cpu0) / 1e3;
@@ -268,6 +389,7 @@ static const json_t *take_sample(struct ctx *c, const char *cause)
 	bool tick = strcmp(cause, "tick") == 0, walk = strcmp(cause, "walk") == 0;
 	struct jw *w = &c->line;
 
+	fold_flush(c);          /* the bursts before it come first */
 	trace_pull(c, false);
 	if (!tick) {
 		cadences |= SOURCE_STEP;
@@ -780,10 +902,11 @@ static void run_summary_extra(struct ctx *c, json_t *sum)
 	if (c->bursting)
 		c->burst_ms += (double)(now_ns() - c->burst_since) / 1e6;
 	json_object_set_new(sum, "bursts",
-			    json_pack("{s:i, s:i, s:i, s:I, s:I, s:f, s:f, s:f}", "interval_ms", (int)c->o->burst_ms,
+			    json_pack("{s:i, s:i, s:i, s:I, s:I, s:I, s:b, s:f, s:f, s:f}", "interval_ms", (int)c->o->burst_ms,
 				      "stretched_to_ms", (int)c->burst_eff_max_ms,
 				      "margin_pct", (int)c->o->burst_margin_pct, "windows",
 				      (json_int_t)c->burst_windows, "samples", (json_int_t)c->nr_burst,
+				      "lines", (json_int_t)c->burst_lines, "raw", c->o->burst_raw,
 				      "ms", c->burst_ms, "cpu_us", c->burst_cpu_us,
 				      "cpu_us_per_sample", c->nr_burst ? c->burst_cpu_us / (double)c->nr_burst : 0.0));
 	if (c->tr != NULL) {
@@ -1023,6 +1146,7 @@ out:
 	source_set_close(c.sources);
 	sandbox_counters_free(&c.cg);
 	jw_free(&c.line);
+	jw_free(&c.scratch);
 	json_decref(c.last_read);
 	if (ret < 0)
 		return ret;

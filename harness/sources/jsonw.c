@@ -204,8 +204,9 @@ void jw_i64(struct jw *w, long long v)
 	w->comma = true;
 }
 
-/* As jansson's jsonp_dtostr at its default precision (17): "%.17g", and
- * ".0" after an integral result so it reads back as a real. */
+/* As jansson's jsonp_dtostr at its default precision (17): "%.17g", the
+ * exponent trimmed, and ".0" after an integral result so it reads back as
+ * a real. */
 void jw_real(struct jw *w, double v)
 {
 	char b[40];
@@ -224,6 +225,23 @@ void jw_real(struct jw *w, double v)
 	for (int i = 0; i < n; i++)
 		if (b[i] == ',')
 			b[i] = '.';
+	/* As jansson: no '+' and no leading zeros in the exponent ("1e17"). */
+	{
+		char *e = strchr(b, 'e');
+
+		if (e != NULL) {
+			char *start = e + 1, *end = e + 2;
+
+			if (*start == '-')
+				start++;
+			while (*end == '0')
+				end++;
+			if (end != start) {
+				memmove(start, end, strlen(end) + 1);
+				n = (int)strlen(b);
+			}
+		}
+	}
 	if (strpbrk(b, ".eE") == NULL) {
 		b[n++] = '.';
 		b[n++] = '0';
@@ -266,5 +284,5 @@ json_t *jw_load(const struct jw *w, json_error_t *err)
 {
 	if (w->oom || w->data == NULL)
 		return NULL;
-	return json_loadb(w->data, w->len, 0, err);
+	return json_loadb(w->data, w->len, JSON_DECODE_ANY, err);
 }
