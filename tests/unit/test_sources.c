@@ -443,6 +443,8 @@ static void test_jsonw(void)
 	jw_arr(&w);
 	jw_i64(&w, -5);
 	jw_u64(&w, 9223372036854775807ull);     /* jansson's json_int_t: no more */
+	jw_i64(&w, -9223372036854775807ll - 1);
+	jw_u64(&w, 0);
 	m = jw_mark(&w);
 	jw_str(&w, "dropped");
 	jw_rewind(&w, m);
@@ -459,8 +461,12 @@ static void test_jsonw(void)
 	CHECK(strstr(w.data, "\\u00ff") != NULL);
 	CHECK(strstr(w.data, "\xc3\xa9") != NULL);
 	CHECK(json_is_object(json_object_get(v, "n")) && json_object_size(json_object_get(v, "n")) == 0);
-	CHECK_EQ_U64(json_array_size(json_object_get(v, "a")), 4);
-	CHECK(json_is_true(json_array_get(json_object_get(v, "a"), 2)));
+	CHECK_EQ_U64(json_array_size(json_object_get(v, "a")), 6);
+	CHECK(json_integer_value(json_array_get(json_object_get(v, "a"), 0)) == -5);
+	CHECK(json_integer_value(json_array_get(json_object_get(v, "a"), 1)) == 9223372036854775807ll);
+	CHECK(json_integer_value(json_array_get(json_object_get(v, "a"), 2)) == -9223372036854775807ll - 1);
+	CHECK(json_integer_value(json_array_get(json_object_get(v, "a"), 3)) == 0);
+	CHECK(json_is_true(json_array_get(json_object_get(v, "a"), 4)));
 	json_decref(v);
 	jw_free(&w);
 }
