@@ -49,7 +49,7 @@ static int load_result(const char *path, json_t **out, struct lab_error *err)
 	*out = json_loads(text, 0, &je);
 	if (*out == NULL)
 		return lab_error_set(err, EINVAL, "%s:%d:%d: not JSON: %s", path, je.line, je.column, je.text);
-	if (!json_is_object(*out) || jstr(*out, "schema") == NULL || strcmp(jstr(*out, "schema"), RESULT_SCHEMA)) {
+	if (!json_is_object(*out) || jstr(*out, RK_SCHEMA) == NULL || strcmp(jstr(*out, RK_SCHEMA), RESULT_SCHEMA)) {
 		json_decref(*out);
 		*out = NULL;
 		return lab_error_set(err, EINVAL, "%s: not a %s document", path, RESULT_SCHEMA);
@@ -138,20 +138,20 @@ static const json_t *host_path(const json_t *host, const char *path)
 
 static bool run_key(const json_t *doc, const json_t *run, const char *key, char *buf, size_t len)
 {
-	const json_t *host = json_object_get(doc, "host");
+	const json_t *host = json_object_get(doc, RK_HOST);
 	const struct key_alias *a = NULL;
 
 	if (strcmp(key, "kernel") == 0)
-		return json_text(json_object_get(host, "kernel"), buf, len);
+		return json_text(json_object_get(host, RK_KERNEL), buf, len);
 	for (size_t i = 0; i < sizeof(key_aliases) / sizeof(key_aliases[0]); i++)
 		if (strcmp(key_aliases[i].key, key) == 0)
 			a = &key_aliases[i];
-	if (json_text(json_object_get(json_object_get(run, "variant"), key), buf, len) ||
-	    json_text(json_object_get(json_object_get(run, "params"), key), buf, len))
+	if (json_text(json_object_get(json_object_get(run, RK_VARIANT), key), buf, len) ||
+	    json_text(json_object_get(json_object_get(run, RK_PARAMS), key), buf, len))
 		return true;
 	for (size_t k = 0; a != NULL && k < 3 && a->names[k]; k++)
-		if (json_text(json_object_get(json_object_get(run, "variant"), a->names[k]), buf, len) ||
-		    json_text(json_object_get(json_object_get(run, "params"), a->names[k]), buf, len))
+		if (json_text(json_object_get(json_object_get(run, RK_VARIANT), a->names[k]), buf, len) ||
+		    json_text(json_object_get(json_object_get(run, RK_PARAMS), a->names[k]), buf, len))
 			return true;
 	return a != NULL && json_text(host_path(host, a->host), buf, len);
 }
@@ -159,7 +159,7 @@ static bool run_key(const json_t *doc, const json_t *run, const char *key, char 
 /* The run's variant without the --by key: what pairs outcome counts. */
 static void variant_text(const json_t *run, const char *skip, char *buf, size_t len)
 {
-	const json_t *v = json_object_get(run, "variant");
+	const json_t *v = json_object_get(run, RK_VARIANT);
 	const char *k;
 	const json_t *x;
 	size_t off = 0;
@@ -199,7 +199,7 @@ static void row_others(const struct report_row *row, size_t ncols, const char *c
 				continue;
 			for (size_t d = 0; d < n; d++)
 				if (strcmp(files[d], o->file) == 0) {
-					variant_text(json_array_get(json_object_get(docs[d], "runs"), o->run), by, buf, len);
+					variant_text(json_array_get(json_object_get(docs[d], RK_RUNS), o->run), by, buf, len);
 					return;
 				}
 		}
@@ -573,11 +573,11 @@ static int count_outcomes(const struct side *s, int which, const char *skip, boo
 			  struct tally **t, size_t *nt)
 {
 	for (size_t d = 0; d < s->n; d++) {
-		const json_t *runs = json_object_get(s->docs[d], "runs");
+		const json_t *runs = json_object_get(s->docs[d], RK_RUNS);
 
 		for (size_t r = 0; r < json_array_size(runs); r++) {
 			const json_t *run = json_array_get(runs, r);
-			const char *oc = jstr(json_object_get(run, "exit"), "outcome");
+			const char *oc = jstr(json_object_get(run, RK_EXIT), RK_OUTCOME);
 			char var[200];
 			bool found = false;
 
@@ -642,9 +642,9 @@ static json_t *inputs_json(const struct side *s)
 
 	for (size_t i = 0; a != NULL && i < s->n; i++)
 		json_array_append_new(a, json_pack("{s:s, s:s?, s:s?, s:I}", "path", s->paths[i],
-						   "scenario", jstr(json_object_get(s->docs[i], "scenario"), "name"),
-						   "kernel", jstr(json_object_get(s->docs[i], "host"), "kernel"),
-						   "runs", (json_int_t)json_array_size(json_object_get(s->docs[i], "runs"))));
+						   "scenario", jstr(json_object_get(s->docs[i], RK_SCENARIO), RK_NAME),
+						   "kernel", jstr(json_object_get(s->docs[i], RK_HOST), RK_KERNEL),
+						   "runs", (json_int_t)json_array_size(json_object_get(s->docs[i], RK_RUNS))));
 	return a;
 }
 
@@ -755,7 +755,7 @@ int compare_by(const char *key, const char *const *files, size_t n, double thres
 		ret = load_result(files[i], &doc, err);
 		if (ret < 0)
 			break;
-		runs = json_object_get(doc, "runs");
+		runs = json_object_get(doc, RK_RUNS);
 		/* Each run goes to its group: a copy of the document holding
 		 * only that group's runs. */
 		for (r = 0; r < json_array_size(runs) && ret == 0; r++) {
@@ -780,14 +780,14 @@ int compare_by(const char *key, const char *const *files, size_t n, double thres
 			if (groups[g].n == 0 || groups[g].paths[groups[g].n - 1] != files[i]) {
 				json_t *copy = json_deep_copy(doc);
 
-				if (copy == NULL || json_array_clear(json_object_get(copy, "runs")) < 0 ||
+				if (copy == NULL || json_array_clear(json_object_get(copy, RK_RUNS)) < 0 ||
 				    side_add(&groups[g], files[i], copy) < 0) {
 					json_decref(copy);
 					ret = lab_error_set(err, ENOMEM, "out of memory");
 					break;
 				}
 			}
-			json_array_append(json_object_get(groups[g].docs[groups[g].n - 1], "runs"),
+			json_array_append(json_object_get(groups[g].docs[groups[g].n - 1], RK_RUNS),
 					  json_array_get(runs, r));
 		}
 		json_decref(doc);

@@ -166,7 +166,7 @@ static int inline_svg(FILE *o, const struct plot_chart *c)
 
 static bool doc_feeds(const json_t *doc, const char *table)
 {
-	const json_t *r = json_object_get(json_object_get(doc, "scenario"), "report");
+	const json_t *r = json_object_get(json_object_get(doc, RK_SCENARIO), RK_REPORT);
 	size_t i;
 
 	for (i = 0; i < json_array_size(r); i++)
@@ -413,7 +413,7 @@ static int load_docs(const struct html_args *a, json_t **docs)
 			return -EINVAL;
 		}
 		docs[i] = json_loads(text, 0, &je);
-		schema = jstr(docs[i], "schema");
+		schema = jstr(docs[i], RK_SCHEMA);
 		if (docs[i] == NULL || schema == NULL || strcmp(schema, "pagelab.result/1") != 0) {
 			fprintf(stderr, "pagelab report: %s: not a pagelab.result/1 document\n", a->files[i]);
 			return -EINVAL;
@@ -468,8 +468,8 @@ static int write_page(const struct html_args *a, json_t **docs, struct lab_error
 		goto out;
 	}
 	for (i = 1; i < a->nfiles; i++) {
-		const char *k0 = jstr(json_object_get(docs[0], "host"), "kernel");
-		const char *ki = jstr(json_object_get(docs[i], "host"), "kernel");
+		const char *k0 = jstr(json_object_get(docs[0], RK_HOST), RK_KERNEL);
+		const char *ki = jstr(json_object_get(docs[i], RK_HOST), RK_KERNEL);
 
 		kernels |= k0 && ki && strcmp(k0, ki) != 0;
 	}
@@ -508,13 +508,13 @@ static int write_page(const struct html_args *a, json_t **docs, struct lab_error
 		fputs("\">", o);
 		esc(o, a->files[i]);
 		fputs("</a></td><td>", o);
-		esc(o, jstr(json_object_get(docs[i], "scenario"), "name"));
+		esc(o, jstr(json_object_get(docs[i], RK_SCENARIO), RK_NAME));
 		fputs("</td><td>", o);
-		esc(o, jstr(json_object_get(docs[i], "host"), "kernel"));
+		esc(o, jstr(json_object_get(docs[i], RK_HOST), RK_KERNEL));
 		fputs("</td><td>", o);
-		esc(o, jstr(json_object_get(json_object_get(docs[i], "host"), "cgroup"), "memory"));
-		fprintf(o, "</td><td class=\"n\">%zu</td><td>", json_array_size(json_object_get(docs[i], "runs")));
-		esc(o, jstr(docs[i], "status"));
+		esc(o, jstr(json_object_get(json_object_get(docs[i], RK_HOST), RK_CGROUP), RK_MEMORY));
+		fprintf(o, "</td><td class=\"n\">%zu</td><td>", json_array_size(json_object_get(docs[i], RK_RUNS)));
+		esc(o, jstr(docs[i], RK_STATUS));
 		fputs("</td></tr>\n", o);
 	}
 	fputs("</table>\n", o);

@@ -204,8 +204,8 @@ struct run_view {
 
 static int zone_index(struct run_view *rv, const json_t *z)
 {
-	const char *name = json_string_value(json_object_get(z, "zone"));
-	json_int_t node = json_integer_value(json_object_get(z, "node"));
+	const char *name = json_string_value(json_object_get(z, RK_ZONE));
+	json_int_t node = json_integer_value(json_object_get(z, RK_NODE));
 	size_t i;
 
 	if (name == NULL)
@@ -223,15 +223,15 @@ static int zone_index(struct run_view *rv, const json_t *z)
 /* The zone's sample object for zone i, or NULL. */
 static const json_t *sample_zone(const struct run_view *rv, const json_t *s, size_t i)
 {
-	const json_t *zs = json_object_get(s, "zones");
+	const json_t *zs = json_object_get(s, RK_ZONES);
 	size_t k;
 
 	for (k = 0; k < json_array_size(zs); k++) {
 		const json_t *z = json_array_get(zs, k);
-		const char *name = json_string_value(json_object_get(z, "zone"));
+		const char *name = json_string_value(json_object_get(z, RK_ZONE));
 
 		if (name != NULL && strcmp(name, rv->zones[i].name) == 0 &&
-		    json_integer_value(json_object_get(z, "node")) == rv->zones[i].node)
+		    json_integer_value(json_object_get(z, RK_NODE)) == rv->zones[i].node)
 			return z;
 	}
 	return NULL;
@@ -241,7 +241,7 @@ static const json_t *sample_zone(const struct run_view *rv, const json_t *s, siz
  * absent key is 0 when the sample has a vmstat_delta at all. */
 static double vm_delta(const json_t *s, const char *key)
 {
-	const json_t *d = json_object_get(s, "vmstat_delta");
+	const json_t *d = json_object_get(s, RK_VMSTAT_DELTA);
 
 	if (!json_is_object(d))
 		return NAN;
@@ -250,7 +250,7 @@ static double vm_delta(const json_t *s, const char *key)
 
 static double vm_prefix_sum(const json_t *s, const char *prefix)
 {
-	const json_t *d = json_object_get(s, "vmstat_delta");
+	const json_t *d = json_object_get(s, RK_VMSTAT_DELTA);
 	const char *k;
 	const json_t *v;
 	double sum = 0;
@@ -270,13 +270,13 @@ static double psi_avg10(const json_t *s, const char *where, const char *which)
 {
 	char path[64];
 
-	snprintf(path, sizeof(path), "%s.%s.avg10", where, which);
+	snprintf(path, sizeof(path), "%s.%s." RK_AVG10, where, which);
 	return json_is_number(jpath(s, path)) ? json_number_value(jpath(s, path)) : NAN;
 }
 
 static double memcg_scan(const json_t *s)
 {
-	const json_t *st = jpath(s, "memcg.stat");
+	const json_t *st = jpath(s, RK_MEMCG "." RK_STAT);
 
 	/* cgroup v2's memory.stat counts the sandbox's own reclaim (limit
 	 * reclaim does not show in /proc/vmstat's pgscan_*: mm/vmscan.c counts
@@ -289,18 +289,18 @@ static double memcg_scan(const json_t *s)
  * vmstat (NULL for the first). */
 static void sample_cols(const struct run_view *rv, const json_t *s, const json_t *prev, double *c)
 {
-	const json_t *w = json_object_get(json_object_get(s, "workloads"), rv->main != NULL ? rv->main : "");
-	double dt = prev != NULL ? (num_or_nan(json_object_get(s, "t_ms")) -
-				    num_or_nan(json_object_get(prev, "t_ms"))) / 1000.0 : NAN;
+	const json_t *w = json_object_get(json_object_get(s, RK_WORKLOADS), rv->main != NULL ? rv->main : "");
+	double dt = prev != NULL ? (num_or_nan(json_object_get(s, RK_T_MS)) -
+				    num_or_nan(json_object_get(prev, RK_T_MS))) / 1000.0 : NAN;
 	/* pglazyfreed is counted machine-wide even for a sandbox's own
 	 * reclaim (mm/vmscan.c: shrink_folio_list), unlike pgscan_*. */
 	const char *rate_key[] = { [C_KSWAPD] = "pgscan_kswapd", [C_DIRECT] = "pgscan_direct",
 				   [C_SWPOUT] = "pswpout", [C_LAZYFREED] = "pglazyfreed" };
 
-	c[C_USAGE] = num_or_nan(jpath(s, "memcg.usage_bytes")) / MIB;
-	c[C_RSS] = num_or_nan(json_object_get(w, "rss_kb")) / 1024;
-	c[C_LAZY] = num_or_nan(json_object_get(w, "lazyfree_kb")) / 1024;
-	c[C_HUGE] = num_or_nan(json_object_get(w, "anonhuge_kb")) / 1024;
+	c[C_USAGE] = num_or_nan(jpath(s, RK_MEMCG "." RK_USAGE_BYTES)) / MIB;
+	c[C_RSS] = num_or_nan(json_object_get(w, RK_RSS_KB)) / 1024;
+	c[C_LAZY] = num_or_nan(json_object_get(w, RK_LAZYFREE_KB)) / 1024;
+	c[C_HUGE] = num_or_nan(json_object_get(w, RK_ANONHUGE_KB)) / 1024;
 	for (int k = C_KSWAPD; k <= C_LAZYFREED; k++) {
 		double now, before;
 
@@ -319,10 +319,10 @@ static void sample_cols(const struct run_view *rv, const json_t *s, const json_t
 			c[k] = dt > 0 && !isnan(before) ? (now - before) / dt : 0;
 	}
 	c[C_ALLOCSTALL] = vm_prefix_sum(s, "allocstall_");
-	c[C_PSI_SOME] = psi_avg10(s, "psi", "some");
-	c[C_PSI_FULL] = psi_avg10(s, "psi", "full");
-	c[C_MPSI_SOME] = psi_avg10(s, "memcg_pressure", "some");
-	c[C_MPSI_FULL] = psi_avg10(s, "memcg_pressure", "full");
+	c[C_PSI_SOME] = psi_avg10(s, RK_PSI, RK_SOME);
+	c[C_PSI_FULL] = psi_avg10(s, RK_PSI, RK_FULL);
+	c[C_MPSI_SOME] = psi_avg10(s, RK_MEMCG_PRESSURE, RK_SOME);
+	c[C_MPSI_FULL] = psi_avg10(s, RK_MEMCG_PRESSURE, RK_FULL);
 	c[C_SCAN_KSWAPD_CUM] = vm_delta(s, "pgscan_kswapd");
 	c[C_SCAN_DIRECT_CUM] = vm_delta(s, "pgscan_direct");
 }
@@ -331,18 +331,18 @@ static void sample_cols(const struct run_view *rv, const json_t *s, const json_t
  * and sleep events, stalls from direct / memcg reclaim begin..end. */
 static const char *event_name(const json_t *e)
 {
-	const char *n = json_string_value(json_object_get(e, "event"));
+	const char *n = json_string_value(json_object_get(e, RK_EVENT));
 
 	if (n == NULL)
-		n = json_string_value(json_object_get(e, "name"));
+		n = json_string_value(json_object_get(e, RK_NAME));
 	if (n == NULL)
-		n = json_string_value(json_object_get(e, "type"));
+		n = json_string_value(json_object_get(e, RK_TYPE));
 	return n != NULL ? n : "";
 }
 
 static int events_scan(struct run_view *rv, FILE *stalls)
 {
-	const json_t *ev = json_object_get(rv->run, "events");
+	const json_t *ev = json_object_get(rv->run, RK_EVENTS);
 	double awake_since = NAN, stall_since[2] = { NAN, NAN };
 	size_t i, cap = 0;
 
@@ -352,7 +352,7 @@ static int events_scan(struct run_view *rv, FILE *stalls)
 	for (i = 0; i < json_array_size(ev); i++) {
 		const json_t *e = json_array_get(ev, i);
 		const char *n = event_name(e);
-		double t = num_or_nan(json_object_get(e, "t_ms")) / 1000.0;
+		double t = num_or_nan(json_object_get(e, RK_T_MS)) / 1000.0;
 		int kind = strstr(n, "memcg") != NULL;
 
 		if (isnan(t))
@@ -393,7 +393,7 @@ static int events_scan(struct run_view *rv, FILE *stalls)
 
 static void variant_text(const json_t *run, char *buf, size_t len)
 {
-	const json_t *v = json_object_get(run, "variant");
+	const json_t *v = json_object_get(run, RK_VARIANT);
 	const char *k;
 	const json_t *x;
 	size_t off = 0;
@@ -416,10 +416,10 @@ static void variant_text(const json_t *run, char *buf, size_t len)
 
 static const char *main_workload(const json_t *run)
 {
-	const json_t *ws = json_object_get(run, "workloads");
+	const json_t *ws = json_object_get(run, RK_WORKLOADS);
 	size_t n = json_array_size(ws);
 
-	return n > 0 ? json_string_value(json_object_get(json_array_get(ws, n - 1), "name")) : NULL;
+	return n > 0 ? json_string_value(json_object_get(json_array_get(ws, n - 1), RK_NAME)) : NULL;
 }
 
 /* Usage at time t: the last sample at or before it. */
@@ -430,10 +430,10 @@ static double usage_at(const json_t *samples, double t_ms)
 	for (size_t i = 0; i < json_array_size(samples); i++) {
 		const json_t *s = json_array_get(samples, i);
 
-		if (num_or_nan(json_object_get(s, "t_ms")) > t_ms)
+		if (num_or_nan(json_object_get(s, RK_T_MS)) > t_ms)
 			break;
-		if (json_is_number(jpath(s, "memcg.usage_bytes")))
-			u = json_number_value(jpath(s, "memcg.usage_bytes")) / MIB;
+		if (json_is_number(jpath(s, RK_MEMCG "." RK_USAGE_BYTES)))
+			u = json_number_value(jpath(s, RK_MEMCG "." RK_USAGE_BYTES)) / MIB;
 	}
 	return u;
 }
@@ -443,14 +443,14 @@ static double usage_at(const json_t *samples, double t_ms)
  * workload end.  NAN when neither is known. */
 static double victim_ms(const json_t *run, const json_t *w)
 {
-	const json_t *v = jpath(run, "summary.trace.oom_victims");
-	json_int_t pid = json_integer_value(json_object_get(w, "pid"));
+	const json_t *v = jpath(run, RK_SUMMARY "." RK_TRACE "." RK_OOM_VICTIMS);
+	json_int_t pid = json_integer_value(json_object_get(w, RK_PID));
 
 	for (size_t i = 0; i < json_array_size(v); i++)
-		if (json_integer_value(json_object_get(json_array_get(v, i), "pid")) == pid &&
-		    json_is_number(json_object_get(json_array_get(v, i), "t_ms")))
-			return json_number_value(json_object_get(json_array_get(v, i), "t_ms"));
-	return num_or_nan(json_object_get(w, "ended_ms"));
+		if (json_integer_value(json_object_get(json_array_get(v, i), RK_PID)) == pid &&
+		    json_is_number(json_object_get(json_array_get(v, i), RK_T_MS)))
+			return json_number_value(json_object_get(json_array_get(v, i), RK_T_MS));
+	return num_or_nan(json_object_get(w, RK_ENDED_MS));
 }
 
 /* Write the data file: index 0 the samples, 1 the steps, 2 the OOM kills,
@@ -458,9 +458,9 @@ static double victim_ms(const json_t *run, const json_t *w)
  * so the index numbers hold. */
 static int write_data(struct run_view *rv, struct text *d)
 {
-	const json_t *samples = json_object_get(rv->run, "samples");
-	const json_t *steps = json_object_get(rv->run, "steps");
-	const json_t *ws = json_object_get(jpath(rv->run, "exit"), "workloads");
+	const json_t *samples = json_object_get(rv->run, RK_SAMPLES);
+	const json_t *steps = json_object_get(rv->run, RK_STEPS);
+	const json_t *ws = json_object_get(jpath(rv->run, RK_EXIT), RK_WORKLOADS);
 	struct text stalls;
 	size_t i, z, k;
 	int ret;
@@ -469,11 +469,11 @@ static int write_data(struct run_view *rv, struct text *d)
 		return -ENOMEM;
 	rv->nsamples = json_array_size(samples);
 	for (i = 0; i < rv->nsamples; i++) {
-		const json_t *zs = json_object_get(json_array_get(samples, i), "zones");
+		const json_t *zs = json_object_get(json_array_get(samples, i), RK_ZONES);
 
 		for (k = 0; k < json_array_size(zs); k++) {
 			const json_t *zo = json_array_get(zs, k);
-			double managed = num_or_nan(json_object_get(zo, "managed"));
+			double managed = num_or_nan(json_object_get(zo, RK_MANAGED));
 
 			/* An empty zone (Movable, Device) has no lines to show. */
 			if (!isnan(managed) && managed > 0)
@@ -507,7 +507,7 @@ static int write_data(struct run_view *rv, struct text *d)
 		const json_t *s = json_array_get(samples, i);
 		double c[C_N];
 
-		fprintf(d->f, "%.10g", num_or_nan(json_object_get(s, "t_ms")) / 1000.0);
+		fprintf(d->f, "%.10g", num_or_nan(json_object_get(s, RK_T_MS)) / 1000.0);
 		for (z = 0; z < rv->nzones; z++) {
 			const json_t *zo = sample_zone(rv, s, z);
 			struct zkey *zk = &rv->zones[z];
@@ -529,7 +529,7 @@ static int write_data(struct run_view *rv, struct text *d)
 		/* Rates from the previous sample that read vmstat: a burst
 		 * sample holds only the zones (harness/result.md). */
 		sample_cols(rv, s, prev_vm, c);
-		if (json_is_object(json_object_get(s, "vmstat_delta")))
+		if (json_is_object(json_object_get(s, RK_VMSTAT_DELTA)))
 			prev_vm = s;
 		for (k = 0; k < C_N; k++) {
 			dat_num(d->f, c[k]);
@@ -545,8 +545,8 @@ static int write_data(struct run_view *rv, struct text *d)
 	fputs("\n\n# steps: t_s resident_mib label\n", d->f);
 	for (i = 0; i < json_array_size(steps); i++) {
 		const json_t *st = json_array_get(steps, i);
-		const char *w = jstr(st, "workload", "");
-		double t = num_or_nan(json_object_get(st, "t_ms")) / 1000.0;
+		const char *w = jstr(st, RK_WORKLOAD, "");
+		double t = num_or_nan(json_object_get(st, RK_T_MS)) / 1000.0;
 		double res = num_or_nan(jpath(st, "counters.resident_pages"));
 		char label[96];
 
@@ -555,7 +555,7 @@ static int write_data(struct run_view *rv, struct text *d)
 		if (rv->main != NULL && strcmp(w, rv->main) != 0)
 			res = NAN;              /* resident pages: the main workload's region */
 		snprintf(label, sizeof(label), "%s%s%s", rv->main != NULL && strcmp(w, rv->main) ? w : "",
-			 rv->main != NULL && strcmp(w, rv->main) ? ":" : "", jstr(st, "step", "?"));
+			 rv->main != NULL && strcmp(w, rv->main) ? ":" : "", jstr(st, RK_STEP, "?"));
 		fprintf(d->f, "%.10g", t);
 		dat_num(d->f, isnan(res) ? NAN : res * rv->page_kb / 1024);
 		fputc('\t', d->f);
@@ -572,7 +572,7 @@ static int write_data(struct run_view *rv, struct text *d)
 		const json_t *w = json_array_get(ws, i);
 		double t = victim_ms(rv->run, w);
 
-		if (!json_is_true(json_object_get(w, "oom_killed")))
+		if (!json_is_true(json_object_get(w, RK_OOM_KILLED)))
 			continue;
 		fprintf(d->f, "%.10g", isnan(t) ? rv->duration_s : t / 1000.0);
 		dat_num(d->f, usage_at(samples, isnan(t) ? INFINITY : t));
@@ -580,7 +580,7 @@ static int write_data(struct run_view *rv, struct text *d)
 		{
 			char v[96];
 
-			snprintf(v, sizeof(v), "OOM: %s", jstr(w, "name", "?"));
+			snprintf(v, sizeof(v), "OOM: %s", jstr(w, RK_NAME, "?"));
 			dat_str(d->f, v);
 		}
 		fputc('\n', d->f);
@@ -601,18 +601,18 @@ static int write_data(struct run_view *rv, struct text *d)
 	 * pages each kind of stall reclaimed per second, and the stalls. */
 	fputs("\n\n# trace bins: t_mid_s direct_pages_per_s memcg_pages_per_s stalls width_s\n", d->f);
 	{
-		const json_t *bins = json_object_get(rv->run, "trace_intervals");
+		const json_t *bins = json_object_get(rv->run, RK_TRACE_INTERVALS);
 
 		for (i = 0; i < json_array_size(bins); i++) {
 			const json_t *b = json_array_get(bins, i);
-			double t = num_or_nan(json_object_get(b, "t_ms")), ms = num_or_nan(json_object_get(b, "ms"));
-			double dp = num_or_nan(jpath(b, "direct.pages")), mp = num_or_nan(jpath(b, "memcg.pages"));
+			double t = num_or_nan(json_object_get(b, RK_T_MS)), ms = num_or_nan(json_object_get(b, RK_MS));
+			double dp = num_or_nan(jpath(b, RK_DIRECT "." RK_PAGES)), mp = num_or_nan(jpath(b, RK_MEMCG "." RK_PAGES));
 			double n = 0;
 
 			if (isnan(t) || isnan(ms) || ms <= 0)
 				continue;
-			n += json_is_number(jpath(b, "direct.count")) ? json_number_value(jpath(b, "direct.count")) : 0;
-			n += json_is_number(jpath(b, "memcg.count")) ? json_number_value(jpath(b, "memcg.count")) : 0;
+			n += json_is_number(jpath(b, RK_DIRECT "." RK_COUNT)) ? json_number_value(jpath(b, RK_DIRECT "." RK_COUNT)) : 0;
+			n += json_is_number(jpath(b, RK_MEMCG "." RK_COUNT)) ? json_number_value(jpath(b, RK_MEMCG "." RK_COUNT)) : 0;
 			/* The bin's middle, within the run: the last bin ends
 			 * after it. */
 			fprintf(d->f, "%.10g", (t + fmin(t + ms, rv->duration_s * 1000)) / 2 / 1000.0);
@@ -683,11 +683,11 @@ static void gp_marks(const struct run_view *rv, FILE *f)
 	fputs("set autoscale y; set autoscale y2\n", f);      /* each panel sets its own range */
 
 	{
-		const json_t *steps = json_object_get(rv->run, "steps");
+		const json_t *steps = json_object_get(rv->run, RK_STEPS);
 		int a = 1;
 
 		for (i = 0; i < json_array_size(steps); i++) {
-			double t = num_or_nan(json_object_get(json_array_get(steps, i), "t_ms")) / 1000.0;
+			double t = num_or_nan(json_object_get(json_array_get(steps, i), RK_T_MS)) / 1000.0;
 
 			if (!isnan(t))
 				fprintf(f, "set arrow %d from %.10g, graph 0 to %.10g, graph 1 nohead dt 3 lc rgb '#909090' back\n",
@@ -698,14 +698,14 @@ static void gp_marks(const struct run_view *rv, FILE *f)
 				i + 1, rv->awake[i].t0, rv->awake[i].t1);
 	}
 	{
-		const json_t *ws = json_object_get(jpath(rv->run, "exit"), "workloads");
+		const json_t *ws = json_object_get(jpath(rv->run, RK_EXIT), RK_WORKLOADS);
 		int a = 5000;
 
 		for (i = 0; i < json_array_size(ws); i++) {
 			const json_t *w = json_array_get(ws, i);
 			double t = victim_ms(rv->run, w) / 1000.0;
 
-			if (json_is_true(json_object_get(w, "oom_killed")) && !isnan(t))
+			if (json_is_true(json_object_get(w, RK_OOM_KILLED)) && !isnan(t))
 				fprintf(f, "set arrow %d from %.10g, graph 0 to %.10g, graph 1 nohead lw 1.5 lc rgb '#d00000' front\n",
 					a++, t, t);
 		}
@@ -746,20 +746,20 @@ static void write_script(const struct run_view *rv, const struct plot_opts *o, c
 		      "set logscale y\nset ylabel 'pages'\n", f);
 		/* The steps' names, once, above the first panel. */
 		{
-			const json_t *steps = json_object_get(rv->run, "steps");
+			const json_t *steps = json_object_get(rv->run, RK_STEPS);
 			int l = 1;
 			double last = -1;
 
 			for (i = 0; i < json_array_size(steps); i++) {
 				const json_t *st = json_array_get(steps, i);
-				double t = num_or_nan(json_object_get(st, "t_ms")) / 1000.0;
-				const char *w = jstr(st, "workload", "");
+				double t = num_or_nan(json_object_get(st, RK_T_MS)) / 1000.0;
+				const char *w = jstr(st, RK_WORKLOAD, "");
 				char text[96];
 
 				if (isnan(t))
 					continue;
 				snprintf(text, sizeof(text), "%s%s%s", rv->main && strcmp(w, rv->main) ? w : "",
-					 rv->main && strcmp(w, rv->main) ? ":" : "", jstr(st, "step", "?"));
+					 rv->main && strcmp(w, rv->main) ? ":" : "", jstr(st, RK_STEP, "?"));
 				fprintf(f, "set label %d ", l++);
 				gp_str(f, text);
 				/* Steps close together: stagger, so names do not overlap. */
@@ -1201,9 +1201,9 @@ static bool rv_first_of_label(struct run_view *const *views, size_t i)
 int plot_document(const char *src, const json_t *doc, const struct plot_opts *o,
 		  struct plot_charts *out, struct lab_error *err)
 {
-	const json_t *runs = json_object_get(doc, "runs");
-	const char *kernel = jstr(doc, "host.kernel", "?");
-	const char *scenario = jstr(doc, "scenario.name", "?");
+	const json_t *runs = json_object_get(doc, RK_RUNS);
+	const char *kernel = jstr(doc, RK_HOST "." RK_KERNEL, "?");
+	const char *scenario = jstr(doc, RK_SCENARIO "." RK_NAME, "?");
 	const char *srcbase = strrchr(src, '/') ? strrchr(src, '/') + 1 : src;
 	char stem[PATH_MAX / 2];
 	struct run_view **views = NULL;
@@ -1230,12 +1230,12 @@ int plot_document(const char *src, const json_t *doc, const struct plot_opts *o,
 		struct run_view *rv;
 		struct text d = { 0 }, g = { 0 };
 		char title[1024], lab[24], name[PATH_MAX + 8];
-		const json_t *sb = json_object_get(run, "sandbox");
-		double mx = num_or_nan(json_object_get(sb, "memory_max_bytes"));
-		double hi = num_or_nan(json_object_get(sb, "memory_high_bytes"));
-		json_int_t nrep = json_integer_value(jpath(doc, "scenario.repeat"));
+		const json_t *sb = json_object_get(run, RK_SANDBOX);
+		double mx = num_or_nan(json_object_get(sb, RK_MEMORY_MAX_BYTES));
+		double hi = num_or_nan(json_object_get(sb, RK_MEMORY_HIGH_BYTES));
+		json_int_t nrep = json_integer_value(jpath(doc, RK_SCENARIO "." RK_REPEAT));
 
-		if (o->run_label != NULL && strcmp(o->run_label, jstr(run, "label", "")) != 0)
+		if (o->run_label != NULL && strcmp(o->run_label, jstr(run, RK_LABEL, "")) != 0)
 			continue;
 		rv = calloc(1, sizeof(*rv));
 		if (rv == NULL) {
@@ -1244,17 +1244,17 @@ int plot_document(const char *src, const json_t *doc, const struct plot_opts *o,
 		}
 		views[nviews++] = rv;
 		rv->run = run;
-		rv->label = jstr(run, "label", "?");
-		rv->repeat = json_integer_value(json_object_get(run, "repeat"));
+		rv->label = jstr(run, RK_LABEL, "?");
+		rv->repeat = json_integer_value(json_object_get(run, RK_REPEAT));
 		label_safe(rv->label, lab, sizeof(lab));
 		snprintf(rv->stem, sizeof(rv->stem), "%s-%s%lld", stem, lab, (long long)(rv->repeat ? rv->repeat : 1));
 		variant_text(run, rv->variant, sizeof(rv->variant));
 		rv->main = main_workload(run);
-		rv->duration_s = num_or_nan(jpath(run, "summary.duration_ms")) / 1000.0;
+		rv->duration_s = num_or_nan(jpath(run, RK_SUMMARY "." RK_DURATION_MS)) / 1000.0;
 		if (isnan(rv->duration_s)) {
-			const json_t *ss = json_object_get(run, "samples");
+			const json_t *ss = json_object_get(run, RK_SAMPLES);
 
-			rv->duration_s = num_or_nan(json_object_get(json_array_get(ss, json_array_size(ss) - 1), "t_ms")) / 1000.0;
+			rv->duration_s = num_or_nan(json_object_get(json_array_get(ss, json_array_size(ss) - 1), RK_T_MS)) / 1000.0;
 		}
 		if (isnan(rv->duration_s))
 			rv->duration_s = 1;
@@ -1264,8 +1264,8 @@ int plot_document(const char *src, const json_t *doc, const struct plot_opts *o,
 		rv->high_mib = !isnan(hi) && hi > 0 && hi < 1e18 ? hi / MIB : NAN;
 		rv->page_kb = 4;
 		{
-			const json_t *ws = json_object_get(run, "workloads");
-			double ps = num_or_nan(jpath(json_array_get(ws, json_array_size(ws) - 1), "facts.page_size"));
+			const json_t *ws = json_object_get(run, RK_WORKLOADS);
+			double ps = num_or_nan(jpath(json_array_get(ws, json_array_size(ws) - 1), RK_FACTS ".page_size"));
 
 			if (!isnan(ps) && ps > 0)
 				rv->page_kb = ps / 1024;
@@ -1392,7 +1392,7 @@ static int load_result(const char *path, json_t **out, struct lab_error *err)
 	*out = json_loads(text, 0, &je);
 	if (*out == NULL)
 		return lab_error_set(err, EINVAL, "%s:%d:%d: not JSON: %s", path, je.line, je.column, je.text);
-	if (!json_is_object(*out) || strcmp(jstr(*out, "schema", ""), RESULT_SCHEMA) != 0) {
+	if (!json_is_object(*out) || strcmp(jstr(*out, RK_SCHEMA, ""), RESULT_SCHEMA) != 0) {
 		json_decref(*out);
 		*out = NULL;
 		return lab_error_set(err, EINVAL, "%s: not a %s document", path, RESULT_SCHEMA);

@@ -1,7 +1,8 @@
 /* result_keys.h — the key names of the result document (harness/result.md),
  * one place for the writer (result.c, run/run.c, sampler.c) and the readers
- * (report.c).  A key renamed here is renamed for both; a reader that spells a
- * key by hand can drift from what is written. */
+ * (report/, plot.c, compare.c, html.c).  A key renamed here is renamed for
+ * both; a reader that spells a key by hand can drift from what is written.
+ * The keys inside a step's counters are the workload's own (workloads/decl/). */
 #ifndef PAGELAB_RESULT_KEYS_H
 #define PAGELAB_RESULT_KEYS_H
 
@@ -21,6 +22,12 @@
 #define RK_INTERVAL_MS  "interval_ms"
 #define RK_RUNS         "runs"
 #define RK_VM           "vm"
+
+/* host */
+#define RK_KERNEL       "kernel"
+#define RK_CGROUP       "cgroup"           /* host.cgroup: the mode per controller */
+#define RK_MEMORY       "memory"           /* host.cgroup.memory */
+#define RK_IN_VM_GUEST  "in_vm_guest"
 
 /* scenario (as run, after overrides) */
 #define RK_NAME         "name"
@@ -52,11 +59,15 @@
 #define RK_EVENTS       "events"           /* tracepoints, on the samples' clock */
 #define RK_TRACE_INTERVALS "trace_intervals"
 #define RK_TRACING      "tracing"          /* the document: were tracepoints available */
+#define RK_ACTION       "action"           /* actions[]: what the run did */
+#define RK_FACTS        "facts"            /* workloads[]: what the workload reported at start */
 
 /* runs[].sandbox */
 #define RK_PATH         "path"
 #define RK_MODE         "mode"
 #define RK_BASELINE_BYTES "baseline_bytes"
+#define RK_MEMORY_MAX_BYTES "memory_max_bytes"
+#define RK_MEMORY_HIGH_BYTES "memory_high_bytes"
 
 /* runs[].exit and its workloads[] */
 #define RK_OUTCOME      "outcome"
@@ -82,10 +93,44 @@
 #define RK_VMSTAT_DELTA "vmstat_delta"
 #define RK_SAMPLE       "sample"
 
+/* runs[].samples[] (steps[] carry the same memcg / vmstat_delta) */
+#define RK_CAUSE        "cause"            /* why a sample was taken out of the tick: "burst", ... */
+#define RK_ZONES        "zones"
+#define RK_ZONE         "zone"
+#define RK_NODE         "node"
+#define RK_MANAGED      "managed"
+#define RK_STAT         "stat"             /* memcg.stat */
+#define RK_USAGE_BYTES  "usage_bytes"      /* memcg.usage_bytes */
+#define RK_RSS_KB       "rss_kb"           /* workloads.NAME.*: smaps_rollup */
+#define RK_LAZYFREE_KB  "lazyfree_kb"
+#define RK_ANONHUGE_KB  "anonhuge_kb"
+#define RK_PSI          "psi"
+#define RK_MEMCG_PRESSURE "memcg_pressure"
+#define RK_SOME         "some"             /* psi.some, memcg_pressure.some */
+#define RK_FULL         "full"
+#define RK_AVG10        "avg10"
+
+/* runs[].events[] and runs[].trace_intervals[] */
+#define RK_EVENT        "event"
+#define RK_TYPE         "type"
+#define RK_MS           "ms"               /* trace_intervals[]: the bin's width */
+#define RK_DIRECT       "direct"           /* trace_intervals[]: direct reclaim */
+#define RK_PAGES        "pages"
+#define RK_COUNT        "count"
+
 /* runs[].summary */
 #define RK_DURATION_MS  "duration_ms"
+#define RK_TRACE        "trace"            /* summary.trace: the tracepoints' summary */
+#define RK_OOM_VICTIMS  "oom_victims"
 
 /* runs[].kmsg */
 #define RK_OOM_KILLS    "oom_kills"
+#define RK_RECORDS      "records"
+#define RK_READABLE     "readable"
+#define RK_TEXT         "text"
+#define RK_T_S          "t_s"              /* oom_kills[]: the kernel's timestamp */
+#define RK_COMM         "comm"
+#define RK_OOM_SCORE_ADJ "oom_score_adj"
+#define RK_SHMEM_RSS_KB "shmem_rss_kb"
 
 #endif

@@ -37,7 +37,7 @@ static int load_json(const char *path, const char *schema, json_t **out, struct 
 	if (*out == NULL)
 		return lab_error_set(err, EINVAL, "%s: not JSON: %s (line %d, column %d)", path, je.text,
 				     je.line, je.column);
-	s = json_string_value(json_object_get(*out, "schema"));
+	s = json_string_value(json_object_get(*out, RK_SCHEMA));
 	if (s == NULL || strcmp(s, schema) != 0)
 		return lab_error_set(err, EINVAL, "%s: not a %s document (schema: %s)", path, schema,
 				     s != NULL ? s : "none");
@@ -49,7 +49,7 @@ static int load_json(const char *path, const char *schema, json_t **out, struct 
  * sizes (--set cache=...) do not. */
 static void machine_overrides(const json_t *doc, char *buf, size_t len)
 {
-	const json_t *ov = json_object_get(json_object_get(doc, "scenario"), "overrides");
+	const json_t *ov = json_object_get(json_object_get(doc, RK_SCENARIO), RK_OVERRIDES);
 	size_t i;
 
 	buf[0] = '\0';
@@ -63,10 +63,10 @@ static void machine_overrides(const json_t *doc, char *buf, size_t len)
 
 static size_t column_of(struct report *rep, const json_t *doc)
 {
-	const json_t *host = json_object_get(doc, "host");
-	const char *kernel = str_or(json_object_get(host, "kernel"), "unknown kernel");
-	const char *cg = str_or(json_object_get(json_object_get(host, "cgroup"), "memory"), "?");
-	bool guest = json_is_true(json_object_get(host, "in_vm_guest"));
+	const json_t *host = json_object_get(doc, RK_HOST);
+	const char *kernel = str_or(json_object_get(host, RK_KERNEL), "unknown kernel");
+	const char *cg = str_or(json_object_get(json_object_get(host, RK_CGROUP), RK_MEMORY), "?");
+	bool guest = json_is_true(json_object_get(host, RK_IN_VM_GUEST));
 	char knobs[96];
 	struct colstore *c;
 	size_t i;
@@ -93,7 +93,7 @@ static size_t column_of(struct report *rep, const json_t *doc)
  * steps, else every step (e.g. the host scan, whose region is "control"). */
 static const char *main_workload(const json_t *run)
 {
-	const json_t *steps = json_object_get(run, "steps");
+	const json_t *steps = json_object_get(run, RK_STEPS);
 	size_t i;
 
 	for (i = 0; i < json_array_size(steps); i++)
@@ -107,14 +107,14 @@ static int index_runs(struct report *rep, struct lab_error *err)
 	size_t i, k, total = 0;
 
 	for (i = 0; i < rep->nin; i++)
-		total += json_array_size(json_object_get(rep->in[i].doc, "runs"));
+		total += json_array_size(json_object_get(rep->in[i].doc, RK_RUNS));
 	rep->cols = calloc(rep->nin, sizeof(*rep->cols));
 	rep->runs = calloc(total ? total : 1, sizeof(*rep->runs));
 	if (rep->cols == NULL || rep->runs == NULL)
 		return lab_error_set(err, ENOMEM, "out of memory");
 	for (i = 0; i < rep->nin; i++) {
-		const json_t *host = json_object_get(rep->in[i].doc, "host");
-		const json_t *runs = json_object_get(rep->in[i].doc, "runs");
+		const json_t *host = json_object_get(rep->in[i].doc, RK_HOST);
+		const json_t *runs = json_object_get(rep->in[i].doc, RK_RUNS);
 		size_t col = column_of(rep, rep->in[i].doc);
 
 		rep->in[i].col = col;
@@ -128,8 +128,8 @@ static int index_runs(struct report *rep, struct lab_error *err)
 			r->main = main_workload(r->run);
 			r->origin.file = rep->in[i].path;
 			r->origin.run = k;
-			r->origin.label = str_or(json_object_get(r->run, "label"), "?");
-			r->origin.repeat = (int)json_integer_value(json_object_get(r->run, "repeat"));
+			r->origin.label = str_or(json_object_get(r->run, RK_LABEL), "?");
+			r->origin.repeat = (int)json_integer_value(json_object_get(r->run, RK_REPEAT));
 		}
 	}
 	return 0;
@@ -216,7 +216,7 @@ static int load_dir(struct report *rep, struct lab_error *err)
 /* <scenario without .scn>.tables.json beside the scenario the result names. */
 static int load_beside(struct report *rep, struct input *in, struct lab_error *err)
 {
-	const char *file = json_string_value(json_object_get(json_object_get(in->doc, "scenario"), "file"));
+	const char *file = json_string_value(json_object_get(json_object_get(in->doc, RK_SCENARIO), RK_FILE));
 	char path[4096];
 	size_t len, i;
 	struct tfile *tf;
@@ -295,7 +295,7 @@ static void warn_unknown_tables(const struct report *rep)
 	size_t i, k;
 
 	for (i = 0; i < rep->nin; i++) {
-		const json_t *ids = json_object_get(json_object_get(rep->in[i].doc, "scenario"), "report");
+		const json_t *ids = json_object_get(json_object_get(rep->in[i].doc, RK_SCENARIO), RK_REPORT);
 
 		for (k = 0; k < json_array_size(ids); k++) {
 			const char *id = str_or(json_array_get(ids, k), "");

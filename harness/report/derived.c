@@ -19,10 +19,10 @@ static bool get_reclaimed_mib(const struct runref *r, const struct fig *f, doubl
 	const json_t *s = select_step(r, f->sel);
 	double pages, resident, size_kb, page_kb = 4;
 
-	if (s == NULL || !path_num(s, "counters.region_pages", &pages) ||
-	    !path_num(s, "counters.resident_pages", &resident))
+	if (s == NULL || !path_num(s, RK_COUNTERS ".region_pages", &pages) ||
+	    !path_num(s, RK_COUNTERS ".resident_pages", &resident))
 		return false;
-	if (path_num(s, "counters.region.size_kb", &size_kb) && pages > 0)
+	if (path_num(s, RK_COUNTERS ".region.size_kb", &size_kb) && pages > 0)
 		page_kb = size_kb / pages;
 	*out = floor_of((pages - resident) * page_kb / 1024);
 	return true;
@@ -38,9 +38,9 @@ static bool get_baseline(const struct runref *r, const struct fig *f, double *ou
 	double usage, rss;
 
 	(void)f;
-	if (s == NULL || !path_num(s, "memcg.usage_bytes", &usage))
+	if (s == NULL || !path_num(s, RK_MEMCG "." RK_USAGE_BYTES, &usage))
 		return false;
-	if (!path_num(s, "counters.region.rss_kb", &rss) && !path_num(s, "counters.region.size_kb", &rss))
+	if (!path_num(s, RK_COUNTERS ".region.rss_kb", &rss) && !path_num(s, RK_COUNTERS ".region.size_kb", &rss))
 		return false;
 	*out = usage / 1024 - rss;
 	return true;
@@ -55,8 +55,8 @@ enum lazy_source { SRC_NONE, SRC_MEMCG, SRC_VMSTAT };
 static enum lazy_source lazy_counter(const struct runref *r, const char *sel, const char *key, double *out)
 {
 	const json_t *s = select_step(r, sel);
-	const json_t *stat = json_object_get(json_object_get(s, "memcg"), "stat");
-	const json_t *delta = json_object_get(s, "vmstat_delta");
+	const json_t *stat = json_object_get(json_object_get(s, RK_MEMCG), RK_STAT);
+	const json_t *delta = json_object_get(s, RK_VMSTAT_DELTA);
 
 	if (json_num(json_object_get(stat, key), out))
 		return SRC_MEMCG;
@@ -75,15 +75,15 @@ static bool get_lazy(const struct runref *r, const struct fig *f, double *out)
 
 static long long control_pid(const struct runref *r)
 {
-	const json_t *ws = json_object_get(r->run, "workloads");
+	const json_t *ws = json_object_get(r->run, RK_WORKLOADS);
 	size_t i;
 
 	for (i = 0; i < json_array_size(ws); i++) {
 		const json_t *w = json_array_get(ws, i);
 
-		if (strcmp(str_or(json_object_get(w, "name"), ""), "control") == 0 &&
-		    json_is_integer(json_object_get(w, "pid")))
-			return json_integer_value(json_object_get(w, "pid"));
+		if (strcmp(str_or(json_object_get(w, RK_NAME), ""), "control") == 0 &&
+		    json_is_integer(json_object_get(w, RK_PID)))
+			return json_integer_value(json_object_get(w, RK_PID));
 	}
 	return -1;
 }
@@ -98,7 +98,7 @@ static bool is_control(const json_t *entry, long long pid)
 /* The positive control's entry in the host scan's top[] list. */
 static const json_t *control_entry(const struct runref *r, const json_t *scan)
 {
-	const json_t *top = json_object_get(json_object_get(scan, "counters"), "top");
+	const json_t *top = json_object_get(json_object_get(scan, RK_COUNTERS), "top");
 	long long pid = control_pid(r);
 	size_t i;
 
@@ -122,14 +122,14 @@ static bool get_scan_others(const struct runref *r, const struct fig *f, double 
 	const json_t *c = control_entry(r, scan);
 	double with, lazy;
 
-	if (!path_num(scan, "counters.with_lazyfree", &with))
+	if (!path_num(scan, RK_COUNTERS ".with_lazyfree", &with))
 		return false;
 	if (c != NULL) {
 		*out = path_num(c, "lazyfree_kb", &lazy) && lazy > 0 ? with - 1 : with;
 		return true;
 	}
 	if (control_pid(r) >= 0 &&
-	    (double)json_array_size(json_object_get(json_object_get(scan, "counters"), "top")) < with)
+	    (double)json_array_size(json_object_get(json_object_get(scan, RK_COUNTERS), "top")) < with)
 		return false;
 	*out = with;
 	return true;
@@ -138,7 +138,7 @@ static bool get_scan_others(const struct runref *r, const struct fig *f, double 
 /* Sum of "a+b+c" keys of a vmstat_delta object; a key absent did not change. */
 static bool vm_sum(const json_t *obj, const char *keys, double *out)
 {
-	const json_t *d = json_object_get(obj, "vmstat_delta");
+	const json_t *d = json_object_get(obj, RK_VMSTAT_DELTA);
 	char buf[160], *save = NULL, *k;
 	double sum = 0, v;
 
@@ -156,7 +156,7 @@ static bool vm_sum(const json_t *obj, const char *keys, double *out)
  * workloads ended). */
 static bool get_vm_window(const struct runref *r, const struct fig *f, double *out)
 {
-	const json_t *samples = json_object_get(r->run, "samples");
+	const json_t *samples = json_object_get(r->run, RK_SAMPLES);
 	const json_t *end = json_array_get(samples, json_array_size(samples) - 1);
 	const json_t *start = f->sel != NULL ? select_step(r, f->sel) : NULL;
 	double a, b = 0;
@@ -173,7 +173,7 @@ static bool get_vm_window(const struct runref *r, const struct fig *f, double *o
  * article's 50 ms pause). */
 static bool get_pace_achieved(const struct runref *r, const struct fig *f, double *out)
 {
-	const json_t *steps = json_object_get(r->run, "steps");
+	const json_t *steps = json_object_get(r->run, RK_STEPS);
 	const json_t *first = NULL, *target = NULL;
 	double t1, t2, b1, b2;
 	size_t i;
@@ -189,9 +189,9 @@ static bool get_pace_achieved(const struct runref *r, const struct fig *f, doubl
 		if (step_is(s, "load", "target"))
 			target = s;
 	}
-	if (first == NULL || target == NULL || !json_num(json_object_get(first, "t_ms"), &t1) ||
-	    !json_num(json_object_get(target, "t_ms"), &t2) ||
-	    !path_num(first, "counters.allocated_bytes", &b1) || !path_num(target, "counters.allocated_bytes", &b2) ||
+	if (first == NULL || target == NULL || !json_num(json_object_get(first, RK_T_MS), &t1) ||
+	    !json_num(json_object_get(target, RK_T_MS), &t2) ||
+	    !path_num(first, RK_COUNTERS ".allocated_bytes", &b1) || !path_num(target, RK_COUNTERS ".allocated_bytes", &b2) ||
 	    t2 <= t1)
 		return false;
 	*out = floor_of((b2 - b1) / 1048576.0 / ((t2 - t1) / 1000.0));
@@ -201,14 +201,14 @@ static bool get_pace_achieved(const struct runref *r, const struct fig *f, doubl
 /* Records of the run's kernel log holding f->path. */
 static bool get_kmsg_count(const struct runref *r, const struct fig *f, double *out)
 {
-	const json_t *k = json_object_get(r->run, "kmsg");
-	const json_t *recs = json_object_get(k, "records");
+	const json_t *k = json_object_get(r->run, RK_KMSG);
+	const json_t *recs = json_object_get(k, RK_RECORDS);
 	size_t i, n = 0;
 
-	if (!json_is_true(json_object_get(k, "readable")))
+	if (!json_is_true(json_object_get(k, RK_READABLE)))
 		return false;
 	for (i = 0; i < json_array_size(recs); i++)
-		n += strstr(str_or(json_object_get(json_array_get(recs, i), "text"), ""), f->path) != NULL;
+		n += strstr(str_or(json_object_get(json_array_get(recs, i), RK_TEXT), ""), f->path) != NULL;
 	*out = (double)n;
 	return true;
 }
@@ -217,7 +217,7 @@ static bool get_kmsg_count(const struct runref *r, const struct fig *f, double *
 
 static void label_outcome(const struct runref *r, const struct fig *f, char *buf, size_t len)
 {
-	const char *o = json_string_value(json_object_get(json_object_get(r->run, "exit"), "outcome"));
+	const char *o = json_string_value(json_object_get(json_object_get(r->run, RK_EXIT), RK_OUTCOME));
 	int code;
 
 	(void)f;
@@ -239,22 +239,22 @@ static void label_outcome(const struct runref *r, const struct fig *f, char *buf
  * when the harness stopped it in its hold (the main workload ended first). */
 static void label_fates(const struct runref *r, const struct fig *f, char *buf, size_t len)
 {
-	const json_t *ws = json_object_get(json_object_get(r->run, "exit"), "workloads");
-	const json_t *steps = json_object_get(r->run, "steps");
+	const json_t *ws = json_object_get(json_object_get(r->run, RK_EXIT), RK_WORKLOADS);
+	const json_t *steps = json_object_get(r->run, RK_STEPS);
 	size_t i, k;
 
 	(void)f;
 	buf[0] = '\0';
 	for (i = 0; i < json_array_size(ws); i++) {
 		const json_t *w = json_array_get(ws, i);
-		const char *name = str_or(json_object_get(w, "name"), "?");
+		const char *name = str_or(json_object_get(w, RK_NAME), "?");
 		bool target = false;
 
 		for (k = 0; k < json_array_size(steps) && !target; k++)
 			target = step_is(json_array_get(steps, k), name, "target");
 		bufcat(buf, len, "%s%s %s", i ? ", " : "", name,
-		       json_is_true(json_object_get(w, "oom_killed")) ? "OOM-killed"
-		       : target ? "passed" : str_or(json_object_get(w, "fate"), "?"));
+		       json_is_true(json_object_get(w, RK_OOM_KILLED)) ? "OOM-killed"
+		       : target ? "passed" : str_or(json_object_get(w, RK_FATE), "?"));
 	}
 	if (buf[0] == '\0')
 		snprintf(buf, len, "%s", MISSING);
@@ -303,7 +303,7 @@ static void text_top_others(const struct runref *const *runs, size_t n, const st
 	snprintf(buf, len, "%s", MISSING);
 	for (i = 0; i < n; i++) {
 		const json_t *scan = select_step(runs[i], f->sel);
-		const json_t *top = json_object_get(json_object_get(scan, "counters"), "top");
+		const json_t *top = json_object_get(json_object_get(scan, RK_COUNTERS), "top");
 		long long pid = control_pid(runs[i]);
 
 		if (!json_is_array(top))
@@ -333,7 +333,7 @@ static void text_victims(const struct runref *const *runs, size_t n, const struc
 	(void)f;
 	snprintf(buf, len, "%s", MISSING);
 	for (size_t i = 0; i < n; i++) {
-		const json_t *kills = json_object_get(json_object_get(runs[i]->run, "kmsg"), "oom_kills");
+		const json_t *kills = json_object_get(json_object_get(runs[i]->run, RK_KMSG), RK_OOM_KILLS);
 		double t0 = 0, t = 0, shm;
 
 		if (!json_is_array(kills))
@@ -347,12 +347,12 @@ static void text_victims(const struct runref *const *runs, size_t n, const struc
 			const json_t *e = json_array_get(kills, k);
 			char num[32];
 
-			json_num(json_object_get(e, "t_s"), &t);
+			json_num(json_object_get(e, RK_T_S), &t);
 			if (k == 0)
 				t0 = t;
-			bufcat(buf, len, "%s%s (adj %lld", k ? "; then " : "", str_or(json_object_get(e, "comm"), "?"),
-			       (long long)json_integer_value(json_object_get(e, "oom_score_adj")));
-			if (json_num(json_object_get(e, "shmem_rss_kb"), &shm) && shm > 0) {
+			bufcat(buf, len, "%s%s (adj %lld", k ? "; then " : "", str_or(json_object_get(e, RK_COMM), "?"),
+			       (long long)json_integer_value(json_object_get(e, RK_OOM_SCORE_ADJ)));
+			if (json_num(json_object_get(e, RK_SHMEM_RSS_KB), &shm) && shm > 0) {
 				fmt_num(shm, true, num, sizeof(num));
 				bufcat(buf, len, ", shmem-rss %s kB", num);
 			}

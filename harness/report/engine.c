@@ -261,8 +261,8 @@ bool path_num(const json_t *obj, const char *path, double *out)
 
 bool step_is(const json_t *s, const char *workload, const char *name)
 {
-	const char *w = json_string_value(json_object_get(s, "workload"));
-	const char *n = json_string_value(json_object_get(s, "step"));
+	const char *w = json_string_value(json_object_get(s, RK_WORKLOAD));
+	const char *n = json_string_value(json_object_get(s, RK_STEP));
 
 	if (workload != NULL && (w == NULL || strcmp(w, workload) != 0))
 		return false;
@@ -271,13 +271,13 @@ bool step_is(const json_t *s, const char *workload, const char *name)
 
 static const json_t *find_action(const json_t *run, const char *name)
 {
-	const json_t *acts = json_object_get(run, "actions");
+	const json_t *acts = json_object_get(run, RK_ACTIONS);
 	size_t i;
 
 	for (i = 0; i < json_array_size(acts); i++) {
 		const json_t *a = json_array_get(acts, i);
 
-		if (strcmp(str_or(json_object_get(a, "action"), ""), name) == 0)
+		if (strcmp(str_or(json_object_get(a, RK_ACTION), ""), name) == 0)
 			return a;
 	}
 	return NULL;
@@ -295,7 +295,7 @@ static const json_t *find_action(const json_t *run, const char *name)
  *   run            the run itself */
 static const json_t *select_alt(const struct runref *r, char *alt)
 {
-	const json_t *steps = json_object_get(r->run, "steps");
+	const json_t *steps = json_object_get(r->run, RK_STEPS);
 	size_t n = json_array_size(steps), limit = n, i;
 	unsigned long nth = 1, seen = 0;
 	const char *workload = r->main;
@@ -304,7 +304,7 @@ static const json_t *select_alt(const struct runref *r, char *alt)
 	if (strncmp(alt, "action:", 7) == 0)
 		return find_action(r->run, alt + 7);
 	if (strcmp(alt, "sample:last") == 0) {
-		const json_t *samples = json_object_get(r->run, "samples");
+		const json_t *samples = json_object_get(r->run, RK_SAMPLES);
 
 		return json_array_get(samples, json_array_size(samples) - 1);
 	}
@@ -387,7 +387,7 @@ static double window_t0(const struct runref *r, const struct fig *f, bool *ok)
 	const json_t *s = f->sel != NULL ? select_step(r, f->sel) : NULL;
 	double t = 0;
 
-	*ok = f->sel == NULL || (s != NULL && json_num(json_object_get(s, "t_ms"), &t));
+	*ok = f->sel == NULL || (s != NULL && json_num(json_object_get(s, RK_T_MS), &t));
 	return t;
 }
 
@@ -396,7 +396,7 @@ static double window_t0(const struct runref *r, const struct fig *f, bool *ok)
  * highest of those that have it, or last minus first. */
 static bool sample_value(const struct runref *r, const struct fig *f, const char *path, double *out)
 {
-	const json_t *samples = json_object_get(r->run, "samples");
+	const json_t *samples = json_object_get(r->run, RK_SAMPLES);
 	const json_t *last = NULL;
 	bool ok, any = false;
 	double t0 = window_t0(r, f, &ok), t, v, first = 0;
@@ -405,12 +405,12 @@ static bool sample_value(const struct runref *r, const struct fig *f, const char
 	for (i = 0; ok && i < json_array_size(samples); i++) {
 		const json_t *s = json_array_get(samples, i);
 
-		if (!json_num(json_object_get(s, "t_ms"), &t) || t < t0)
+		if (!json_num(json_object_get(s, RK_T_MS), &t) || t < t0)
 			continue;
 		/* A burst sample holds only the zones' free pages (harness/result.md):
 		 * a first, last or delta figure is a full sample's. */
 		if (f->samples != S_MIN && f->samples != S_MAX &&
-		    !strcmp(str_or(json_object_get(s, "cause"), ""), "burst"))
+		    !strcmp(str_or(json_object_get(s, RK_CAUSE), ""), "burst"))
 			continue;
 		switch (f->samples) {
 		case S_FIRST:
@@ -481,10 +481,10 @@ const json_t *zone_of(const json_t *zones, const char *path, const char **field)
 
 	for (i = 0; dot != NULL && i < json_array_size(zones); i++) {
 		const json_t *z = json_array_get(zones, i);
-		const char *name = str_or(json_object_get(z, "zone"), "");
+		const char *name = str_or(json_object_get(z, RK_ZONE), "");
 
 		if (strlen(name) == (size_t)(dot - path) && strncmp(name, path, (size_t)(dot - path)) == 0 &&
-		    json_integer_value(json_object_get(z, "node")) == 0) {
+		    json_integer_value(json_object_get(z, RK_NODE)) == 0) {
 			*field = dot + 1;
 			return z;
 		}
@@ -495,17 +495,17 @@ const json_t *zone_of(const json_t *zones, const char *path, const char **field)
 /* The main workload's exit as a shell would show it: 128 + signal. */
 int main_exit_code(const struct runref *r)
 {
-	const json_t *ws = json_object_get(json_object_get(r->run, "exit"), "workloads");
+	const json_t *ws = json_object_get(json_object_get(r->run, RK_EXIT), RK_WORKLOADS);
 	const json_t *w = json_array_get(ws, json_array_size(ws) - 1);
 	size_t i;
 
 	for (i = 0; r->main != NULL && i < json_array_size(ws); i++)
-		if (strcmp(str_or(json_object_get(json_array_get(ws, i), "name"), ""), r->main) == 0)
+		if (strcmp(str_or(json_object_get(json_array_get(ws, i), RK_NAME), ""), r->main) == 0)
 			w = json_array_get(ws, i);
-	if (json_is_integer(json_object_get(w, "signal")))
-		return 128 + (int)json_integer_value(json_object_get(w, "signal"));
-	if (json_is_integer(json_object_get(w, "code")))
-		return (int)json_integer_value(json_object_get(w, "code"));
+	if (json_is_integer(json_object_get(w, RK_SIGNAL)))
+		return 128 + (int)json_integer_value(json_object_get(w, RK_SIGNAL));
+	if (json_is_integer(json_object_get(w, RK_CODE)))
+		return (int)json_integer_value(json_object_get(w, RK_CODE));
 	return -1;
 }
 
@@ -759,7 +759,7 @@ static bool variant_of(const json_t *run, const char *key, char *buf, size_t len
 
 	if (strcmp(key, "*") == 0) {
 		/* every key of the run's variant: "advice=free, thp=off" */
-		const json_t *obj = json_object_get(run, "variant");
+		const json_t *obj = json_object_get(run, RK_VARIANT);
 		const char *k;
 		json_t *val;
 		char one[64];
@@ -785,10 +785,10 @@ static bool variant_of(const json_t *run, const char *key, char *buf, size_t len
 		n = strlen(buf);
 		return (size_t)snprintf(buf + n, len - n, ",%s", rest) < len - n;
 	}
-	v = json_object_get(json_object_get(run, "variant"), key);
+	v = json_object_get(json_object_get(run, RK_VARIANT), key);
 
 	if (v == NULL)
-		v = json_object_get(json_object_get(run, "params"), key);
+		v = json_object_get(json_object_get(run, RK_PARAMS), key);
 	if (json_is_string(v))
 		snprintf(buf, len, "%s", json_string_value(v));
 	else if (json_is_integer(v))
@@ -1060,7 +1060,7 @@ static int expand_steps(struct tctx *c, const struct fig *f, const struct varian
 	int rc = 0;
 
 	for (i = 0; i < c->nfeed && rc == 0; i++) {
-		const json_t *steps = json_object_get(c->feed[i]->run, "steps");
+		const json_t *steps = json_object_get(c->feed[i]->run, RK_STEPS);
 		/* (workload, step) pairs of this run: how often, how far */
 		struct pair {
 			const char *w, *s;
@@ -1072,8 +1072,8 @@ static int expand_steps(struct tctx *c, const struct fig *f, const struct varian
 			continue;
 		for (k = 0; k < json_array_size(steps); k++) {
 			const json_t *s = json_array_get(steps, k);
-			const char *w = json_string_value(json_object_get(s, "workload"));
-			const char *name = json_string_value(json_object_get(s, "step"));
+			const char *w = json_string_value(json_object_get(s, RK_WORKLOAD));
+			const char *name = json_string_value(json_object_get(s, RK_STEP));
 
 			if (w == NULL || name == NULL)
 				continue;
@@ -1086,8 +1086,8 @@ static int expand_steps(struct tctx *c, const struct fig *f, const struct varian
 		}
 		for (k = 0; k < json_array_size(steps) && rc == 0; k++) {
 			const json_t *s = json_array_get(steps, k);
-			const char *w = json_string_value(json_object_get(s, "workload"));
-			const char *name = json_string_value(json_object_get(s, "step"));
+			const char *w = json_string_value(json_object_get(s, RK_WORKLOAD));
+			const char *name = json_string_value(json_object_get(s, RK_STEP));
 			unsigned long nth, count;
 
 			if (w == NULL || name == NULL)
@@ -1146,20 +1146,20 @@ static int expand_zones(struct tctx *c, const struct fig *f, const struct varian
 	int rc = 0;
 
 	for (i = 0; i < c->nfeed; i++) {
-		const json_t *samples = json_object_get(c->feed[i]->run, "samples");
+		const json_t *samples = json_object_get(c->feed[i]->run, RK_SAMPLES);
 
 		if (!run_in_variant(c->feed[i], v))
 			continue;
 		for (k = 0; k < json_array_size(samples); k++) {
-			const json_t *zones = json_object_get(json_array_get(samples, k), "zones");
+			const json_t *zones = json_object_get(json_array_get(samples, k), RK_ZONES);
 
 			for (m = 0; m < json_array_size(zones); m++) {
 				const json_t *z = json_array_get(zones, m);
-				const char *name = json_string_value(json_object_get(z, "zone"));
-				long long node = json_integer_value(json_object_get(z, "node"));
+				const char *name = json_string_value(json_object_get(z, RK_ZONE));
+				long long node = json_integer_value(json_object_get(z, RK_NODE));
 				size_t q;
 
-				if (name == NULL || json_integer_value(json_object_get(z, "managed")) <= 0)
+				if (name == NULL || json_integer_value(json_object_get(z, RK_MANAGED)) <= 0)
 					continue;
 				for (q = 0; q < nseen && (seen[q].node != node || strcmp(seen[q].zone, name) != 0); q++)
 					;
@@ -1355,14 +1355,14 @@ const json_t *table_ref(const struct report *rep, const struct report_table *t)
  * (scenario grouped by name). */
 static bool doc_feeds(const struct input *in, const struct tdef *d, const char *scenario)
 {
-	const json_t *ids = json_object_get(json_object_get(in->doc, "scenario"), "report");
+	const json_t *ids = json_object_get(json_object_get(in->doc, RK_SCENARIO), RK_REPORT);
 	size_t i;
 
 	if (d->everywhere)
 		return true;
 	if (d->generic)
 		return !in->fed && scenario != NULL &&
-		       strcmp(str_or(json_object_get(json_object_get(in->doc, "scenario"), "name"), "?"), scenario) == 0;
+		       strcmp(str_or(json_object_get(json_object_get(in->doc, RK_SCENARIO), RK_NAME), "?"), scenario) == 0;
 	if (d->beside)
 		return in->beside != NULL && strcmp(in->beside->path, d->file) == 0;
 	if (in->beside != NULL)
@@ -1548,13 +1548,13 @@ int report_build(struct report *rep, struct tdef *const *defs, size_t ndefs, str
 		if (rep->tables[i].number == 0)
 			rep->tables[i].number = ++next;
 	for (i = 0; i < rep->nin; i++) {
-		const char *scn = str_or(json_object_get(json_object_get(rep->in[i].doc, "scenario"), "name"), "?");
+		const char *scn = str_or(json_object_get(json_object_get(rep->in[i].doc, RK_SCENARIO), RK_NAME), "?");
 
 		if (rep->in[i].fed)
 			continue;
 		for (k = 0; k < i; k++)
 			if (!rep->in[k].fed &&
-			    strcmp(str_or(json_object_get(json_object_get(rep->in[k].doc, "scenario"), "name"), "?"),
+			    strcmp(str_or(json_object_get(json_object_get(rep->in[k].doc, RK_SCENARIO), RK_NAME), "?"),
 				   scn) == 0)
 				break;
 		if (k < i)

@@ -33,14 +33,14 @@ static void md_columns(const struct report *rep, FILE *o)
 		fprintf(o, " |");
 		for (k = 0; k < rep->nin; k++) {
 			const json_t *doc = rep->in[k].doc;
-			const char *status = str_or(json_object_get(doc, "status"), "?");
+			const char *status = str_or(json_object_get(doc, RK_STATUS), "?");
 
 			if (rep->in[k].col != i)
 				continue;
-			size_t nruns = json_array_size(json_object_get(doc, "runs"));
+			size_t nruns = json_array_size(json_object_get(doc, RK_RUNS));
 
 			fprintf(o, " `%s` (%s, %zu run%s%s%s)", rep->in[k].path,
-				str_or(json_object_get(json_object_get(doc, "scenario"), "name"), "?"),
+				str_or(json_object_get(json_object_get(doc, RK_SCENARIO), RK_NAME), "?"),
 				nruns, nruns == 1 ? "" : "s",
 				strcmp(status, "ok") != 0 ? ", " : "", strcmp(status, "ok") != 0 ? status : "");
 		}
@@ -59,10 +59,10 @@ static void md_header(const struct report *rep, FILE *o)
 		/* No article: the scenarios' own names and titles. */
 		fprintf(o, "# pagelab report —");
 		for (i = 0; i < rep->nin; i++) {
-			const char *name = str_or(json_object_get(json_object_get(rep->in[i].doc, "scenario"), "name"), "?");
+			const char *name = str_or(json_object_get(json_object_get(rep->in[i].doc, RK_SCENARIO), RK_NAME), "?");
 
 			for (k = 0; k < i; k++)
-				if (strcmp(str_or(json_object_get(json_object_get(rep->in[k].doc, "scenario"), "name"), "?"),
+				if (strcmp(str_or(json_object_get(json_object_get(rep->in[k].doc, RK_SCENARIO), RK_NAME), "?"),
 					   name) == 0)
 					break;
 			if (k == i)
@@ -70,19 +70,19 @@ static void md_header(const struct report *rep, FILE *o)
 		}
 		fprintf(o, "\n\n");
 		for (i = 0; i < rep->nin; i++) {
-			const json_t *s = json_object_get(rep->in[i].doc, "scenario");
+			const json_t *s = json_object_get(rep->in[i].doc, RK_SCENARIO);
 
 			for (k = 0; k < i; k++)
-				if (strcmp(str_or(json_object_get(json_object_get(rep->in[k].doc, "scenario"), "name"), "?"),
-					   str_or(json_object_get(s, "name"), "?")) == 0)
+				if (strcmp(str_or(json_object_get(json_object_get(rep->in[k].doc, RK_SCENARIO), RK_NAME), "?"),
+					   str_or(json_object_get(s, RK_NAME), "?")) == 0)
 					break;
 			if (k < i)
 				continue;
-			fprintf(o, "Scenario `%s`: ", str_or(json_object_get(s, "name"), "?"));
-			md_text(o, str_or(json_object_get(s, "title"), "(no title)"));
-			if (json_is_string(json_object_get(s, "expect"))) {
+			fprintf(o, "Scenario `%s`: ", str_or(json_object_get(s, RK_NAME), "?"));
+			md_text(o, str_or(json_object_get(s, RK_TITLE), "(no title)"));
+			if (json_is_string(json_object_get(s, RK_EXPECT))) {
 				fprintf(o, ". Expected: ");
-				md_text(o, json_string_value(json_object_get(s, "expect")));
+				md_text(o, json_string_value(json_object_get(s, RK_EXPECT)));
 			}
 			fprintf(o, ".\n\n");
 		}
@@ -343,14 +343,14 @@ static json_t *inputs_json(const struct report *rep)
 
 	for (i = 0; a != NULL && i < rep->nin; i++) {
 		const json_t *doc = rep->in[i].doc;
-		const json_t *host = json_object_get(doc, "host");
+		const json_t *host = json_object_get(doc, RK_HOST);
 
 		if (json_array_append_new(a, json_pack("{s:s, s:s*, s:s*, s:s*, s:I, s:s}",
 						       "path", rep->in[i].path,
-						       "scenario", json_string_value(json_object_get(json_object_get(doc, "scenario"), "name")),
-						       "status", json_string_value(json_object_get(doc, "status")),
-						       "kernel", json_string_value(json_object_get(host, "kernel")),
-						       "runs", (json_int_t)json_array_size(json_object_get(doc, "runs")),
+						       "scenario", json_string_value(json_object_get(json_object_get(doc, RK_SCENARIO), RK_NAME)),
+						       "status", json_string_value(json_object_get(doc, RK_STATUS)),
+						       "kernel", json_string_value(json_object_get(host, RK_KERNEL)),
+						       "runs", (json_int_t)json_array_size(json_object_get(doc, RK_RUNS)),
 						       "column", rep->cols[rep->in[i].col].label)) < 0) {
 			json_decref(a);
 			return NULL;
