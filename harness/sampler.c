@@ -383,14 +383,17 @@ static void take_burst(struct ctx *c)
  * tick or a walk, which nothing reads back. */
 static const json_t *take_sample(struct ctx *c, const char *cause)
 {
-	uint64_t cpu0 = thread_cpu_ns(), wall0 = now_ns();
-	double t = ms_since(c, wall0);
+	uint64_t cpu0, wall0;
+	double t;
 	unsigned cadences = SOURCE_TICK;
 	bool tick = strcmp(cause, "tick") == 0, walk = strcmp(cause, "walk") == 0;
 	struct jw *w = &c->line;
 
 	fold_flush(c);          /* the bursts before it come first */
-	trace_pull(c, false);
+	trace_pull(c, false);   /* the events so far: not this sample's cost */
+	cpu0 = thread_cpu_ns();
+	wall0 = now_ns();
+	t = ms_since(c, wall0);
 	if (!tick) {
 		cadences |= SOURCE_STEP;
 		c->last_walk_ns = wall0;
@@ -407,7 +410,8 @@ static const json_t *take_sample(struct ctx *c, const char *cause)
 			c->peak_usage = c->last_usage;
 	}
 	/* What this sample cost the harness (scripts/bench): reading, parsing
-	 * and writing the line, all but these last bytes and the write(2). */
+	 * and formatting the line, all but these last bytes and the write(2);
+	 * not the trace drain before it (the harness's schedstat has all). */
 	jw_key(w, "cost_us");
 	jw_obj(w);
 	jw_key(w, "cpu");
