@@ -34,8 +34,9 @@ teardown() {
   jq -e 'all(.runs[]; . as $r | all(.steps[]; $r.samples[.sample] as $s
          | $s.cause == "step" and $s.memcg == .memcg and $s.vmstat_delta == .vmstat_delta))' "$f"
   # memcg_peak joins memcg's object (into): read after usage, never below it.
-  jq -e 'all(.runs[].samples[] | select(.cause != "burst"); .memcg.peak_bytes >= .memcg.usage_bytes
-         and .memcg.usage_bytes > 0 and (.memcg | keys_unsorted | index("peak_bytes")) == (.memcg | length) - 1)' "$f"
+  jq -e '[.runs[].samples[] | select(.cause != "burst") | .memcg] as $m
+         | all($m[]; .peak_bytes >= .usage_bytes and (keys_unsorted | index("peak_bytes")) == length - 1)
+           and any($m[]; .usage_bytes > 0)' "$f"
   # Every sample line reads back with its cost and its reals as reals.
   jq -e 'all(.runs[].samples[]; (.t_ms | type) == "number" and
          (.cause == "burst" or (.cost_us.cpu > 0 and .cost_us.wall > 0)))' "$f"
