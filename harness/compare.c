@@ -36,25 +36,16 @@ static const char *jstr(const json_t *j, const char *key)
 	return json_string_value(json_object_get(j, key));
 }
 
+/* With its samples pruned to what report's tables read (report_of hands
+ * the documents, or --by's copies of them, to the report engine). */
 static int load_result(const char *path, json_t **out, struct lab_error *err)
 {
-	cleanup_free char *text = NULL;
-	json_error_t je;
-
-	int ret = lab_read_input(path, "result", LAB_RESULT_MAX, 0, &text, NULL, err);
+	int ret = report_read_result(path, NULL, out, err);
 
 	/* A file that cannot be read is bad input (exit 2), like report's. */
-	if (ret < 0)
-		return lab_error_set(err, EINVAL, "%s", err->msg);
-	*out = json_loads(text, 0, &je);
-	if (*out == NULL)
-		return lab_error_set(err, EINVAL, "%s:%d:%d: not JSON: %s", path, je.line, je.column, je.text);
-	if (!json_is_object(*out) || jstr(*out, RK_SCHEMA) == NULL || strcmp(jstr(*out, RK_SCHEMA), RESULT_SCHEMA)) {
-		json_decref(*out);
-		*out = NULL;
-		return lab_error_set(err, EINVAL, "%s: not a %s document", path, RESULT_SCHEMA);
-	}
-	return 0;
+	if (ret < 0 && err->code != ENOMEM)
+		err->code = EINVAL;
+	return ret < 0 ? -err->code : 0;
 }
 
 /* A side: result documents (possibly filtered copies) and where they came
@@ -104,10 +95,10 @@ struct key_alias {
 };
 
 static const struct key_alias key_aliases[] = {
-	{ "wsf", { "wsf", "watermark_scale_factor", NULL }, "vm_sysctl.watermark_scale_factor" },
-	{ "thp", { "thp", NULL, NULL }, "thp.enabled" },
-	{ "min_free_kbytes", { "min_free_kbytes", "reserve", NULL }, "vm_sysctl.min_free_kbytes" },
-	{ "host", { NULL }, "hostname" },    /* a fleet (containers/fleet): uname -n */
+	{ "wsf", { "wsf", "watermark_scale_factor", NULL }, RK_VM_SYSCTL ".watermark_scale_factor" },
+	{ "thp", { "thp", NULL, NULL }, RK_THP "." RK_ENABLED },
+	{ "min_free_kbytes", { "min_free_kbytes", "reserve", NULL }, RK_VM_SYSCTL ".min_free_kbytes" },
+	{ "host", { NULL }, RK_HOSTNAME },    /* a fleet (containers/fleet): uname -n */
 };
 
 static bool json_text(const json_t *v, char *buf, size_t len)

@@ -472,7 +472,7 @@ const char *lab_file_kind(mode_t mode)
 	}
 }
 
-static int input_too_big(const char *what, const char *path, unsigned long long size,
+int lab_input_too_big(const char *what, const char *path, unsigned long long size,
 			 unsigned long long cap, bool at_least, struct lab_error *err)
 {
 	char a[32], b[32];
@@ -482,13 +482,11 @@ static int input_too_big(const char *what, const char *path, unsigned long long 
 			     lab_format_size(cap, b, sizeof(b)));
 }
 
-int lab_read_input(const char *path, const char *what, unsigned long long cap, unsigned flags,
-		   char **out, size_t *len_out, struct lab_error *err)
+int lab_open_input(const char *path, const char *what, unsigned long long cap, unsigned flags,
+		   struct stat *st_out, struct lab_error *err)
 {
 	bool nofollow = flags & LAB_INPUT_NOFOLLOW;
 	struct stat before, st;
-	size_t len = 0, room;
-	char *buf;
 	int fd;
 
 	/* Look before opening: opening a device can have effects of its own
@@ -515,8 +513,23 @@ int lab_read_input(const char *path, const char *what, unsigned long long cap, u
 	}
 	if ((unsigned long long)st.st_size > cap) {
 		close(fd);
-		return input_too_big(what, path, (unsigned long long)st.st_size, cap, false, err);
+		return lab_input_too_big(what, path, (unsigned long long)st.st_size, cap, false, err);
 	}
+	if (st_out != NULL)
+		*st_out = st;
+	return fd;
+}
+
+int lab_read_input(const char *path, const char *what, unsigned long long cap, unsigned flags,
+		   char **out, size_t *len_out, struct lab_error *err)
+{
+	struct stat st;
+	size_t len = 0, room;
+	char *buf;
+	int fd = lab_open_input(path, what, cap, flags, &st, err);
+
+	if (fd < 0)
+		return fd;
 	/* The size can grow while read: read at most cap + 1 bytes. */
 	room = (size_t)st.st_size + 1;
 	if (room < 4096)
@@ -558,7 +571,7 @@ int lab_read_input(const char *path, const char *what, unsigned long long cap, u
 		if (len > cap) {
 			free(buf);
 			close(fd);
-			return input_too_big(what, path, cap, cap, true, err);
+			return lab_input_too_big(what, path, cap, cap, true, err);
 		}
 	}
 	close(fd);

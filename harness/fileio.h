@@ -118,6 +118,18 @@ int lab_pread_all(int fd, void *buf, size_t len, off_t off, size_t *got, struct 
 int lab_read_input(const char *path, const char *what, unsigned long long cap, unsigned flags,
 		   char **out, size_t *len_out, struct lab_error *err);
 
+/* lab_read_input's checks without the read: the open fd (O_NONBLOCK,
+ * O_CLOEXEC) of a regular file at most cap bytes now, for an input read in
+ * pieces (a result document through result_read.h); st_out (may be NULL)
+ * gets its fstat.  The reader counts the bytes against cap itself (the file
+ * can grow) and says so with lab_input_too_big.  Returns the fd or -errno. */
+struct stat;
+int lab_open_input(const char *path, const char *what, unsigned long long cap, unsigned flags,
+		   struct stat *st_out, struct lab_error *err);
+/* "what path is [more than] SIZE, over the CAP limit" (-EFBIG). */
+int lab_input_too_big(const char *what, const char *path, unsigned long long size, unsigned long long cap,
+		      bool at_least, struct lab_error *err);
+
 /* What kind of file st is, for messages ("a character device"). */
 const char *lab_file_kind(mode_t mode);
 

@@ -18,6 +18,7 @@
 
 #include "exitcode.h"
 #include "fileio.h"
+#include "result_keys.h"
 #include "sources/kv.h"
 #include "sources/zoneinfo.h"
 
@@ -402,7 +403,7 @@ static json_t *zones_json(void)
 		const struct zone_info *z = &zi->zones[i];
 
 		json_array_append_new(a, json_pack("{s:i, s:s, s:I, s:I, s:I}",
-						   "node", z->node, "zone", z->name,
+						   RK_NODE, z->node, RK_ZONE, z->name,
 						   "managed_pages", (json_int_t)z->managed,
 						   "present_pages", (json_int_t)z->present,
 						   "spanned_pages", (json_int_t)z->spanned));
@@ -419,19 +420,19 @@ json_t *host_to_json(const struct host_facts *h)
 
 	if (o == NULL)
 		return NULL;
-	json_object_set_new(o, "kernel", json_string(h->kernel));
+	json_object_set_new(o, RK_KERNEL, json_string(h->kernel));
 	json_object_set_new(o, "machine", json_string(h->machine));
-	json_object_set_new(o, "hostname", json_string(h->hostname));
+	json_object_set_new(o, RK_HOSTNAME, json_string(h->hostname));
 	json_object_set_new(o, "root", json_boolean(h->root));
 
 	cg = json_object();
 	json_object_set_new(cg, "mode", json_string(h->cg.mode[0] ? h->cg.mode : "none"));
-	json_object_set_new(cg, "memory", mem != NULL ? json_string(mem) : json_null());
+	json_object_set_new(cg, RK_MEMORY, mem != NULL ? json_string(mem) : json_null());
 	json_object_set_new(cg, "mount", h->cg_ok ? json_string(h->cg.mount) : json_null());
 	json_object_set_new(cg, "self", h->cg_ok ? json_string(h->cg.self) : json_null());
 	if (!h->cg_ok)
 		json_object_set_new(cg, "error", json_string(h->cg_error));
-	json_object_set_new(o, "cgroup", cg);
+	json_object_set_new(o, RK_CGROUP, cg);
 
 	json_object_set_new(o, "memtotal_kb", json_integer((json_int_t)h->memtotal_kb));
 	json_object_set_new(o, "swap_total_kb", json_integer((json_int_t)h->swap_total_kb));
@@ -439,9 +440,9 @@ json_t *host_to_json(const struct host_facts *h)
 
 	thp = json_object();
 	json_object_set_new(thp, "available", json_boolean(h->thp));
-	json_object_set_new(thp, "enabled", h->thp ? json_string(h->thp_enabled) : json_null());
+	json_object_set_new(thp, RK_ENABLED, h->thp ? json_string(h->thp_enabled) : json_null());
 	json_object_set_new(thp, "defrag", h->thp ? json_string(h->thp_defrag) : json_null());
-	json_object_set_new(o, "thp", thp);
+	json_object_set_new(o, RK_THP, thp);
 	/* Which LRU reclaim uses: 0x0000 classic, else MGLRU (mm/vmscan.c). */
 	json_object_set_new(o, "lru_gen", h->lru_gen[0] ? json_string(h->lru_gen) : json_null());
 
@@ -449,15 +450,15 @@ json_t *host_to_json(const struct host_facts *h)
 	json_object_set_new(o, "memory_reclaim", json_boolean(h->memory_reclaim));
 	json_object_set_new(o, "tracefs", json_boolean(h->tracefs));
 	json_object_set_new(o, "psi", json_boolean(h->psi));
-	json_object_set_new(o, "in_vm_guest", json_boolean(h->in_vm_guest));
+	json_object_set_new(o, RK_IN_VM_GUEST, json_boolean(h->in_vm_guest));
 
 	quirks = json_array();
 	for (i = 0; i < h->nr_quirks; i++)
 		json_array_append_new(quirks, json_string(h->quirks[i]));
 	json_object_set_new(o, "quirks", quirks);
 
-	json_object_set_new(o, "vm_sysctl", vm_sysctls());
-	json_object_set_new(o, "zones", zones_json());
+	json_object_set_new(o, RK_VM_SYSCTL, vm_sysctls());
+	json_object_set_new(o, RK_ZONES, zones_json());
 	return o;
 }
 

@@ -403,19 +403,10 @@ static int parse(int argc, char **argv, struct html_args *a)
 static int load_docs(const struct html_args *a, json_t **docs)
 {
 	for (size_t i = 0; i < a->nfiles; i++) {
-		cleanup_free char *text = NULL;
 		struct lab_error err;
-		json_error_t je;
-		const char *schema;
 
-		if (lab_read_input(a->files[i], "result", LAB_RESULT_MAX, 0, &text, NULL, &err) < 0) {
+		if (plot_load("pagelab report", a->files[i], &docs[i], &err) < 0) {
 			fprintf(stderr, "pagelab report: %s\n", err.msg);
-			return -EINVAL;
-		}
-		docs[i] = json_loads(text, 0, &je);
-		schema = jstr(docs[i], RK_SCHEMA);
-		if (docs[i] == NULL || schema == NULL || strcmp(schema, "pagelab.result/1") != 0) {
-			fprintf(stderr, "pagelab report: %s: not a pagelab.result/1 document\n", a->files[i]);
 			return -EINVAL;
 		}
 	}

@@ -1,5 +1,6 @@
 /* kmsg.c — /dev/kmsg records, OOM reports and the reader (kmsg.h). */
 #include "kmsg.h"
+#include "result_keys.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -237,32 +238,32 @@ json_t *kmsg_log_json(const struct kmsg_log *log)
 
 	for (size_t i = 0; i < log->n; i++)
 		json_array_append_new(recs, json_pack("{s:I, s:f, s:i, s:s}", "seq", (json_int_t)log->recs[i].seq,
-						      "t_s", (double)log->recs[i].ts_us / 1e6, "prio",
-						      (int)log->recs[i].prio, "text", log->recs[i].text));
+						      RK_T_S, (double)log->recs[i].ts_us / 1e6, "prio",
+						      (int)log->recs[i].prio, RK_TEXT, log->recs[i].text));
 	nk = kmsg_oom_kills(log->recs, log->n, oom, sizeof(oom) / sizeof(oom[0]));
 	for (size_t i = 0; i < nk; i++) {
 		json_t *zones = json_array();
 
 		for (size_t z = 0; z < oom[i].nzones; z++)
-			json_array_append_new(zones, json_pack("{s:i, s:s, s:I, s:I, s:I, s:I}", "node",
-							       oom[i].zones[z].node, "zone", oom[i].zones[z].zone,
+			json_array_append_new(zones, json_pack("{s:i, s:s, s:I, s:I, s:I, s:I}", RK_NODE,
+							       oom[i].zones[z].node, RK_ZONE, oom[i].zones[z].zone,
 							       "free_kb", (json_int_t)oom[i].zones[z].free_kb,
 							       "min_kb", (json_int_t)oom[i].zones[z].min_kb,
 							       "low_kb", (json_int_t)oom[i].zones[z].low_kb,
 							       "high_kb", (json_int_t)oom[i].zones[z].high_kb));
 		json_array_append_new(kills, json_pack("{s:f, s:I, s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:o}",
-						       "t_s", (double)oom[i].ts_us / 1e6, "pid",
-						       (json_int_t)oom[i].pid, "comm", oom[i].comm, "trigger",
+						       RK_T_S, (double)oom[i].ts_us / 1e6, RK_PID,
+						       (json_int_t)oom[i].pid, RK_COMM, oom[i].comm, "trigger",
 						       oom[i].trigger, "constraint", oom[i].constraint,
 						       "anon_rss_kb", (json_int_t)oom[i].anon_rss_kb,
 						       "file_rss_kb", (json_int_t)oom[i].file_rss_kb,
-						       "shmem_rss_kb", (json_int_t)oom[i].shmem_rss_kb,
-						       "oom_score_adj", (json_int_t)oom[i].oom_score_adj,
-						       "zones", zones));
+						       RK_SHMEM_RSS_KB, (json_int_t)oom[i].shmem_rss_kb,
+						       RK_OOM_SCORE_ADJ, (json_int_t)oom[i].oom_score_adj,
+						       RK_ZONES, zones));
 	}
-	json_object_set_new(o, "readable", json_boolean(log->readable));
-	json_object_set_new(o, "records", recs);
+	json_object_set_new(o, RK_READABLE, json_boolean(log->readable));
+	json_object_set_new(o, RK_RECORDS, recs);
 	json_object_set_new(o, "dropped", json_integer((json_int_t)log->dropped));
-	json_object_set_new(o, "oom_kills", kills);
+	json_object_set_new(o, RK_OOM_KILLS, kills);
 	return o;
 }

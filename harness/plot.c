@@ -25,6 +25,7 @@
 #include "fileio.h"
 #include "exitcode.h"
 #include "result_keys.h"
+#include "result_read.h"
 
 #define RESULT_SCHEMA RESULT_SCHEMA_ID
 #define MIB (1024.0 * 1024.0)
@@ -547,7 +548,7 @@ static int write_data(struct run_view *rv, struct text *d)
 		const json_t *st = json_array_get(steps, i);
 		const char *w = jstr(st, RK_WORKLOAD, "");
 		double t = num_or_nan(json_object_get(st, RK_T_MS)) / 1000.0;
-		double res = num_or_nan(jpath(st, "counters.resident_pages"));
+		double res = num_or_nan(jpath(st, RK_COUNTERS ".resident_pages"));
 		char label[96];
 
 		if (isnan(t))
@@ -1172,6 +1173,8 @@ static void file_stem(const char *src, char *buf, size_t len)
 
 	if (n > 5 && strcmp(b + n - 5, ".json") == 0)
 		n -= 5;
+	else if (n > 6 && strcmp(b + n - 6, ".jsonl") == 0)
+		n -= 6;                 /* a run's stream: the document's stem */
 	for (i = 0; i < n && k + 1 < len; i++)
 		buf[k++] = (char)(strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-+",
 					 b[i]) && b[i] ? b[i] : '_');
@@ -1380,23 +1383,38 @@ static void plot_usage(FILE *o)
 	      "3 gnuplot is not installed (Debian: gnuplot-nox).\n", o);
 }
 
-/* Load a result document; 0 or -errno with err filled. */
-static int load_result(const char *path, json_t **out, struct lab_error *err)
-{
-	cleanup_free char *text = NULL;
-	json_error_t je;
-	int ret = lab_read_input(path, "result", LAB_RESULT_MAX, 0, &text, NULL, err);
+/* Every path of a sample the charts read (sample_cols, sample_zone,
+ * usage_at, write_data): a chart reading one more must name it here —
+ * tests/bats/read.bats compares the charts' data with whole loads. */
+static const char *const sample_paths[] = {
+	RK_ZONES "[" RK_ZONE "=," RK_NODE "=].free+min+low+high+boost+managed",
+	RK_MEMCG "." RK_USAGE_BYTES,
+	RK_MEMCG "." RK_STAT ".pgscan",
+	RK_WORKLOADS ".*." RK_RSS_KB "+" RK_LAZYFREE_KB "+" RK_ANONHUGE_KB,
+	RK_VMSTAT_DELTA ".pgscan_kswapd+pgscan_direct+pswpout+pglazyfreed",
+	RK_VMSTAT_DELTA ".allocstall_*",
+	RK_PSI,
+	RK_MEMCG_PRESSURE,
+};
 
+int plot_load(const char *who, const char *path, json_t **out, struct lab_error *err)
+{
+	struct result_need *need = result_need_new();
+	struct result_read_info info;
+	int ret = need == NULL ? lab_error_set(err, ENOMEM, "out of memory") : 0;
+
+	for (size_t i = 0; ret == 0 && i < sizeof(sample_paths) / sizeof(sample_paths[0]); i++)
+		ret = result_need_add(need, sample_paths[i], err);
+	if (ret == 0)
+		ret = result_read(path, need, out, &info, err);
+	result_need_free(need);
 	if (ret < 0)
 		return ret == -ENOENT || ret == -EACCES ? lab_error_set(err, EINVAL, "%s", err->msg) : ret;
-	*out = json_loads(text, 0, &je);
-	if (*out == NULL)
-		return lab_error_set(err, EINVAL, "%s:%d:%d: not JSON: %s", path, je.line, je.column, je.text);
-	if (!json_is_object(*out) || strcmp(jstr(*out, RK_SCHEMA, ""), RESULT_SCHEMA) != 0) {
-		json_decref(*out);
-		*out = NULL;
-		return lab_error_set(err, EINVAL, "%s: not a %s document", path, RESULT_SCHEMA);
-	}
+	if (info.stream && who != NULL)
+		fprintf(stderr, "%s: %s: %s; %zu run(s), %zu sample(s) recorded%s\n", who, path,
+			info.finished ? "read from the run's stream"
+				      : "the run did not finish (no result document): read from its stream",
+			info.runs, info.samples, info.cut ? ", its last line cut short (left out)" : "");
 	return 0;
 }
 
@@ -1456,7 +1474,7 @@ int plot_main(int argc, char **argv)
 	for (int i = optind; i < argc; i++) {
 		json_t *doc = NULL;
 
-		if (load_result(argv[i], &doc, &err) < 0) {
+		if (plot_load("pagelab plot", argv[i], &doc, &err) < 0) {
 			fprintf(stderr, "pagelab plot: %s\n", err.msg);
 			return EXIT_BAD_INPUT;
 		}
@@ -1481,7 +1499,7 @@ int plot_main(int argc, char **argv)
 	for (int i = optind; i < argc && status == 0; i++) {
 		json_t *doc = NULL;
 
-		if (load_result(argv[i], &doc, &err) < 0 ||
+		if (plot_load(NULL, argv[i], &doc, &err) < 0 ||      /* said when checked */
 		    plot_document(argv[i], doc, &o, &charts, &err) < 0) {
 			fprintf(stderr, "pagelab plot: %s\n", err.msg);
 			status = err.code == EINVAL || err.code == EEXIST || err.code == ENOTDIR ? EXIT_BAD_INPUT : EXIT_INTERNAL;

@@ -66,6 +66,12 @@ int plot_document(const char *src, const json_t *doc, const struct plot_opts *o,
 
 void plot_charts_free(struct plot_charts *c);
 
+/* Load a result document (or a run's .jsonl stream) with its samples
+ * pruned to what the charts read (harness/result_read.h).  A stream says in
+ * one stderr line, prefixed with who ("pagelab plot"; NULL: nothing said),
+ * that its run did not finish.  0 or -errno: -EINVAL for an input that is not one. */
+int plot_load(const char *who, const char *path, json_t **out, struct lab_error *err);
+
 /* argv[0] is "plot".  Prints each chart's path on stdout.  Exit: 0 drawn,
  * 1 gnuplot or the harness failed, 2 bad usage or input, 3 no gnuplot. */
 int plot_main(int argc, char **argv);

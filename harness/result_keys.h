@@ -1,7 +1,8 @@
 /* result_keys.h — the key names of the result document (harness/result.md),
- * one place for the writer (result.c, run/run.c, sampler.c) and the readers
- * (report/, plot.c, compare.c, html.c).  A key renamed here is renamed for
- * both; a reader that spells a key by hand can drift from what is written.
+ * one place for the writers (result.c, run/run.c, sampler.c, host.c, kmsg.c,
+ * trace/) and the readers (report/, plot.c, compare.c, html.c).  A key
+ * renamed here is renamed for both; a reader that spells a key by hand can
+ * drift from what is written.
  * The keys inside a step's counters are the workload's own (workloads/decl/). */
 #ifndef PAGELAB_RESULT_KEYS_H
 #define PAGELAB_RESULT_KEYS_H
@@ -28,6 +29,10 @@
 #define RK_CGROUP       "cgroup"           /* host.cgroup: the mode per controller */
 #define RK_MEMORY       "memory"           /* host.cgroup.memory */
 #define RK_IN_VM_GUEST  "in_vm_guest"
+#define RK_HOSTNAME     "hostname"
+#define RK_THP          "thp"              /* host.thp.enabled: the mode in brackets */
+#define RK_ENABLED      "enabled"
+#define RK_VM_SYSCTL    "vm_sysctl"        /* host.vm_sysctl.NAME: every vm sysctl before the run */
 
 /* scenario (as run, after overrides) */
 #define RK_NAME         "name"

@@ -49,7 +49,7 @@
 #include "error.h"
 #include "events.h"
 #include "lockdown.h"
-#include "size.h"
+#include "decl.h"
 
 /* include/jemalloc/jemalloc_macros.h: MALLCTL_ARENAS_ALL */
 #define JE_ARENAS_ALL 4096
@@ -68,67 +68,49 @@ struct allocator {
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: allocs --allocator glibc|jemalloc [--malloc-conf CONF] --size SIZE [--chunk SIZE]\n"
-		   "              [--keep-last] [--trim] [--hold MS] [--pressure SIZE] [--event-fd N] [--ack-fd N]\n");
+	wl_decl_usage(&wl_decl_allocs, f);
 }
 
 static int parse_args(int argc, char **argv, struct config *cfg, struct events *ev, struct lab_error *err)
 {
+	const struct wl_opt *opt;
 	const char *val;
 	int ret;
 
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->chunk = 64 << 10;
 	for (int a = 1; a < argc; a++) {
+		unsigned long long v = 1;
+
 		ret = events_parse_arg(ev, argc, argv, &a, err);
 		if (ret < 0)
 			return ret;
 		if (ret > 0)
 			continue;
-		if (!strcmp(argv[a], "--trim")) {
-			cfg->trim = true;
-			continue;
-		}
-		if (!strcmp(argv[a], "--keep-last")) {
-			cfg->keep_last = true;
-			continue;
-		}
-		if ((ret = events_opt(argc, argv, &a, "--allocator", &val, err)) != 0) {
-			if (ret < 0)
-				return ret;
-			if (!strcmp(val, "jemalloc"))
-				cfg->jemalloc = true;
-			else if (strcmp(val, "glibc") != 0)
-				return lab_error_set(err, EINVAL, "--allocator %s: expected glibc or jemalloc", val);
-			continue;
-		}
-		if ((ret = events_opt(argc, argv, &a, "--malloc-conf", &val, err)) != 0) {
-			if (ret < 0)
-				return ret;
+		/* Every option from the declaration the scenario parser reads too
+		 * (workloads/decl/allocs.c). */
+		if ((ret = wl_opt_match(&wl_decl_allocs, argc, argv, &a, &opt, &val, err)) == 0)
+			return lab_error_set(err, EINVAL, "%s: unknown argument", argv[a]);
+		if (ret < 0)
+			return ret;     /* "--size needs a value" */
+		if (val != NULL && wl_parse_value(opt->type, opt->enums, val, &v, err) < 0)
+			return lab_error_prefix(err, "%s", opt->flag);
+		if (!strcmp(opt->key, "allocator"))
+			cfg->jemalloc = !strcmp(val, "jemalloc");
+		else if (!strcmp(opt->key, "malloc_conf"))
 			cfg->conf = val;
-			continue;
-		}
-		if ((ret = events_opt(argc, argv, &a, "--size", &val, err)) != 0) {
-			if (ret < 0 || (ret = lab_parse_size(val, &cfg->size, err)) < 0)
-				return ret;
-			continue;
-		}
-		if ((ret = events_opt(argc, argv, &a, "--chunk", &val, err)) != 0) {
-			if (ret < 0 || (ret = lab_parse_size(val, &cfg->chunk, err)) < 0)
-				return ret;
-			continue;
-		}
-		if ((ret = events_opt(argc, argv, &a, "--hold", &val, err)) != 0) {
-			if (ret < 0 || (ret = lab_parse_uint(val, &cfg->hold_ms, err)) < 0)
-				return ret;
-			continue;
-		}
-		if ((ret = events_opt(argc, argv, &a, "--pressure", &val, err)) != 0) {
-			if (ret < 0 || (ret = lab_parse_size(val, &cfg->pressure, err)) < 0)
-				return ret;
-			continue;
-		}
-		return lab_error_set(err, EINVAL, "unknown argument '%s'", argv[a]);
+		else if (!strcmp(opt->key, "size"))
+			cfg->size = v;
+		else if (!strcmp(opt->key, "chunk"))
+			cfg->chunk = v;
+		else if (!strcmp(opt->key, "keep_last"))
+			cfg->keep_last = v;
+		else if (!strcmp(opt->key, "trim"))
+			cfg->trim = v;
+		else if (!strcmp(opt->key, "hold"))
+			cfg->hold_ms = v;
+		else if (!strcmp(opt->key, "pressure"))
+			cfg->pressure = v;
 	}
 	if (cfg->size == 0 || cfg->chunk == 0 || cfg->chunk > cfg->size)
 		return lab_error_set(err, EINVAL, "--size and --chunk must be positive, the chunk no larger");
@@ -217,8 +199,7 @@ int main(int argc, char **argv)
 	}
 	events_init(&ev, "allocs");
 	if (parse_args(argc, argv, &cfg, &ev, &err) < 0) {
-		fprintf(stderr, "allocs: %s\n", err.msg);
-		usage(stderr);
+		fprintf(stderr, "allocs: %s (allocs --help: the options)\n", err.msg);
 		return 2;
 	}
 	if (cfg.jemalloc && load_jemalloc(&cfg, argv, &al, &err) < 0) {

@@ -37,10 +37,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "decl.h"
 #include "error.h"
 #include "events.h"
 #include "lockdown.h"
-#include "size.h"
 
 #define BLOCK (1u << 20)
 
@@ -52,12 +52,12 @@ struct config {
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: cachefill --size SIZE [--dir DIR] [--reads N] [--cold] [--stay] [--keep]\n"
-		   "                 [--event-fd N] [--ack-fd N]\n");
+	wl_decl_usage(&wl_decl_cachefill, f);
 }
 
 static int parse_args(int argc, char **argv, struct config *cfg, struct events *ev, struct lab_error *err)
 {
+	const struct wl_opt *opt;
 	const char *val;
 	int ret;
 
@@ -65,40 +65,33 @@ static int parse_args(int argc, char **argv, struct config *cfg, struct events *
 	cfg->reads = 2;
 	cfg->dir = "/var/tmp";
 	for (int a = 1; a < argc; a++) {
+		unsigned long long v = 1;
+
 		ret = events_parse_arg(ev, argc, argv, &a, err);
 		if (ret < 0)
 			return ret;
 		if (ret > 0)
 			continue;
-		if (!strcmp(argv[a], "--cold")) {
-			cfg->cold = true;
-			continue;
-		}
-		if (!strcmp(argv[a], "--keep")) {
-			cfg->keep = true;
-			continue;
-		}
-		if (!strcmp(argv[a], "--stay")) {
-			cfg->stay = true;
-			continue;
-		}
-		if ((ret = events_opt(argc, argv, &a, "--size", &val, err)) != 0) {
-			if (ret < 0 || (ret = lab_parse_size(val, &cfg->size, err)) < 0)
-				return lab_error_prefix(err, "--size");
-			continue;
-		}
-		if ((ret = events_opt(argc, argv, &a, "--reads", &val, err)) != 0) {
-			if (ret < 0 || (ret = lab_parse_uint(val, &cfg->reads, err)) < 0)
-				return lab_error_prefix(err, "--reads");
-			continue;
-		}
-		if ((ret = events_opt(argc, argv, &a, "--dir", &val, err)) != 0) {
-			if (ret < 0)
-				return ret;
+		/* The rest from the declaration the scenario parser reads too
+		 * (workloads/decl/cachefill.c). */
+		if ((ret = wl_opt_match(&wl_decl_cachefill, argc, argv, &a, &opt, &val, err)) == 0)
+			return lab_error_set(err, EINVAL, "%s: unknown argument", argv[a]);
+		if (ret < 0)
+			return ret;     /* "--size needs a value" */
+		if (val != NULL && wl_parse_value(opt->type, opt->enums, val, &v, err) < 0)
+			return lab_error_prefix(err, "%s", opt->flag);
+		if (!strcmp(opt->key, "size"))
+			cfg->size = v;
+		else if (!strcmp(opt->key, "reads"))
+			cfg->reads = v;
+		else if (!strcmp(opt->key, "cold"))
+			cfg->cold = v;
+		else if (!strcmp(opt->key, "stay"))
+			cfg->stay = v;
+		else if (!strcmp(opt->key, "keep"))
+			cfg->keep = v;
+		else if (!strcmp(opt->key, "dir"))
 			cfg->dir = val;
-			continue;
-		}
-		return lab_error_set(err, EINVAL, "%s: unknown argument", argv[a]);
 	}
 	if (cfg->size == 0 || cfg->size % BLOCK != 0)
 		return lab_error_set(err, EINVAL, "--size is required, a whole number of MiB");
@@ -181,8 +174,7 @@ int main(int argc, char **argv)
 	}
 	events_init(&ev, "cachefill");
 	if (parse_args(argc, argv, &cfg, &ev, &err) < 0) {
-		fprintf(stderr, "cachefill: %s\n", err.msg);
-		usage(stderr);
+		fprintf(stderr, "cachefill: %s (cachefill --help: the options)\n", err.msg);
 		return 2;
 	}
 	if ((size_t)snprintf(path, sizeof(path), "%s/pagelab-cachefill-%d", cfg.dir, (int)getpid()) >= sizeof(path)) {

@@ -128,6 +128,9 @@ int wl_parse_value(enum wl_type t, const char *enums, const char *text, unsigned
 		if (enum_index(enums, text, out) < 0)
 			return lab_error_set(err, EINVAL, "'%s' is not one of %s", text, enums ? enums : "");
 		return 0;
+	case WT_TEXT:
+		*out = 0;               /* the text is the value */
+		return 0;
 	}
 	return lab_error_set(err, EINVAL, "unknown type");
 }
@@ -171,12 +174,13 @@ int wl_step_parse(const struct wl_decl *d, const char *text, struct wl_step_valu
 	return 0;
 }
 
-int wl_opt_match(const struct wl_decl *d, int argc, char **argv, int *i, const struct wl_opt **opt,
-		 const char **val, struct lab_error *err)
+/* argv[*i] against one option list (decl.h wl_opt_match). */
+static int opt_match(const struct wl_opt *list, int argc, char **argv, int *i, const struct wl_opt **opt,
+		     const char **val, struct lab_error *err)
 {
 	const char *arg = argv[*i];
 
-	for (const struct wl_opt *o = d->opts; o != NULL && o->key != NULL; o++) {
+	for (const struct wl_opt *o = list; o != NULL && o->key != NULL; o++) {
 		size_t fl;
 
 		if (o->flag == NULL)
@@ -201,17 +205,35 @@ int wl_opt_match(const struct wl_decl *d, int argc, char **argv, int *i, const s
 	return 0;
 }
 
+int wl_opt_match(const struct wl_decl *d, int argc, char **argv, int *i, const struct wl_opt **opt,
+		 const char **val, struct lab_error *err)
+{
+	int ret = opt_match(d->opts, argc, argv, i, opt, val, err);
+
+	return ret != 0 ? ret : opt_match(d->argv_opts, argc, argv, i, opt, val, err);
+}
+
+static void usage_opts(const struct wl_opt *list, FILE *f, bool help)
+{
+	for (const struct wl_opt *o = list; o != NULL && o->key != NULL; o++) {
+		if (o->flag == NULL)
+			continue;
+		if (help && o->help != NULL)
+			fprintf(f, "  %-22s %s\n", o->flag, o->help);
+		else if (!help)
+			fprintf(f, " %s%s%s%s", o->required ? "" : "[", o->flag, o->type == WT_BOOL ? "" : " V",
+				o->required ? "" : "]");
+	}
+}
+
 void wl_decl_usage(const struct wl_decl *d, FILE *f)
 {
 	fprintf(f, "usage: %s", d->program);
-	for (const struct wl_opt *o = d->opts; o != NULL && o->key != NULL; o++)
-		if (o->flag != NULL)
-			fprintf(f, " %s%s%s%s", o->required ? "" : "[", o->flag,
-				o->type == WT_BOOL ? "" : " V", o->required ? "" : "]");
+	usage_opts(d->opts, f, false);
+	usage_opts(d->argv_opts, f, false);
 	fprintf(f, " [--event-fd N] [--ack-fd N]%s\n%s\n", d->steps ? " STEP..." : "", d->summary);
-	for (const struct wl_opt *o = d->opts; o != NULL && o->key != NULL; o++)
-		if (o->flag != NULL && o->help != NULL)
-			fprintf(f, "  %-22s %s\n", o->flag, o->help);
+	usage_opts(d->opts, f, true);
+	usage_opts(d->argv_opts, f, true);
 	if (d->steps != NULL)
 		fprintf(f, "steps:\n");
 	for (const struct wl_step *s = d->steps; s != NULL && s->name != NULL; s++)

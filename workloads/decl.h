@@ -30,6 +30,7 @@ enum wl_type {
 	WT_ENUM,                /* one of enums "a|b|c": the value is its index */
 	WT_MEM,                 /* a positive size of memory the workload takes */
 	WT_ADVICE,              /* a madvise(2) advice of this step's rows in decl.c's advice table */
+	WT_TEXT,                /* free text, passed as written (jemalloc's MALLOC_CONF, a directory) */
 };
 
 #define WL_MAX_STEP_ARGS 3
@@ -58,6 +59,10 @@ struct wl_decl {
 	const char *summary;
 	const struct wl_opt *opts;      /* NULL-key terminated */
 	const struct wl_step *steps;    /* NULL-name terminated; NULL: no steps */
+	/* Options of the command line only, for a person running the workload
+	 * by hand: no scenario key (the harness never passes them).  NULL-key
+	 * terminated; NULL: none. */
+	const struct wl_opt *argv_opts;
 };
 
 /* Each workload's declaration: wl_decl_region, wl_decl_hold, … */
@@ -92,13 +97,13 @@ struct wl_step_value {
 int wl_step_parse(const struct wl_decl *d, const char *text, struct wl_step_value *out,
 		  struct lab_error *err);
 
-/* Is argv[*i] one of d's options ("--size V", "--size=V", or a WT_BOOL flag)?
+/* Is argv[*i] one of d's options or argv_opts ("--size V", "--size=V", or a WT_BOOL flag)?
  * 1 with *opt and *val (NULL for a flag) and *i advanced, 0 when not,
  * -EINVAL when its value is missing. */
 int wl_opt_match(const struct wl_decl *d, int argc, char **argv, int *i, const struct wl_opt **opt,
 		 const char **val, struct lab_error *err);
 
-/* The usage text of d: its options and steps, from the declaration. */
+/* The usage text of d: its options (argv_opts too) and steps, from the declaration. */
 void wl_decl_usage(const struct wl_decl *d, FILE *f);
 
 /* madvise(2) advice by step and name: the region's advise:ADVICE and

@@ -8,6 +8,7 @@
 #include "../html.h"
 #include "../exitcode.h"
 #include "../result_keys.h"
+#include "../result_read.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -42,6 +43,29 @@ static int load_json(const char *path, const char *schema, json_t **out, struct 
 		return lab_error_set(err, EINVAL, "%s: not a %s document (schema: %s)", path, schema,
 				     s != NULL ? s : "none");
 	return 0;
+}
+
+/* What of a sample the tables read (result_read.h): every figure's paths
+ * that are read over the samples, and the zones when a table has rows per
+ * zone.  A figure at a step or at "sample:last" reads no pruned sample (the
+ * last one stays whole); derived.c's getters read only the last sample. */
+static int figs_need(const struct fig *figs, size_t n, struct result_need *need, struct lab_error *err)
+{
+	int rc = 0;
+
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		const struct fig *f = &figs[i];
+
+		if (f->each == E_ZONE)         /* engine.c expand_zones: every zone with managed pages */
+			rc = result_need_add(need, "zones[zone=,node=].managed", err);
+		if (rc == 0 && f->samples != S_NONE && f->path != NULL)
+			rc = result_need_add(need, f->path, err);
+		if (rc == 0 && f->samples != S_NONE && f->path2 != NULL)
+			rc = result_need_add(need, f->path2, err);
+		if (rc == 0 && f->sub != NULL)
+			rc = figs_need(f->sub, f->nsub, need, err);
+	}
+	return rc;
 }
 
 /* The overrides that change what machine the run had, not what it ran: a
@@ -346,6 +370,100 @@ static int reference_path(const char *arg, const char *article, char *out, size_
 			     "(pass --reference FILE)", rel, lab_data_dir(), rel);
 }
 
+/* What the samples of one result must keep (result_read_for's function):
+ * what every table that could take it reads — those its scenario names,
+ * the file beside its scenario, --tables' — or, when none does, the generic
+ * report's, from the document read up to its runs.  A document whose runs come before its
+ * scenario keeps its samples whole. */
+struct need_ctx {
+	struct report *rep;
+	const char *path;
+};
+
+static int need_for(const json_t *head, struct result_need *need, void *arg, struct lab_error *err)
+{
+	struct need_ctx *c = arg;
+	struct input tmp = { .path = c->path, .doc = (json_t *)head };
+	int rc;
+
+	if (json_object_get(head, RK_SCENARIO) == NULL) {
+		result_need_all(need);
+		return 0;
+	}
+	if ((rc = load_beside(c->rep, &tmp, err)) < 0)
+		return rc;
+	/* fed as engine.c's report_build decides it: some table not generic
+	 * takes the result (then the generic report does not). */
+	for (size_t i = 0; i < c->rep->nfiles; i++)
+		for (size_t k = 0; k < c->rep->files[i]->ntables; k++)
+			tmp.fed |= !c->rep->files[i]->tables[k].generic && engine_feeds(&tmp, &c->rep->files[i]->tables[k]);
+	for (size_t i = 0; i < c->rep->nfiles && rc == 0; i++)
+		for (size_t k = 0; k < c->rep->files[i]->ntables && rc == 0; k++) {
+			const struct tdef *d = &c->rep->files[i]->tables[k];
+
+			if (d->generic ? !tmp.fed : engine_feeds(&tmp, d))
+				rc = figs_need(d->figs, d->nfigs, need, err);
+		}
+	return rc;
+}
+
+/* A result document with the samples pruned to what its tables read; a
+ * stream (.jsonl) says in one line that its run did not finish. */
+static int load_result(struct report *rep, const char *path, json_t **out, struct lab_error *err)
+{
+	struct need_ctx c = { rep, path };
+	struct result_need *need = result_need_new();
+	struct result_read_info info;
+	int rc;
+
+	if (need == NULL)
+		return lab_error_set(err, ENOMEM, "out of memory");
+	rc = result_read_for(path, need, need_for, &c, out, &info, err);
+	result_need_free(need);
+	if (rc == 0 && info.stream && !rep->quiet)
+		fprintf(stderr, "pagelab report: %s: %s; %zu run(s), %zu sample(s) recorded%s\n", path,
+			info.finished ? "read from the run's stream"
+				      : "the run did not finish (no result document): read from its stream",
+			info.runs, info.samples, info.cut ? ", its last line cut short (left out)" : "");
+	return rc;
+}
+
+/* The table files, then the results with what the tables read of their
+ * samples (result_read.h), then the files beside their scenarios. */
+static int load_inputs(struct report *rep, const char *const *files, size_t nfiles,
+		       const struct report_options *opt, size_t *ndir, struct lab_error *err)
+{
+	size_t i;
+	int rc;
+
+	/* The table files first: what they read of the samples is what the
+	 * results are loaded with (result_read.h). */
+	for (i = 0; i < opt->ntables; i++) {
+		struct tfile *tf;
+
+		if ((rc = tfile_load(opt->tables[i], false, NULL, &tf, err)) < 0 ||
+		    (rc = add_file(rep, tf, err)) < 0)
+			goto out;
+		for (size_t k = 0; k < tf->ntables; k++)
+			tf->tables[k].everywhere = true;
+	}
+	if ((rc = load_dir(rep, err)) < 0)
+		goto out;
+	*ndir = rep->nfiles - opt->ntables;
+	for (rep->nin = 0; rep->nin < nfiles; rep->nin++) {
+		struct input *in = &rep->in[rep->nin];
+
+		in->path = files[rep->nin];
+		if ((rc = load_result(rep, in->path, &in->doc, err)) < 0 || (rc = load_beside(rep, in, err)) < 0) {
+			rep->nin++;
+			goto out;
+		}
+	}
+	rc = 0;
+out:
+	return rc;
+}
+
 /* ---------------------------------------------------------- public API */
 
 void report_free(struct report *rep)
@@ -375,7 +493,7 @@ int report_load(const char *const *files, size_t nfiles, const struct report_opt
 	struct report_options none = {0};
 	struct report *rep = calloc(1, sizeof(*rep));
 	struct tdef **defs = NULL;
-	size_t ndefs = 0, i, ndir;
+	size_t ndefs = 0, ndir;
 	const char *article = NULL;
 	int rc;
 
@@ -387,28 +505,8 @@ int report_load(const char *const *files, size_t nfiles, const struct report_opt
 		return lab_error_set(err, ENOMEM, "out of memory");
 	}
 	rep->quiet = opt->quiet;
-	for (rep->nin = 0; rep->nin < nfiles; rep->nin++) {
-		rep->in[rep->nin].path = files[rep->nin];
-		if ((rc = load_json(files[rep->nin], RESULT_SCHEMA, &rep->in[rep->nin].doc, err)) < 0) {
-			rep->nin++;
-			goto fail;
-		}
-	}
-	for (i = 0; i < opt->ntables; i++) {
-		struct tfile *tf;
-
-		if ((rc = tfile_load(opt->tables[i], false, NULL, &tf, err)) < 0 ||
-		    (rc = add_file(rep, tf, err)) < 0)
-			goto fail;
-		for (size_t k = 0; k < tf->ntables; k++)
-			tf->tables[k].everywhere = true;
-	}
-	if ((rc = load_dir(rep, err)) < 0)
+	if ((rc = load_inputs(rep, files, nfiles, opt, &ndir, err)) < 0)
 		goto fail;
-	ndir = rep->nfiles - opt->ntables;
-	for (i = 0; i < rep->nin; i++)
-		if ((rc = load_beside(rep, &rep->in[i], err)) < 0)
-			goto fail;
 	if ((rc = collect_defs(rep, opt->ntables, ndir, &defs, &ndefs, err)) < 0 ||
 	    (rc = inputs_article(rep, defs, ndefs, &article, err)) < 0)
 		goto fail;
@@ -426,6 +524,28 @@ int report_load(const char *const *files, size_t nfiles, const struct report_opt
 	return 0;
 fail:
 	free(defs);
+	report_free(rep);
+	return rc;
+}
+
+int report_read_result(const char *path, const struct report_options *opt, json_t **out, struct lab_error *err)
+{
+	struct report_options none = {0};
+	struct report *rep = calloc(1, sizeof(*rep));
+	size_t ndir;
+	int rc;
+
+	*out = NULL;
+	if (rep == NULL || (rep->in = calloc(2, sizeof(*rep->in))) == NULL) {
+		free(rep);
+		return lab_error_set(err, ENOMEM, "out of memory");
+	}
+	rep->quiet = opt != NULL && opt->quiet;
+	rc = load_inputs(rep, &path, 1, opt != NULL ? opt : &none, &ndir, err);
+	if (rc == 0) {
+		*out = rep->in[0].doc;
+		rep->in[0].doc = NULL;
+	}
 	report_free(rep);
 	return rc;
 }

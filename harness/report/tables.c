@@ -78,6 +78,15 @@ static int nomem(struct loader *l)
 	return lab_error_set(l->err, ENOMEM, "%s: out of memory", l->tf->path);
 }
 
+/* A refusal is one line: a table id, a key or the file's name may hold a
+ * newline or another control character (JSON strings can), shown as '?'. */
+static void one_line(char *msg)
+{
+	for (unsigned char *c = (unsigned char *)msg; *c; c++)
+		if (*c < 0x20 || *c == 0x7f)
+			*c = '?';
+}
+
 static struct fig *figlist_add(struct loader *l, struct figlist *fl)
 {
 	if (fl->n == fl->cap) {
@@ -597,6 +606,7 @@ out:
 	tf->strings = (char **)l.pool.p;
 	tf->nstrings = l.pool.n;
 	if (rc < 0) {
+		one_line(err->msg);
 		tfile_free(tf);
 		return rc;
 	}

@@ -1,5 +1,6 @@
 /* timeline.c — derived figures from a run's tracepoints (see timeline.h). */
 #include "timeline.h"
+#include "../result_keys.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -127,7 +128,7 @@ static unsigned hist_bucket(double us)
 
 static json_t *bin_json(const struct timeline *tl)
 {
-	json_t *o = json_pack("{s:f, s:f}", "t_ms", ms(tl, tl->bin.start), "ms", (double)tl->bin_ns / 1e6);
+	json_t *o = json_pack("{s:f, s:f}", RK_T_MS, ms(tl, tl->bin.start), RK_MS, (double)tl->bin_ns / 1e6);
 
 	for (int k = 0; k < TS_NR; k++) {
 		json_t *h;
@@ -142,8 +143,8 @@ static json_t *bin_json(const struct timeline *tl)
 		for (int b = 0; b <= last; b++)
 			json_array_append_new(h, json_integer((json_int_t)tl->bin.hist[k][b]));
 		json_object_set_new(o, tracedef_stall_name((enum trace_stall)k),
-				    json_pack("{s:I, s:I, s:o}", "count", (json_int_t)tl->bin.count[k],
-					      "pages", (json_int_t)tl->bin.pages[k], "lat_us_log2", h));
+				    json_pack("{s:I, s:I, s:o}", RK_COUNT, (json_int_t)tl->bin.count[k],
+					      RK_PAGES, (json_int_t)tl->bin.pages[k], "lat_us_log2", h));
 	}
 	return o;
 }
@@ -298,7 +299,7 @@ static int process(struct timeline *tl, struct trace_rec *r, json_t *events, jso
 		kswapd_event(tl, r);
 		break;
 	case TP_MARK_VICTIM:
-		json_array_append_new(tl->victims, json_pack("{s:f, s:I}", "t_ms", ms(tl, r->ts_ns),
+		json_array_append_new(tl->victims, json_pack("{s:f, s:I}", RK_T_MS, ms(tl, r->ts_ns),
 							     "pid", (json_int_t)r->victim_pid));
 		if (tl->last_victim)
 			json_array_append_new(tl->gaps, json_real((double)(r->ts_ns - tl->last_victim) / 1e6));
@@ -310,7 +311,7 @@ static int process(struct timeline *tl, struct trace_rec *r, json_t *events, jso
 	if (r->def->stall != TS_NONE)
 		ret = stall_event(tl, r);
 	if (r->raw != NULL && (!r->def->high_rate || tl->keep_raw)) {
-		json_object_set_new(r->raw, "t_ms", json_real(ms(tl, r->ts_ns)));
+		json_object_set_new(r->raw, RK_T_MS, json_real(ms(tl, r->ts_ns)));
 		json_array_append(events, r->raw);
 		if (emit)
 			emit(ctx, "event", r->raw);
@@ -432,8 +433,8 @@ json_t *timeline_summary(struct timeline *tl, uint64_t end_ns)
 
 		if (s->n_lat > 1)
 			gsl_sort(s->lat_us, 1, s->n_lat);
-		so = json_pack("{s:I, s:I, s:f, s:f, s:f, s:f, s:I, s:I, s:I}", "count", (json_int_t)s->count,
-			       "pages", (json_int_t)s->pages, "p50_us", quantile(s->lat_us, s->n_lat, 0.5),
+		so = json_pack("{s:I, s:I, s:f, s:f, s:f, s:f, s:I, s:I, s:I}", RK_COUNT, (json_int_t)s->count,
+			       RK_PAGES, (json_int_t)s->pages, "p50_us", quantile(s->lat_us, s->n_lat, 0.5),
 			       "p99_us", quantile(s->lat_us, s->n_lat, 0.99),
 			       "max_us", s->max_us, "total_ms", s->total_ms,
 			       "other_tasks_count", (json_int_t)s->other_count,
@@ -462,7 +463,7 @@ json_t *timeline_summary(struct timeline *tl, uint64_t end_ns)
 	json_object_set_new(o, "wakeup_to_first_stall_ms",
 			    tl->first_wakeup && first_stall ? json_real(ms(tl, first_stall) - ms(tl, tl->first_wakeup))
 							    : json_null());
-	json_object_set(o, "oom_victims", tl->victims);
+	json_object_set(o, RK_OOM_VICTIMS, tl->victims);
 	json_object_set(o, "oom_victim_gaps_ms", tl->gaps);
 	json_object_set_new(o, "intervals", json_integer((json_int_t)tl->nr_bins));
 	return o;

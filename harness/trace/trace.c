@@ -18,6 +18,7 @@
 #include <kbuffer.h>
 
 #include "../fileio.h"
+#include "../result_keys.h"
 
 #define TRACEFS_DIR "/sys/kernel/tracing"
 #define TRACEFS_MAGIC_NR 0x74726163     /* include/uapi/linux/magic.h TRACEFS_MAGIC */
@@ -370,7 +371,7 @@ static json_t *comm_of(struct trace *t, int pid)
 static json_t *record_json(struct trace *t, const struct trace_event_def *d, struct tep_event *ev,
 			   struct tep_record *rec, int pid, bool in_sb)
 {
-	json_t *o = json_pack("{s:s, s:i, s:i, s:b}", "event", d->name, "cpu", rec->cpu, "task_pid", pid,
+	json_t *o = json_pack("{s:s, s:i, s:i, s:b}", RK_EVENT, d->name, "cpu", rec->cpu, "task_pid", pid,
 			      "sandbox", in_sb);
 	struct tep_format_field **fields = tep_event_fields(ev);
 

@@ -358,3 +358,43 @@ vm_kill_at() {
   vm_ready
   vm_kill_at run
 }
+
+# A run killed by SIGKILL leaves no result document (the document is written
+# at the end) but its stream, whole up to the kill: report and plot read it
+# line by line (harness/result_read.h), say in one stderr line that the run did
+# not finish, and show what was recorded.
+@test "SIGKILLed mid-run: no document, but report and plot read its stream and say the run did not finish" {
+  stem=killed-stream
+  "$PAGELAB" run "$TOP/tests/scenarios/long.scn" --set hold_ms=5000 --no-report --out "$RESULTS/$stem.json" \
+    2>"$RESULTS/$stem.err" &
+  bg=$!
+  wait_for $stem advise
+  sleep 0.6
+  kill -9 "$bg"
+  wait "$bg" 2>/dev/null || true
+  bg=
+  after_kill "the stream test"
+  [ ! -e "$RESULTS/$stem.json" ]
+  stream="$RESULTS/$stem.jsonl"
+  n=$(grep -c '"type":"sample"' "$stream")
+  [ "$n" -ge 3 ]
+  run --separate-stderr "$PAGELAB" report "$stream"
+  assert_success
+  [ "${#stderr_lines[@]}" = 1 ]
+  [[ "$stderr" == *"$stem.jsonl: the run did not finish (no result document): read from its stream; 1 run(s), $n sample(s) recorded"* ]]
+  # What was recorded: the probe table's LazyFree right after MADV_FREE (the
+  # advise step came before the kill): the 64 MiB region, 65,536 kB on this
+  # host less what the kernel had not yet counted.
+  assert_output --partial "(test/long, 1 run, interrupted)"
+  assert_output --regexp "LazyFree, smaps_rollup \(advise step\) \| 6[0-9],[0-9]{3} kB"
+  run --separate-stderr "$PAGELAB" report --format json "$stream"
+  assert_success
+  echo "$output" | jq -e '.inputs[0].status == "interrupted" and .inputs[0].runs == 1' >/dev/null
+  if command -v gnuplot >/dev/null; then
+    run "$PAGELAB" plot --out "$RESULTS/$stem-plots" "$stream"
+    assert_success
+    assert_output --partial "did not finish"
+    # every sample of the stream is a row of the chart's data (its first block)
+    [ "$(awk '/^$/ { exit } !/^#/ { n++ } END { print n }' "$RESULTS/$stem-plots/$stem-A1.dat")" = "$n" ]
+  fi
+}

@@ -13,6 +13,12 @@
  * engine meets numbers that are strings, arrays that are null, runs without
  * samples.
  *
+ * Every input also goes, as it is, through the streaming reader
+ * (harness/result_read.c) both whole and pruned to a need, and must give
+ * exactly what jansson's whole load gives whenever jansson takes it as a
+ * result document (a differential check of the yajl builder); and, written
+ * to a private NAME.jsonl, through report_main as a run's stream.
+ *
  * Built and run by scripts/fuzz; replayed on tests/fuzz/regress/result/ by ctest.
  */
 #include <fcntl.h>
@@ -27,11 +33,29 @@
 
 #include "fileio.h"
 #include "report.h"
+#include "result_read.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 
 static json_t *base;
+static char stream_path[64];
+static struct result_need *need;
+
+/* The private directory goes with the process (the replays run in ctest). */
+static void stream_dir_remove(void)
+{
+	char *slash;
+
+	if (stream_path[0] == '\0')
+		return;
+	unlink(stream_path);
+	if ((slash = strrchr(stream_path, '/')) != NULL) {
+		*slash = '\0';
+		rmdir(stream_path);
+	}
+	stream_path[0] = '\0';
+}
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
@@ -43,6 +67,22 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	if (null >= 0 && getenv("FUZZ_RESULT_VERBOSE") == NULL)
 		dup2(null, 1);
 	base = json_load_file(PAGELAB_SOURCE_DIR "/tests/fuzz/corpus/result/probe-small.json", 0, &je);
+	{
+		char dir[] = "/tmp/fuzz-result.XXXXXX";
+		struct lab_error err;
+
+		if (mkdtemp(dir) != NULL) {
+			snprintf(stream_path, sizeof(stream_path), "%s/run.jsonl", dir);
+			atexit(stream_dir_remove);
+		}
+		need = result_need_new();
+		if (need != NULL) {
+			result_need_add(need, "memcg.usage_bytes", &err);
+			result_need_add(need, "zones[zone=Normal].free", &err);
+			result_need_add(need, "vmstat_delta.pgscan_kswapd+pgscan_direct", &err);
+			result_need_add(need, "vmstat_delta.allocstall_*", &err);
+		}
+	}
 	return 0;
 }
 
@@ -116,6 +156,48 @@ static json_t *edited(const uint8_t *data, size_t size)
 	return doc;
 }
 
+/* The streaming reader against jansson on the input as it is. */
+static void differential(const uint8_t *data, size_t size, const json_t *as_json)
+{
+	const char *schema = json_string_value(json_object_get(as_json, "schema"));
+	struct lab_error err;
+	json_t *whole = NULL, *pruned = NULL;
+	int a = result_read_buffer("fuzz", (const char *)data, size, NULL, &whole, &err);
+	int b = result_read_buffer("fuzz", (const char *)data, size, need, &pruned, &err);
+
+	if ((a == 0) != (b == 0))
+		abort();
+	if (json_is_object(as_json) && schema != NULL && strcmp(schema, "pagelab.result/1") == 0 &&
+	    (a != 0 || !json_equal(whole, (json_t *)as_json)))
+		abort();
+	json_decref(whole);
+	json_decref(pruned);
+}
+
+/* The input as a run's stream (NAME.jsonl), through report. */
+static void as_stream(const uint8_t *data, size_t size)
+{
+	int fd, rc;
+
+	if (stream_path[0] == '\0')
+		return;
+	fd = open(stream_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return;
+	if (size > 0 && write(fd, data, size) != (ssize_t)size) {
+		close(fd);
+		return;
+	}
+	close(fd);
+	{
+		char *argv[] = { "report", stream_path, NULL };
+
+		rc = report_main(2, argv);
+		if (rc < 0 || rc > 2)
+			abort();
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char path[64];
@@ -123,6 +205,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	json_error_t je;
 	json_t *as_json = json_loadb((const char *)data, size, 0, &je);
 
+	differential(data, size, as_json);
+	as_stream(data, size);
 	if (fd < 0) {
 		json_decref(as_json);
 		return 0;

@@ -3,7 +3,7 @@
 
 static const struct wl_opt allocs_opts[] = {
 	{ "allocator", "--allocator", WT_ENUM, "glibc|jemalloc", true, "which malloc" },
-	{ "malloc_conf", "--malloc-conf", WT_ENUM, NULL, false, "jemalloc's MALLOC_CONF, as written (free text)" },
+	{ "malloc_conf", "--malloc-conf", WT_TEXT, NULL, false, "jemalloc's MALLOC_CONF, as written" },
 	{ "size", "--size", WT_MEM, NULL, true, "how much to allocate" },
 	{ "chunk", "--chunk", WT_POSITIVE_SIZE, NULL, false, "one malloc() (default 64K)" },
 	{ "keep_last", "--keep-last", WT_BOOL, NULL, false, "the last chunk stays allocated" },

@@ -9,9 +9,17 @@ static const struct wl_opt cachefill_opts[] = {
 	{ NULL, NULL, WT_SIZE, NULL, false, NULL },
 };
 
+/* By hand only: a scenario's file is made in /var/tmp and removed at the end. */
+static const struct wl_opt cachefill_argv_opts[] = {
+	{ "dir", "--dir", WT_TEXT, NULL, false, "where the file is made (default /var/tmp)" },
+	{ "keep", "--keep", WT_BOOL, NULL, false, "leave the file behind" },
+	{ NULL, NULL, WT_SIZE, NULL, false, NULL },
+};
+
 const struct wl_decl wl_decl_cachefill = {
 	.program = "cachefill",
 	.summary = "write a file and read it into the page cache",
 	.opts = cachefill_opts,
 	.steps = NULL,
+	.argv_opts = cachefill_argv_opts,
 };

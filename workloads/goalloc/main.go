@@ -13,6 +13,8 @@
 // starts: the program re-executes itself once with GODEBUG=madvdontneed=N
 // (the runtime reads it at start-up only).
 //
+// Its options are the C declaration's (workloads/decl/goalloc.c, written into
+// decl_gen.go at build time by decl2go): `goalloc --help` prints them.
 // Standard library only (Debian's golang-go 1.19; no module download), built
 // by CMake when `go` is found.  No seccomp filter: the C workloads' lockdown
 // list is not the Go runtime's (threads, signals, futexes); the sandbox is the
@@ -110,37 +112,136 @@ func fail(msg string) {
 	os.Exit(2)
 }
 
+// declOpt is one row of the C declaration (struct wl_opt, workloads/decl.h).
+// declOpts and declArgvOpts come from workloads/decl/goalloc.c: the build
+// writes them into decl_gen.go (workloads/goalloc/decl2go.c), so the options
+// here are the ones the scenario parser types, with the same types and flags.
+type declOpt struct {
+	Key, Flag, Type, Enums string
+	Required               bool
+	Help                   string
+}
+
+// usage is the C workloads' --help (wl_decl_usage in workloads/decl.c).
+func usage(f *os.File) {
+	all := append(append([]declOpt{}, declOpts...), declArgvOpts...)
+	fmt.Fprintf(f, "usage: %s", declProgram)
+	for _, o := range all {
+		v := " V"
+		if o.Type == "bool" {
+			v = ""
+		}
+		if o.Required {
+			fmt.Fprintf(f, " %s%s", o.Flag, v)
+		} else {
+			fmt.Fprintf(f, " [%s%s]", o.Flag, v)
+		}
+	}
+	fmt.Fprintf(f, " [--event-fd N] [--ack-fd N]\n%s\n", declSummary)
+	for _, o := range all {
+		if o.Help != "" {
+			fmt.Fprintf(f, "  %-22s %s\n", o.Flag, o.Help)
+		}
+	}
+}
+
+// typed checks v as the declaration's type says (wl_parse_value in
+// workloads/decl.c, for the types goalloc declares).
+func typed(o declOpt, v string) error {
+	switch o.Type {
+	case "mem", "positive_size":
+		_, err := parseSize(v)
+		return err
+	case "uint", "positive_uint":
+		n, err := strconv.ParseUint(v, 10, 64)
+		if err != nil {
+			return fmt.Errorf("expected a whole number, got '%s'", v)
+		}
+		if o.Type == "positive_uint" && n == 0 {
+			return fmt.Errorf("must be at least 1, got '%s'", v)
+		}
+	case "enum":
+		for _, e := range strings.Split(o.Enums, "|") {
+			if e == v {
+				return nil
+			}
+		}
+		return fmt.Errorf("'%s' is not one of %s", v, o.Enums)
+	case "text", "bool":
+	default:
+		return fmt.Errorf("type %s is not one goalloc can parse (workloads/goalloc/main.go typed)", o.Type)
+	}
+	return nil
+}
+
+// match: is a one of the declared flags ("--size V" or "--size=V")?  The
+// option and its value, and how many arguments it took.
+func match(args []string, i int) (*declOpt, string, int, error) {
+	a := args[i]
+	for _, list := range [][]declOpt{declOpts, declArgvOpts} {
+		for k := range list {
+			o := &list[k]
+			if a == o.Flag {
+				if o.Type == "bool" {
+					return o, "", 1, nil
+				}
+				if i+1 >= len(args) {
+					return o, "", 1, fmt.Errorf("%s needs a value", o.Flag)
+				}
+				return o, args[i+1], 2, nil
+			}
+			if strings.HasPrefix(a, o.Flag+"=") {
+				return o, a[len(o.Flag)+1:], 1, nil
+			}
+		}
+	}
+	return nil, "", 0, nil
+}
+
 func main() {
 	var size, chunk, pressure uint64 = 0, 64 << 10, 0
 	var hold uint64
 	madv := ""
-	args := os.Args[1:]
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if i+1 >= len(args) {
-			fail("missing value for " + a)
-		}
-		v := args[i+1]
-		i++
-		var err error
-		switch a {
-		case "--size":
-			size, err = parseSize(v)
-		case "--chunk":
-			chunk, err = parseSize(v)
-		case "--pressure":
-			pressure, err = parseSize(v)
-		case "--hold":
-			hold, err = strconv.ParseUint(v, 10, 64)
-		case "--madvdontneed":
-			if v != "0" && v != "1" && v != "default" {
-				fail("--madvdontneed: expected 0, 1 or default")
-			}
+	// What each declared option sets: one entry per row of decl/goalloc.c.
+	set := map[string]func(v string) error{
+		"size":     func(v string) (err error) { size, err = parseSize(v); return },
+		"chunk":    func(v string) (err error) { chunk, err = parseSize(v); return },
+		"pressure": func(v string) (err error) { pressure, err = parseSize(v); return },
+		"hold":     func(v string) (err error) { hold, err = strconv.ParseUint(v, 10, 64); return },
+		"madvdontneed": func(v string) error {
 			if v != "default" {
 				madv = v
 			}
-		case "--event-fd", "--ack-fd":
-			fd, e := strconv.Atoi(v)
+			return nil
+		},
+	}
+	declared := map[string]bool{}
+	for _, list := range [][]declOpt{declOpts, declArgvOpts} {
+		for _, o := range list {
+			declared[o.Key] = true
+			if set[o.Key] == nil {
+				fail("the declaration (workloads/decl/goalloc.c) has option " + o.Key + ", main.go does not set it")
+			}
+		}
+	}
+	for k := range set {
+		if !declared[k] {
+			fail("main.go sets option " + k + ", the declaration (workloads/decl/goalloc.c) does not have it")
+		}
+	}
+	args := os.Args[1:]
+	if len(args) == 1 && (args[0] == "--help" || args[0] == "-h") {
+		usage(os.Stdout)
+		return
+	}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--event-fd" || a == "--ack-fd" {
+			if i+1 >= len(args) {
+				fail(a + " needs a value")
+			}
+			i++
+			fd, e := strconv.Atoi(args[i])
 			if e != nil || fd < 0 {
 				fail(a + ": not a file descriptor")
 			}
@@ -149,11 +250,21 @@ func main() {
 			} else {
 				ack = os.NewFile(uintptr(fd), "ack")
 			}
-		default:
-			fail("unknown argument " + a)
+			continue
+		}
+		o, v, n, err := match(args, i)
+		if err != nil {
+			fail(err.Error())
+		}
+		if o == nil {
+			fail(a + ": unknown argument")
+		}
+		i += n - 1
+		if err = typed(*o, v); err == nil {
+			err = set[o.Key](v)
 		}
 		if err != nil {
-			fail(a + ": " + err.Error())
+			fail(o.Flag + ": " + err.Error())
 		}
 	}
 	if size == 0 || chunk > size {

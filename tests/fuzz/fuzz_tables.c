@@ -1,0 +1,299 @@
+/* fuzz_tables.c — libFuzzer entry for the report's table files
+ * (harness/report/tables.c: results/reference/tables/ *.json and the
+ * <scenario>.tables.json beside a user's scenario; format in tables.md).
+ *
+ * An input is a tables file, written to a memfd (a regular file, so
+ * lab_read_input takes it) and loaded by tfile_load, once as a file beside a
+ * scenario and once as a --tables file.  A file the loader refuses must say
+ * why in one line (struct lab_error: non-empty, no newline); nothing may crash,
+ * leak or hit UB.  A file it takes is then built into tables over a real
+ * probe result (`pagelab report --tables FILE`, Markdown and JSON), whose exit
+ * status is 0, 1 or 2 — never a signal — and whose JSON parses.
+ * An input that is not JSON is used as edits instead (most byte mutations
+ * break the syntax, which the loader refuses at once): one of the tree's real
+ * tables files, chosen by the first byte, with per two input bytes one of its
+ * values replaced by a value of another type, by a copy of another of its
+ * values (a figure's name where a step's was, a row where a string was), by
+ * a string holding a newline, or removed — so the loader meets well-formed files that say odd things.
+ *
+ * Built and run by scripts/fuzz; replayed on tests/fuzz/regress/tables/ by ctest.
+ */
+#include <fcntl.h>
+#include <glob.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "error.h"
+#include "report.h"
+#include "report/internal.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+
+#define MAX_BASES 32
+
+/* Every tables file of the tree: the articles' and those beside scenarios. */
+static const char *const patterns[] = {
+	PAGELAB_SOURCE_DIR "/results/reference/tables/*.json",
+	PAGELAB_SOURCE_DIR "/scenarios/*.tables.json",
+	PAGELAB_SOURCE_DIR "/scenarios/*/*.tables.json",
+	PAGELAB_SOURCE_DIR "/tests/scenarios/*.tables.json",
+};
+
+static json_t *bases[MAX_BASES];
+static size_t nbases;
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+
+	(void)argc;
+	(void)argv;
+	if (null >= 0 && getenv("FUZZ_TABLES_VERBOSE") == NULL)
+		dup2(null, 1);
+	if (null > 2)
+		close(null);
+	for (size_t p = 0; p < sizeof(patterns) / sizeof(patterns[0]); p++) {
+		glob_t g;
+
+		if (glob(patterns[p], 0, NULL, &g) != 0)
+			continue;
+		for (size_t i = 0; i < g.gl_pathc && nbases < MAX_BASES; i++) {
+			json_error_t je;
+			json_t *j = json_load_file(g.gl_pathv[i], 0, &je);
+
+			if (j != NULL)
+				bases[nbases++] = j;
+		}
+		globfree(&g);
+	}
+	return 0;
+}
+
+/* Every value of j (depth first) into nodes, with its parent and key/index. */
+struct node {
+	json_t *parent;
+	const char *key;
+	size_t index;
+};
+
+static void collect(json_t *j, struct node *nodes, size_t *n, size_t max)
+{
+	const char *k;
+	json_t *v;
+	size_t i;
+
+	if (json_is_object(j)) {
+		json_object_foreach(j, k, v) {
+			if (*n < max)
+				nodes[(*n)++] = (struct node){ j, k, 0 };
+			collect(v, nodes, n, max);
+		}
+	} else if (json_is_array(j)) {
+		json_array_foreach(j, i, v) {
+			if (*n < max)
+				nodes[(*n)++] = (struct node){ j, NULL, i };
+			collect(v, nodes, n, max);
+		}
+	}
+}
+
+static json_t *value_of(const struct node *x)
+{
+	return x->key != NULL ? json_object_get(x->parent, x->key) : json_array_get(x->parent, x->index);
+}
+
+static json_t *edited(const uint8_t *data, size_t size)
+{
+	static struct node nodes[8192];
+	json_t *doc;
+
+	if (nbases == 0 || size == 0)
+		return NULL;
+	doc = json_deep_copy(bases[data[0] % nbases]);
+	for (size_t b = 1; doc != NULL && b + 1 < size && b < 65; b += 2) {
+		size_t n = 0;
+		struct node *x;
+		json_t *v;
+
+		collect(doc, nodes, &n, sizeof(nodes) / sizeof(nodes[0]));
+		if (n == 0)
+			break;
+		x = &nodes[((size_t)data[b] * 131u + (size_t)data[b + 1] * 7u + b) % n];
+		switch (data[b + 1] % 11) {
+		case 0: v = json_null(); break;
+		case 1: v = json_true(); break;
+		case 2: v = json_integer(-1); break;
+		case 3: v = json_real(1e308); break;
+		case 4: v = json_string(data[b] & 1 ? "" : "a\nb\x01"); break;      /* a refusal naming it stays one line */
+		case 5: v = json_array(); break;
+		case 6: v = json_object(); break;
+		case 7: v = json_integer((json_int_t)data[b] << 40); break;
+		case 8:
+		case 9:         /* a copy of another value of the file */
+			v = json_deep_copy(value_of(&nodes[((size_t)data[b] * 31u + (size_t)data[b + 1]) % n]));
+			break;
+		default: v = NULL; break;       /* removed */
+		}
+		if (x->key != NULL) {
+			if (v != NULL)
+				json_object_set_new(x->parent, x->key, v);
+			else
+				json_object_del(x->parent, x->key);
+		} else if (v != NULL) {
+			json_array_set_new(x->parent, x->index, v);
+		} else {
+			json_array_remove(x->parent, x->index);
+		}
+	}
+	return doc;
+}
+
+/* A refusal is one line with something in it. */
+static void check_refusal(int rc, const struct lab_error *err)
+{
+	if (rc < 0 && (err->msg[0] == '\0' || strchr(err->msg, '\n') != NULL)) {
+		fprintf(stderr, "fuzz_tables: refusal not one line: '%s'\n", err->msg);
+		abort();
+	}
+}
+
+/* What report --format json printed on fd (its stdout) parses as JSON. */
+static void check_json(int fd)
+{
+	off_t len = lseek(fd, 0, SEEK_END);
+	char *text;
+	json_t *j;
+
+	if (len <= 0 || lseek(fd, 0, SEEK_SET) < 0 || (text = malloc((size_t)len)) == NULL)
+		return;
+	if (read(fd, text, (size_t)len) == (ssize_t)len) {
+		j = json_loadb(text, (size_t)len, 0, NULL);
+		if (j == NULL) {
+			fprintf(stderr, "fuzz_tables: report --format json printed no JSON\n");
+			abort();
+		}
+		json_decref(j);
+	}
+	free(text);
+}
+
+/* The report over the probe result with the file as --tables.  An article's
+ * file other than the probe's is refused whole with it (one article per
+ * report), so its "article" is dropped first: its tables are still built. */
+static void report_on(const char *text, size_t len)
+{
+	static const char result[] = PAGELAB_SOURCE_DIR "/tests/fuzz/corpus/result/probe-small.json";
+	int fd = memfd_create("fuzz-report.tables.json", MFD_CLOEXEC), rc;
+	json_t *doc = json_loadb(text, len, 0, NULL);
+	const char *article = json_string_value(json_object_get(doc, "article"));
+	char *own = NULL;
+	char path[64];
+
+	if (fd < 0) {
+		json_decref(doc);
+		return;
+	}
+	if (article != NULL && strcmp(article, "madv-free") != 0 && json_object_del(doc, "article") == 0 &&
+	    (own = json_dumps(doc, JSON_COMPACT)) != NULL) {
+		text = own;
+		len = strlen(own);
+	}
+	json_decref(doc);
+	if (write(fd, text, len) != (ssize_t)len) {
+		free(own);
+		close(fd);
+		return;
+	}
+	free(own);
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	{
+		char *argv[] = { "report", "--tables", path, (char *)result, NULL };
+
+		rc = report_main(4, argv);
+		if (rc < 0 || rc > 2)
+			abort();
+	}
+	{
+		char *argv[] = { "report", "--format", "json", "--tables", path, (char *)result, NULL };
+		int out = memfd_create("fuzz-report.json", MFD_CLOEXEC), saved = dup(1);
+
+		/* The JSON a report prints is JSON: caught on a memfd as stdout. */
+		fflush(stdout);
+		if (out >= 0 && saved >= 0)
+			dup2(out, 1);
+		rc = report_main(6, argv);
+		fflush(stdout);
+		if (saved >= 0) {
+			dup2(saved, 1);
+			close(saved);
+		}
+		if (rc < 0 || rc > 2)
+			abort();
+		if (rc == 0 && out >= 0)
+			check_json(out);
+		if (out >= 0)
+			close(out);
+	}
+	close(fd);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char path[64];
+	int fd = memfd_create("fuzz.tables.json", MFD_CLOEXEC), rc;
+	json_t *as_json = json_loadb((const char *)data, size, 0, NULL);
+	struct lab_error err = {0};
+	struct tfile *tf = NULL;
+	const char *text = (const char *)data;
+	char *made = NULL;
+	size_t len = size;
+	bool took = false;
+
+	if (fd < 0) {
+		json_decref(as_json);
+		return 0;
+	}
+	if (as_json == NULL && nbases > 0) {
+		json_t *doc = edited(data, size);
+
+		made = doc != NULL ? json_dumps(doc, JSON_COMPACT) : NULL;
+		json_decref(doc);
+		if (made == NULL) {
+			close(fd);
+			return 0;
+		}
+		text = made;
+		len = strlen(made);
+	}
+	json_decref(as_json);
+	if (len > 0 && write(fd, text, len) != (ssize_t)len) {
+		free(made);
+		close(fd);
+		return 0;
+	}
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	for (int beside = 0; beside < 2; beside++) {
+		lab_error_clear(&err);
+		rc = tfile_load(path, beside, beside ? "fuzz.scn" : NULL, &tf, &err);
+		check_refusal(rc, &err);
+		if (rc == 0) {
+			took = true;
+			if (tf == NULL || tf->ntables == 0)
+				abort();        /* a file taken has a table */
+		}
+		tfile_free(tf);
+		tf = NULL;
+	}
+	close(fd);
+	if (took)
+		report_on(text, len);
+	free(made);
+	return 0;
+}
