@@ -41,11 +41,19 @@ static const char *jstr(const json_t *j, const char *key)
 static int load_result(const char *path, json_t **out, struct lab_error *err)
 {
 	int ret = report_read_result(path, NULL, out, err);
+	size_t n = strlen(path);
 
 	/* A file that cannot be read is bad input (exit 2), like report's. */
 	if (ret < 0 && err->code != ENOMEM)
 		err->code = EINVAL;
-	return ret < 0 ? -err->code : 0;
+	if (ret < 0)
+		return -err->code;
+	if (n > 6 && strcmp(path + n - 6, ".jsonl") == 0)
+		fprintf(stderr, "pagelab compare: %s: %s\n", path,
+			strcmp(jstr(*out, RK_STATUS) ? jstr(*out, RK_STATUS) : "", "interrupted") == 0
+			? "the run did not finish (no result document): read from its stream"
+			: "read from the run's stream");
+	return 0;
 }
 
 /* A side: result documents (possibly filtered copies) and where they came

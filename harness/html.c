@@ -444,8 +444,6 @@ static int write_page(const struct html_args *a, json_t **docs, struct lab_error
 
 	if (first == NULL)
 		return lab_error_set(err, ENOMEM, "out of memory");
-	if (lab_mkdir_p(a->html_dir, 0755, err) < 0)
-		goto out;
 	snprintf(plots, sizeof(plots), "%s/plots", a->html_dir);
 	struct report_options opt = { .reference = a->reference, .tables = a->tables, .ntables = a->ntables };
 
@@ -620,6 +618,17 @@ int html_main(int argc, char **argv)
 	if (ret < 0) {
 		status = ret == -ENOMEM ? EXIT_INTERNAL : EXIT_BAD_INPUT;
 		goto out;
+	}
+	/* Where the page or the charts go, checked (and made when missing) before
+	 * any result is read: a directory, or nothing yet — not a FIFO, a device,
+	 * a file or a link to nothing (fileio.h, lab_check_output_dir). */
+	if (a.html_dir != NULL || a.plots_dir != NULL) {
+		const char *dir = a.html_dir != NULL ? a.html_dir : a.plots_dir;
+
+		if (lab_check_output_dir(dir, a.html_dir != NULL ? "--html" : "--plots", true, &err) < 0) {
+			fprintf(stderr, "pagelab report: %s\n", err.msg);
+			goto out;
+		}
 	}
 	docs = calloc(a.nfiles + 1, sizeof(*docs));
 	if (docs == NULL || load_docs(&a, docs) < 0)

@@ -1371,6 +1371,10 @@ static void plot_usage(FILE *o)
 	      "STEM-variants: the variants overlaid.  A panel the result has no figure for\n"
 	      "says so.  Beside each chart: its data (STEM-LABELn.dat) and gnuplot script\n"
 	      "(STEM-LABELn.gp; `cd DIR && gnuplot STEM-A1.gp` redraws it).\n"
+	      "A run's stream, RESULT.jsonl, is read too (a run killed by SIGKILL leaves\n"
+	      "only that): one line on stderr says the run did not finish.  The samples are\n"
+	      "read keeping only what the charts draw, so an hour-long result takes a\n"
+	      "fraction of its size in memory (PAGELAB_READ=full: the whole document).\n"
 	      "\n"
 	      "  --out DIR        where the charts go (default ./plots; created)\n"
 	      "  --format svg|png chart format (default svg)\n"
@@ -1393,8 +1397,10 @@ static const char *const sample_paths[] = {
 	RK_WORKLOADS ".*." RK_RSS_KB "+" RK_LAZYFREE_KB "+" RK_ANONHUGE_KB,
 	RK_VMSTAT_DELTA ".pgscan_kswapd+pgscan_direct+pswpout+pglazyfreed",
 	RK_VMSTAT_DELTA ".allocstall_*",
-	RK_PSI,
-	RK_MEMCG_PRESSURE,
+	RK_PSI ".some.avg10",             /* psi_avg10 */
+	RK_PSI ".full.avg10",
+	RK_MEMCG_PRESSURE ".some.avg10",
+	RK_MEMCG_PRESSURE ".full.avg10",
 };
 
 int plot_load(const char *who, const char *path, json_t **out, struct lab_error *err)

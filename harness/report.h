@@ -158,7 +158,8 @@ int report_load(const char *const *files, size_t nfiles, const struct report_opt
  * loads it: its samples pruned to what every table that could read it
  * reads (the articles', opt's --tables, the file beside its scenario;
  * harness/result_read.h) — for a caller that hands the document, or a copy,
- * to report_load again (compare).  opt may be NULL.  0 or -errno. */
+ * to report_load again (compare).  opt may be NULL.  Says nothing on
+ * stderr (a stream's note is the caller's).  0 or -errno. */
 int report_read_result(const char *path, const struct report_options *opt, json_t **out, struct lab_error *err);
 size_t report_ntables(const struct report *rep);
 const struct report_table *report_table_at(const struct report *rep, size_t i);

@@ -509,6 +509,11 @@ static bool pid_in_sandbox(void *ctx, int pid)
 	for (size_t i = 0; i < c->spec->nr_workloads; i++)
 		if (c->wl[i].launched && c->wl[i].proc.pid == pid)
 			return true;
+	/* --sandbox self: the harness is in the sandbox too, and its own
+	 * allocations reclaim there.  In a container its cgroup is the mount's
+	 * root, "/", which the suffix test below cannot tell from any other. */
+	if (pid == getpid() && sandbox_is_self(c->sb))
+		return true;
 	for (size_t i = 0; i < sizeof(c->pidcache) / sizeof(c->pidcache[0]); i++)
 		if (c->pidcache[i].pid == pid)
 			return c->pidcache[i].in;

@@ -815,24 +815,24 @@ static int static_build(struct vm_env *env, const struct vm_opts *o)
 	return 0;
 }
 
-/* `pagelab run` on this host, as a child: the same binary. */
+/* `pagelab run` on this host, as a child: the same binary, the very image
+ * that is running.  Not the path it was started from: by the time the host
+ * target runs (after a kernel fetch, the wait for the static build's lock and
+ * the build), a rebuild may have replaced that file — the linker unlinks the
+ * old one, /proc/self/exe then reads "…/pagelab (deleted)", and an exec of
+ * that name failed with ENOENT.  The forked child's /proc/self/exe is still
+ * the image it was forked from, whatever became of its file. */
 static int run_host(const struct vm_env *env, const struct run_fwd *f, const char *scn_arg,
 		    struct target *t)
 {
-	char exe[PATH_MAX], out[PATH_MAX + 8];
+	char out[PATH_MAX + 8];
 	char *argv[VM_MAX_ARGS + 8];
 	struct lab_error err;
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	int a = 0, st;
 
 	(void)env;
-	if (n < 0) {
-		fprintf(stderr, "pagelab: vm: readlink /proc/self/exe: %s\n", strerror(errno));
-		return t->status = LAB_EXIT_HARNESS;
-	}
-	exe[n] = '\0';
 	snprintf(out, sizeof(out), "%s.json", t->stem);
-	argv[a++] = exe;
+	argv[a++] = "/proc/self/exe";
 	argv[a++] = "run";
 	argv[a++] = (char *)scn_arg;
 	argv[a++] = "--out";

@@ -540,7 +540,7 @@ int report_read_result(const char *path, const struct report_options *opt, json_
 		free(rep);
 		return lab_error_set(err, ENOMEM, "out of memory");
 	}
-	rep->quiet = opt != NULL && opt->quiet;
+	rep->quiet = true;              /* the caller says what it read */
 	rc = load_inputs(rep, &path, 1, opt != NULL ? opt : &none, &ndir, err);
 	if (rc == 0) {
 		*out = rep->in[0].doc;
@@ -590,6 +590,11 @@ static void usage(FILE *o)
 		"generic report: per variant the outcome, every workload step's Rss, LazyFree,\n"
 		"AnonHugePages, memory.current and residency, and the run's summary (peak\n"
 		"usage, PSI, OOM kills, lowest free per zone against its lines).\n"
+		"\n"
+		"A run's stream, RESULT.jsonl, is read too (a run killed by SIGKILL leaves\n"
+		"only that): one line on stderr says the run did not finish, and the tables\n"
+		"show what was recorded.  Of the samples only what the tables fed read is\n"
+		"kept (harness/result_read.h; PAGELAB_READ=full loads the whole document).\n"
 		"\n"
 		"Only tables with data are printed.  Runs are grouped into one column per\n"
 		"kernel and cgroup mode (host.kernel, host.cgroup.memory), so results from a\n"

@@ -179,6 +179,33 @@ output_path() {
   [[ "$stderr" == *"is a FIFO, not a directory"* ]]
 }
 
+@test "report --html / --plots: a FIFO, a file or a link where the directory should be: exit 2, one line, nothing made" {
+  # harness/html.c: the directory is checked (lab_check_output_dir, made when
+  # missing) before any result is read.  Before, a link to nothing was
+  # mkdir'ed through at the plots (exit 1) and a FIFO was found only then.
+  gzip -dc "$TOP/tests/golden/report/inputs/pressure.json.gz" >"$BATS_TEST_TMPDIR/r.json"
+  for opt in --html --plots; do
+    for kind in fifo file dangling tofile; do
+      d=$(mktemp -d "$BATS_TEST_TMPDIR/page.XXXXXX")
+      case $kind in
+        fifo) mkfifo "$d/out"; want="is a FIFO, not a directory" ;;
+        file) echo precious >"$d/out"; want="is a regular file, not a directory" ;;
+        dangling) ln -s "$BATS_TEST_TMPDIR/outside-$kind/x" "$d/out"; want="does not exist" ;;
+        tofile) echo precious >"$d/precious"; ln -s "$d/precious" "$d/out"; want="is a regular file, not a directory" ;;
+      esac
+      before=$(cd "$d" && find . -printf '%p %y %s\n' | sort; for f in "$d/precious" "$d/out"; do [ ! -f "$f" ] || cat "$f"; done)
+      run --separate-stderr timeout 20 "$PAGELAB" report "$opt" "$d/out" "$BATS_TEST_TMPDIR/r.json"
+      after=$(cd "$d" && find . -printf '%p %y %s\n' | sort; for f in "$d/precious" "$d/out"; do [ ! -f "$f" ] || cat "$f"; done)
+      [ "$status" = 2 ] || { echo "$opt $kind: exit $status: $stderr"; return 1; }
+      [ "$(printf '%s\n' "$stderr" | grep -c .)" -eq 1 ] || { echo "$opt $kind: stderr: $stderr"; return 1; }
+      [[ "$stderr" == "pagelab report: $opt $d/out"*"$want"* ]] || { echo "$opt $kind: wanted '$want', got: $stderr"; return 1; }
+      [ "$before" = "$after" ] || { echo "$opt $kind: the directory changed: $before -> $after"; return 1; }
+      [ ! -e "$BATS_TEST_TMPDIR/outside-$kind" ] || { echo "$opt $kind: made outside: $BATS_TEST_TMPDIR/outside-$kind"; return 1; }
+      [ -z "$output" ]
+    done
+  done
+}
+
 # The knob journal is data, not instructions (harness/knobs.c: trusted,
 # own_swapfile, restore_one).  Each hostile journal of tests/bad-input/journals.tsv
 # is restored from a private directory: the record is reported NOT restored and

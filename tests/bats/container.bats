@@ -10,9 +10,34 @@
 #    both modes, a wrong container limit refused, and nothing left on the host:
 #    no cgroup directory podman made, no podman state outside .cache/.
 #    Measured here: 111 s with debootstrap, 57 s with the base cached in
-#    .cache/container-ci/base (see containers/README.md).
+#    .cache/container-ci/base (see containers/README.md).  Tracing inside
+#    (container-ci check_trace, both modes and engines): the rig's traced
+#    three-paths and the suite's pressure run asserted, tracefs as found
+#    inside and on the host; the whole podman test took 170-190 s here on a
+#    busy machine (140 s before, on a quieter one).
 
 load helpers
+
+# The host's tracefs mount (mount point, options, type), empty when none.
+host_tracefs_mount() {
+  awk '$5 == "/sys/kernel/tracing" && / - tracefs /' /proc/self/mountinfo | cut -d' ' -f5-
+}
+
+# Tracing instances of pagelab runs in another pid namespace (a container's:
+# pagelab-PID-RUN-nsINO) in the host's tracefs, looked at in a mount namespace
+# of our own when tracefs is not mounted here.  Container runs are one at a
+# time (the heavy-run lock) and a guest has its own kernel: after the
+# container has gone, none may be left.
+container_instances() {
+  local ns
+  ns=$(stat -Lc %i /proc/self/ns/pid)
+  if [ -n "$(host_tracefs_mount)" ]; then
+    ls /sys/kernel/tracing/instances
+  else
+    unshare --mount --propagation private -- sh -c \
+      'mount -t tracefs nodev /sys/kernel/tracing && ls /sys/kernel/tracing/instances'
+  fi | grep '^pagelab-.*-ns[0-9]*$' | grep -v -- "-ns$ns\$" || true
+}
 
 setup() {
   require_memcg
@@ -90,12 +115,25 @@ in_self_cgroup() {
   # stay in .cache/container-ci, runc's state too).
   defaults="/var/lib/containers /run/containers /run/libpod /run/runc"
   before=$(for p in $defaults; do [ ! -e "$p" ] || echo "$p"; done)
+  tracefs_before=$(host_tracefs_mount)
+  [ -z "$(container_instances)" ] || { echo "container tracing instances before the test: $(container_instances)"; false; }
   run --separate-stderr "$TOP/scripts/container-ci"
   printf '%s\n' "$output" "$stderr" >"$log"
   [ "$status" -eq 0 ] || { cat "$log"; false; }
   grep -q 'container-ci: mode child: 3 passed, 0 failed' <<<"$stderr"
   grep -q 'container-ci: mode self: 3 passed, 0 failed' <<<"$stderr"
   grep -q 'refused (exit 3)' <<<"$stderr"
+  # Tracepoints from inside (container-ci check_trace): in each mode the
+  # rig's MADV_FREE run recorded paired memcg reclaim begin/end records of
+  # its sandbox that reclaimed the region's lost pages, the OOM victim by the
+  # run's own pid, 0 lost, and no instance left inside or on the host.
+  for m in child self; do
+    grep -Eq "container-ci: mode $m: tracepoints in the container: [1-9][0-9]* memcg reclaim stalls of the sandbox, [1-9][0-9]* pages (=|for) the [1-9][0-9]* the region lost, OOM victim by the run's pid, 0 lost, [0-9]+ instances, none left inside or on the host" <<<"$stderr"
+  done
+  # The host's tracefs as found: mounted as before (or not), no instance of
+  # the containers' runs.
+  [ "$(host_tracefs_mount)" = "$tracefs_before" ]
+  [ -z "$(container_instances)" ] || { echo "tracing instances left by the containers: $(container_instances)"; false; }
   # Both tables printed: the OOM kill without madvise, the survivors with it.
   [ "$(grep -c 'no call at all · Under pressure | Outcome | OOM-kill (137)' <<<"$output")" -eq 2 ]
   [ "$(grep -c 'MADV_DONTNEED · Data | Pages read back as zero | 131,071 pages zeroed' <<<"$output")" -eq 2 ]
@@ -125,6 +163,8 @@ in_self_cgroup() {
   own=$(sed -n 's/^[0-9]*:[^:]*\bmemory\b[^:]*:\(.*\)$/\1/p' /proc/self/cgroup)
   defaults="/var/lib/docker /var/lib/containerd /run/docker /run/containerd /etc/docker/key.json"
   before=$(for p in $defaults; do [ ! -e "$p" ] || echo "$p"; done)
+  tracefs_before=$(host_tracefs_mount)
+  [ -z "$(container_instances)" ] || { echo "container tracing instances before the test: $(container_instances)"; false; }
   log="$BATS_TEST_TMPDIR/container-ci-docker.log"
   run --separate-stderr "$TOP/scripts/container-ci" --engine docker
   printf '%s\n' "$output" "$stderr" >"$log"
@@ -134,6 +174,11 @@ in_self_cgroup() {
   grep -q 'container-ci: docker: mode self: 3 passed, 0 failed' <<<"$stderr"
   grep -q 'docker: --sandbox self with --memory 768m refused (exit 3)' <<<"$stderr"
   grep -q 'a missing image and an impossible --privileged each said in one line' <<<"$stderr"
+  for m in child self; do
+    grep -Eq "container-ci: docker: mode $m: tracepoints in the container: [1-9][0-9]* memcg reclaim stalls of the sandbox, [1-9][0-9]* pages (=|for) the [1-9][0-9]* the region lost, OOM victim by the run's pid, 0 lost, [0-9]+ instances, none left inside or on the host" <<<"$stderr"
+  done
+  [ "$(host_tracefs_mount)" = "$tracefs_before" ]
+  [ -z "$(container_instances)" ] || { echo "tracing instances left by the containers: $(container_instances)"; false; }
   [ "$(grep -c 'no call at all · Under pressure | Outcome | OOM-kill (137)' <<<"$output")" -eq 2 ]
   [ "$(grep -c 'MADV_DONTNEED · Data | Pages read back as zero | 131,071 pages zeroed' <<<"$output")" -eq 2 ]
   # Nothing left: the daemon (by the pid it was started with), its state and

@@ -188,3 +188,45 @@ check_both_kernels() {
   grep -q "Kernel panic" "$log"
   rm -rf "$TOP/.cache/vm/runs/$(basename "${log%.console.log}")"
 }
+
+@test "vm --host: the pagelab binary replaced while pagelab vm waits for the static build's lock still runs the host part" {
+  # harness/vm.c run_host: the host target used to exec the path
+  # /proc/self/exe reads, which after a rebuild (the linker unlinks the old
+  # file) is "…/pagelab (deleted)": "cannot start …/pagelab (deleted): No such
+  # file or directory".  Reproduced here before the fix by holding
+  # build-static/.vm-build.lock (as a second pagelab vm's build would) while
+  # build/ was rebuilt.  Now the child execs the running image itself.  No
+  # guest boots: the kernel is a file that is not one, which qemu refuses at
+  # once (exit 1, "qemu-failed").  About 3 s (the no-op static build).
+  bin="$BATS_TEST_TMPDIR/bin" out="$RESULTS/vm-replaced"
+  rm -rf "$out"; mkdir -p "$bin" "$out" "$TOP/build-static"
+  cp "$PAGELAB" "$bin/pagelab"
+  ln -s "$BUILD/workloads" "$bin/workloads"
+  lock="$TOP/build-static/.vm-build.lock"
+  exec {lk}>>"$lock"
+  flock "$lk"
+  echo "not a kernel" >"$BATS_TEST_TMPDIR/vmlinuz-bogus"
+  "$bin/pagelab" vm --host --kernel "$BATS_TEST_TMPDIR/vmlinuz-bogus" --out-dir "$out" \
+    run madv-free/probe --repeat 1 --no-report {lk}>&- >"$BATS_TEST_TMPDIR/vm.out" 2>"$BATS_TEST_TMPDIR/vm.err" &
+  bg=$!
+  # Until it waits for the lock (/proc/locks lists it as a waiter, "->").
+  ino=$(stat -c %i "$lock")
+  for _ in $(seq 100); do grep -Eq -- "-> FLOCK .* $bg [0-9a-f]+:[0-9a-f]+:$ino " /proc/locks && break; sleep 0.1; done
+  grep -Eq -- "-> FLOCK .* $bg [0-9a-f]+:[0-9a-f]+:$ino " /proc/locks
+  # The rebuild: a new file in the old one's place.
+  cp "$bin/pagelab" "$bin/pagelab.new"
+  mv -f "$bin/pagelab.new" "$bin/pagelab"
+  [[ "$(readlink "/proc/$bg/exe")" == *"pagelab (deleted)" ]]
+  flock -u "$lk"
+  exec {lk}>&-
+  st=0
+  wait "$bg" || st=$?
+  bg=
+  cat "$BATS_TEST_TMPDIR/vm.err"
+  ! grep -q "cannot start" "$BATS_TEST_TMPDIR/vm.err" || false
+  jq -e '.runs[0].exit.outcome == "completed" and (.host.in_vm_guest | not)' "$out"/*-host-*.json
+  # The bogus kernel is the guest's failure (exit 1), said in one line.
+  [ "$st" -eq 1 ]
+  grep -q "guest-bogus: the guest failed (qemu-failed)" "$BATS_TEST_TMPDIR/vm.err"
+  rm -rf "$TOP/.cache/vm/runs/"madv-free-probe-*-guest-bogus
+}
