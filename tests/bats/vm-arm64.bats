@@ -32,8 +32,8 @@ setup_file() {
   elif ! command -v aarch64-linux-gnu-gcc >/dev/null; then
     ARM_SKIP="no aarch64-linux-gnu-gcc (apt-get install gcc-aarch64-linux-gnu)"
   elif [ ! -f /usr/lib/aarch64-linux-gnu/libcgroup.a ] || [ ! -f /usr/lib/aarch64-linux-gnu/libjansson.a ] ||
-       [ ! -f /usr/lib/aarch64-linux-gnu/libseccomp.a ]; then
-    ARM_SKIP="no arm64 static libraries (dpkg --add-architecture arm64; apt-get install libcgroup-dev:arm64 libjansson-dev:arm64 libseccomp-dev:arm64)"
+       [ ! -f /usr/lib/aarch64-linux-gnu/libseccomp.a ] || [ ! -f /usr/lib/aarch64-linux-gnu/libyajl_s.a ]; then
+    ARM_SKIP="no arm64 static libraries (dpkg --add-architecture arm64; apt-get install libcgroup-dev:arm64 libjansson-dev:arm64 libseccomp-dev:arm64 libyajl-dev:arm64)"
   else
     for k in 6.1 6.12; do
       if ! "$TOP/scripts/vm-kernel" $k --arch arm64 --info >/dev/null 2>"$BATS_FILE_TMPDIR/k.err"; then
