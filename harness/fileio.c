@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -331,55 +332,112 @@ int lab_open_output(const char *path, const char *what, struct lab_error *err)
 	return fd;
 }
 
-int lab_write_atomic(const char *path, const char *data, size_t len, struct lab_error *err)
-{
-	char tmp[PATH_MAX], dir[PATH_MAX];
-	size_t off = 0;
-	struct stat st;
-	int fd, dfd, ret;
+#define ATOMIC_BUF (1u << 16)
 
-	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp.XXXXXX", path) >= sizeof(tmp))
+int lab_atomic_open(struct lab_atomic *a, const char *path, struct lab_error *err)
+{
+	memset(a, 0, sizeof(*a));
+	a->fd = -1;
+	if ((size_t)snprintf(a->tmp, sizeof(a->tmp), "%s.tmp.XXXXXX", path) >= sizeof(a->tmp) ||
+	    (size_t)snprintf(a->path, sizeof(a->path), "%s", path) >= sizeof(a->path))
 		return lab_error_set(err, ENAMETOOLONG, "path too long: %s", path);
+	a->buf = malloc(ATOMIC_BUF);
+	if (a->buf == NULL)
+		return lab_error_errno(err, ENOMEM, "write %s", path);
 	/* A fresh name, made with O_EXCL: nothing already at it is followed. */
-	fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0)
-		return lab_error_errno(err, errno, "create %s", tmp);
-	if (fchmod(fd, 0644) < 0) {
+	a->fd = mkostemp(a->tmp, O_CLOEXEC);
+	if (a->fd < 0) {
+		int e = errno;
+
+		free(a->buf);
+		a->buf = NULL;
+		return lab_error_errno(err, e, "create %s", a->tmp);
+	}
+	if (fchmod(a->fd, 0644) < 0) {
 		/* not fatal: the file stays 0600 */
 	}
-	while (off < len) {
-		ssize_t n = write(fd, data + off, len - off);
+	return 0;
+}
+
+static void atomic_flush(struct lab_atomic *a, const char *data, size_t len)
+{
+	size_t off = 0;
+
+	while (a->err == 0 && off < len) {
+		ssize_t n = write(a->fd, data + off, len - off);
 
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n < 0) {
-			int e = errno;
-
-			close(fd);
-			unlink(tmp);
-			return lab_error_errno(err, e, "write %s", tmp);
-		}
-		off += (size_t)n;
+		if (n < 0)
+			a->err = errno;
+		else
+			off += (size_t)n;
 	}
-	if (fsync(fd) < 0 || close(fd) < 0) {
-		int e = errno;
+}
 
-		unlink(tmp);
-		return lab_error_errno(err, e, "sync %s", tmp);
+void lab_atomic_write(struct lab_atomic *a, const void *data, size_t len)
+{
+	if (a->err != 0)
+		return;
+	if (a->n + len > ATOMIC_BUF) {
+		atomic_flush(a, a->buf, a->n);
+		a->n = 0;
 	}
-	/* Only over a regular file or nothing: never over /dev/full. */
-	if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-		ret = output_kind_refused("the result", path, st.st_mode, err);
-		unlink(tmp);
+	if (len > ATOMIC_BUF) {
+		atomic_flush(a, data, len);
+		return;
+	}
+	memcpy(a->buf + a->n, data, len);
+	a->n += len;
+}
+
+void lab_atomic_abort(struct lab_atomic *a)
+{
+	if (a->fd >= 0) {
+		close(a->fd);
+		unlink(a->tmp);
+	}
+	a->fd = -1;
+	free(a->buf);
+	a->buf = NULL;
+}
+
+int lab_atomic_commit(struct lab_atomic *a, struct lab_error *err)
+{
+	char dir[PATH_MAX];
+	struct stat st;
+	int dfd, ret;
+
+	atomic_flush(a, a->buf, a->n);
+	a->n = 0;
+	if (a->err != 0) {
+		ret = lab_error_errno(err, a->err, "write %s", a->tmp);
+		lab_atomic_abort(a);
 		return ret;
 	}
-	if (rename(tmp, path) < 0) {
+	free(a->buf);
+	a->buf = NULL;
+	if (fsync(a->fd) < 0 || close(a->fd) < 0) {
 		int e = errno;
 
-		unlink(tmp);
-		return lab_error_errno(err, e, "rename %s to %s", tmp, path);
+		unlink(a->tmp);
+		a->fd = -1;
+		return lab_error_errno(err, e, "sync %s", a->tmp);
 	}
-	if (dir_of(path, dir, sizeof(dir), err) == 0) {
+	a->fd = -1;
+	/* Only over a regular file or nothing: never over /dev/full. */
+	if (lstat(a->path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		ret = output_kind_refused("the result", a->path, st.st_mode, err);
+		unlink(a->tmp);
+		return ret;
+	}
+	if (rename(a->tmp, a->path) < 0) {
+		int e = errno;
+
+		unlink(a->tmp);
+		return lab_error_errno(err, e, "rename %s to %s", a->tmp, a->path);
+	}
+	if (dir_of(a->path, dir, sizeof(dir), err) == 0) {
 		dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (dfd >= 0) {
 			fsync(dfd);
@@ -387,6 +445,17 @@ int lab_write_atomic(const char *path, const char *data, size_t len, struct lab_
 		}
 	}
 	return 0;
+}
+
+int lab_write_atomic(const char *path, const char *data, size_t len, struct lab_error *err)
+{
+	struct lab_atomic a;
+	int ret = lab_atomic_open(&a, path, err);
+
+	if (ret < 0)
+		return ret;
+	lab_atomic_write(&a, data, len);
+	return lab_atomic_commit(&a, err);
 }
 
 const char *lab_file_kind(mode_t mode)

@@ -6,6 +6,7 @@
 #ifndef PAGELAB_FILEIO_H
 #define PAGELAB_FILEIO_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -48,6 +49,23 @@ int lab_write_file(const char *path, const char *str, struct lab_error *err);
  * file or nothing (lab_check_output), never over a device, FIFO, socket,
  * directory or symlink: that is refused and the tmp removed. */
 int lab_write_atomic(const char *path, const char *data, size_t len, struct lab_error *err);
+
+/* The same, written piece by piece (a document too big to hold, streamed):
+ * lab_atomic_open makes the tmp (O_EXCL); lab_atomic_write buffers and
+ * writes, remembering the first error; lab_atomic_commit flushes, fsyncs and
+ * renames as lab_write_atomic does (or reports that error, tmp removed);
+ * lab_atomic_abort removes the tmp.  Either of the last two frees a. */
+struct lab_atomic {
+	int fd, err;
+	size_t n;
+	char *buf;
+	char tmp[PATH_MAX], path[PATH_MAX];
+};
+
+int lab_atomic_open(struct lab_atomic *a, const char *path, struct lab_error *err);
+void lab_atomic_write(struct lab_atomic *a, const void *data, size_t len);
+int lab_atomic_commit(struct lab_atomic *a, struct lab_error *err);
+void lab_atomic_abort(struct lab_atomic *a);
 
 /* Where pagelab writes, checked before anything on the host changes.
  * lab_check_output: path (what names it in messages: "--out") must be

@@ -28,6 +28,16 @@ const char *result_stream_path(const struct result *r);
 void result_stream(struct result *r, const char *type, int run, json_t *obj);
 void result_stream_sync(struct result *r);
 
+/* A line the caller wrote itself (a sample, sampler.c: no json_t), ending
+ * in '\n': written as it is, in one write. */
+void result_stream_text(struct result *r, const char *line, size_t len);
+
+/* What runs[].samples holds while run `run` is sampled: a marker, not the
+ * samples.  They are the stream's {"type":"sample","run":run,…} lines from
+ * here on; result_finish copies them into the document in its place,
+ * line by line, without holding them. */
+json_t *result_samples_here(struct result *r, int run);
+
 /* 0 while every line reached the stream; after a failed write (a full disk)
  * -errno with err naming the stream's path: the run must stop. */
 int result_stream_error(const struct result *r, struct lab_error *err);

@@ -21,6 +21,7 @@
 #include "launch.h"
 #include "result_keys.h"
 #include "sources/source.h"
+#include "sources/zoneinfo.h"
 
 enum { TAG_TIMER = 1, TAG_SIGNAL = 2, TAG_EVENT = 0x100, TAG_PIDFD = 0x200 };
 
@@ -39,7 +40,11 @@ struct ctx {
 	const struct sampler_opts *o;
 	struct result *res;
 	int run_index;
-	json_t *run, *steps, *samples, *actions;
+	json_t *run, *steps, *actions;
+	struct jw line;                 /* the sample being written (one line, reused) */
+	json_t *last_read;              /* the last start/step/end sample, read back from its line */
+	unsigned long long last_usage;  /* memory.current at the last sample that read it */
+	bool have_usage;
 	int epfd, tfd;
 	uint64_t t0_ns;
 	uint64_t last_walk_ns;          /* the last sample with the step sources */
@@ -72,6 +77,18 @@ struct ctx {
 		const char *cause;
 	} lowest[8];
 	size_t nr_lowest;
+	/* The bursts since the last full sample, folded (o->burst_raw unset):
+	 * per zone the lowest free and the lines at that moment, and the last. */
+	struct fold {
+		int node;
+		char zone[16];
+		unsigned long long free, min, low, high, boost, managed, last_free;
+		double t_ms;
+	} fold[ZONEINFO_MAX_ZONES];
+	size_t nr_fold;
+	unsigned long long fold_n, burst_lines;
+	double fold_from_ms, fold_to_ms;
+	struct jw scratch;              /* a folded burst's text, discarded */
 	struct { int pid; bool in; } pidcache[64];
 	unsigned pidcache_next;
 };
@@ -113,38 +130,30 @@ static bool walk_due(const struct ctx *c)
 /* What the bursts need from a sample's zones (sources/zones.c), full or
  * slim: the run's lowest free per zone (summary) and the burst trigger — a
  * zone within burst_margin_pct of its low-high gap above its low line. */
-static void note_zones(struct ctx *c, const json_t *zones, const char *cause, double t_ms)
+static void note_zones(struct ctx *c, const struct zoneinfo *zi, const char *cause, double t_ms)
 {
 	unsigned pct = c->o ? c->o->burst_margin_pct : 0;
-	const json_t *z;
-	size_t i;
 
 	c->near_low = false;
-	json_array_foreach(zones, i, z) {
-		unsigned long long free_p, min, low, high, managed;
-		const char *name = json_string_value(json_object_get(z, "zone"));
-		int node = (int)json_integer_value(json_object_get(z, "node"));
+	for (size_t i = 0; zi != NULL && i < zi->n; i++) {
+		const struct zone_info *z = &zi->zones[i];
+		unsigned long long free_p = z->free, min = z->min, low = z->low, high = z->high;
 		size_t k;
 
-		if (name == NULL)
+		if (z->present == 0)    /* not in a sample either (sources/zones.c) */
 			continue;
-		free_p = (unsigned long long)json_integer_value(json_object_get(z, "free"));
-		min = (unsigned long long)json_integer_value(json_object_get(z, "min"));
-		low = (unsigned long long)json_integer_value(json_object_get(z, "low"));
-		high = (unsigned long long)json_integer_value(json_object_get(z, "high"));
-		managed = (unsigned long long)json_integer_value(json_object_get(z, "managed"));
-		if (managed > 0 && high > low && free_p <= low + (high - low) * pct / 100)
+		if (z->managed > 0 && high > low && free_p <= low + (high - low) * pct / 100)
 			c->near_low = true;
 		for (k = 0; k < c->nr_lowest; k++)
-			if (c->lowest[k].node == node && !strcmp(c->lowest[k].zone, name))
+			if (c->lowest[k].node == z->node && !strcmp(c->lowest[k].zone, z->name))
 				break;
 		if (k == c->nr_lowest && k < sizeof(c->lowest) / sizeof(c->lowest[0])) {
 			c->nr_lowest++;
-			c->lowest[k].node = node;
-			snprintf(c->lowest[k].zone, sizeof(c->lowest[k].zone), "%s", name);
+			c->lowest[k].node = z->node;
+			snprintf(c->lowest[k].zone, sizeof(c->lowest[k].zone), "%s", z->name);
 			c->lowest[k].free = ~0ull;
 		}
-		if (k < c->nr_lowest && managed > 0 && free_p < c->lowest[k].free) {
+		if (k < c->nr_lowest && z->managed > 0 && free_p < c->lowest[k].free) {
 			c->lowest[k].free = free_p;
 			c->lowest[k].low = low;
 			c->lowest[k].min = min;
@@ -178,11 +187,11 @@ static void trace_pull(struct ctx *c, bool final)
  * the run, its time, the sandbox's memory and the last workload step — and
  * erased when the run ends, so the phase lines stay as they are.  Not on a
  * terminal, nothing: the phase lines are the log. */
-static void progress_line(struct ctx *c, const json_t *sample, bool done)
+static void progress_line(struct ctx *c, bool done)
 {
 	static int tty = -1;
 	static uint64_t last_ns;
-	const json_t *usage, *st;
+	const json_t *st;
 	uint64_t now = now_ns();
 	char step[80] = "";
 
@@ -199,32 +208,166 @@ static void progress_line(struct ctx *c, const json_t *sample, bool done)
 	if (last_ns != 0 && now - last_ns < 500000000ull)
 		return;
 	last_ns = now;
-	usage = json_object_get(json_object_get(sample, "memcg"), "usage_bytes");
 	st = json_array_get(c->steps, json_array_size(c->steps) ? json_array_size(c->steps) - 1 : 0);
 	if (st != NULL && json_is_string(json_object_get(st, "workload")) && json_is_string(json_object_get(st, "step")))
 		snprintf(step, sizeof(step), " · %s: %s", json_string_value(json_object_get(st, "workload")),
 			 json_string_value(json_object_get(st, "step")));
 	fprintf(stderr, "\r\033[Kpagelab:   run %s: %.1f s · memory.current %lld MiB%s", c->spec->label,
-		ms_since(c, now) / 1000.0, json_is_integer(usage) ? (long long)(json_integer_value(usage) >> 20) : -1LL,
+		ms_since(c, now) / 1000.0, c->have_usage ? (long long)(c->last_usage >> 20) : -1LL,
 		step);
 }
 
-/* A burst sample: the time, the zones' free pages and lines, nothing else. */
-static json_t *take_burst(struct ctx *c)
+/* A sample line's start: {"type":"sample","run":N,"t_ms":T,"cause":C —
+ * the stream's line; the document's sample is the same without its first
+ * two members (result.h: result_samples_here). */
+static void line_begin(struct ctx *c, double t, const char *cause)
+{
+	struct jw *w = &c->line;
+
+	jw_reset(w);
+	jw_obj(w);
+	jw_key(w, "type");
+	jw_str(w, "sample");
+	jw_key(w, "run");
+	jw_i64(w, c->run_index);
+	jw_key(w, RK_T_MS);
+	jw_real(w, t);
+	jw_key(w, "cause");
+	jw_str(w, cause);
+}
+
+/* The line's end and its one write. */
+static void line_end(struct ctx *c)
+{
+	jw_obj_end(&c->line);
+	jw_raw(&c->line, "\n", 1);
+	if (!c->line.oom)
+		result_stream_text(c->res, c->line.data, c->line.len);
+	c->nr_samples++;
+}
+
+/* One burst reading into the fold: per zone the lowest free and when. */
+static void fold_zones(struct ctx *c, const struct zoneinfo *zi, double t)
+{
+	for (size_t i = 0; zi != NULL && i < zi->n; i++) {
+		const struct zone_info *z = &zi->zones[i];
+		struct fold *f = NULL;
+
+		if (z->present == 0)
+			continue;
+		for (size_t k = 0; k < c->nr_fold; k++)
+			if (c->fold[k].node == z->node && !strcmp(c->fold[k].zone, z->name))
+				f = &c->fold[k];
+		if (f == NULL) {
+			if (c->nr_fold == sizeof(c->fold) / sizeof(c->fold[0]))
+				continue;
+			f = &c->fold[c->nr_fold++];
+			f->node = z->node;
+			snprintf(f->zone, sizeof(f->zone), "%s", z->name);
+			f->free = ~0ull;
+		}
+		if (z->free < f->free) {
+			f->free = z->free;
+			f->min = z->min;
+			f->low = z->low;
+			f->high = z->high;
+			f->boost = z->boost;
+			f->managed = z->managed;
+			f->t_ms = t;
+		}
+		f->last_free = z->free;
+	}
+	if (c->fold_n++ == 0)
+		c->fold_from_ms = t;
+	c->fold_to_ms = t;
+}
+
+/* The folded bursts as one line, before the next full sample:
+ * {"t_ms" (the lowest zone's, nearest its low line), "cause": "burst",
+ *  "bursts": n, "from_ms", "to_ms", "zones": [{node, zone, free (the
+ *  lowest), min, low, high, boost, managed (at that moment), "t_ms" (its
+ *  moment), "last_free"}]}. */
+static void fold_flush(struct ctx *c)
+{
+	struct jw *w = &c->line;
+	const struct fold *deep = NULL;
+
+	if (c->fold_n == 0)
+		return;
+	for (size_t k = 0; k < c->nr_fold; k++) {
+		const struct fold *f = &c->fold[k];
+
+		if (f->free != ~0ull && f->managed > 0 &&
+		    (deep == NULL || (double)f->free - (double)f->low < (double)deep->free - (double)deep->low))
+			deep = f;
+	}
+	line_begin(c, deep != NULL ? deep->t_ms : c->fold_to_ms, "burst");
+	jw_key(w, "bursts");
+	jw_u64(w, c->fold_n);
+	jw_key(w, "from_ms");
+	jw_real(w, c->fold_from_ms);
+	jw_key(w, "to_ms");
+	jw_real(w, c->fold_to_ms);
+	jw_key(w, "zones");
+	jw_arr(w);
+	for (size_t k = 0; k < c->nr_fold; k++) {
+		const struct fold *f = &c->fold[k];
+
+		if (f->free == ~0ull)
+			continue;
+		jw_obj(w);
+		jw_key(w, "node");
+		jw_i64(w, f->node);
+		jw_key(w, "zone");
+		jw_str(w, f->zone);
+		jw_key(w, "free");
+		jw_u64(w, f->free);
+		jw_key(w, "min");
+		jw_u64(w, f->min);
+		jw_key(w, "low");
+		jw_u64(w, f->low);
+		jw_key(w, "high");
+		jw_u64(w, f->high);
+		jw_key(w, "boost");
+		jw_u64(w, f->boost);
+		jw_key(w, "managed");
+		jw_u64(w, f->managed);
+		jw_key(w, RK_T_MS);
+		jw_real(w, f->t_ms);
+		jw_key(w, "last_free");
+		jw_u64(w, f->last_free);
+		jw_obj_end(w);
+	}
+	jw_arr_end(w);
+	line_end(c);
+	c->burst_lines++;
+	c->fold_n = 0;
+	c->nr_fold = 0;
+}
+
+/* A burst sample: the time, the zones' free pages and lines, nothing else;
+ * a line of its own (burst_raw) or folded until the next full sample. */
+static void take_burst(struct ctx *c)
 {
 	uint64_t cpu0 = thread_cpu_ns(), wall0 = now_ns();
 	double t = ms_since(c, wall0);
-	json_t *s;
 
 	trace_pull(c, false);
-	s = json_pack("{s:f, s:s}", "t_ms", t, "cause", "burst");
 	c->sctx.burst = true;           /* the burst sources in their slim form */
 	c->sctx.at_step = false;
-	source_set_sample(c->sources, SOURCE_BURST, s);
-	note_zones(c, json_object_get(s, "zones"), "burst", t);
-	json_array_append_new(c->samples, s);
-	result_stream(c->res, "sample", c->run_index, s);
-	c->nr_samples++;
+	if (c->o->burst_raw) {
+		line_begin(c, t, "burst");
+		source_set_emit(c->sources, SOURCE_BURST, &c->line);
+		note_zones(c, c->sctx.facts.zones, "burst", t);
+		line_end(c);
+		c->burst_lines++;
+	} else {
+		jw_reset(&c->scratch);
+		jw_obj(&c->scratch);
+		source_set_emit(c->sources, SOURCE_BURST, &c->scratch);
+		note_zones(c, c->sctx.facts.zones, "burst", t);
+		fold_zones(c, c->sctx.facts.zones, t);
+	}
 	c->nr_burst++;
 	{
 		double us = (double)(thread_cpu_ns() - cpu0) / 1e3;
@@ -232,41 +375,67 @@ static json_t *take_burst(struct ctx *c)
 		c->burst_cpu_us += us;
 		c->burst_cost_us = c->burst_cost_us > 0 ? 0.8 * c->burst_cost_us + 0.2 * us : us;
 	}
-	return s;
 }
 
-static json_t *take_sample(struct ctx *c, const char *cause)
+/* A full sample, written as one line.  Returns the sample read back from
+ * its line (borrowed, valid until the next such sample) for a start, a step
+ * and the end — what steps[] and the summary take from it — and NULL for a
+ * tick or a walk, which nothing reads back. */
+static const json_t *take_sample(struct ctx *c, const char *cause)
 {
-	uint64_t cpu0 = thread_cpu_ns(), wall0 = now_ns();
-	double t = ms_since(c, wall0);
-	json_t *s = json_object();
+	uint64_t cpu0, wall0;
+	double t;
 	unsigned cadences = SOURCE_TICK;
-	json_t *usage;
+	bool tick = strcmp(cause, "tick") == 0, walk = strcmp(cause, "walk") == 0;
+	struct jw *w = &c->line;
 
-	trace_pull(c, false);
-	if (strcmp(cause, "tick") != 0) {
+	fold_flush(c);          /* the bursts before it come first */
+	trace_pull(c, false);   /* the events so far: not this sample's cost */
+	cpu0 = thread_cpu_ns();
+	wall0 = now_ns();
+	t = ms_since(c, wall0);
+	if (!tick) {
 		cadences |= SOURCE_STEP;
 		c->last_walk_ns = wall0;
 	}
-	c->sctx.at_step = strcmp(cause, "tick") != 0 && strcmp(cause, "walk") != 0;
+	c->sctx.at_step = !tick && !walk;
 	c->sctx.burst = false;
-	json_object_set_new(s, "t_ms", json_real(t));
-	json_object_set_new(s, "cause", json_string(cause));
-	source_set_sample(c->sources, cadences, s);
-	note_zones(c, json_object_get(s, "zones"), cause, t);
-	usage = json_object_get(json_object_get(s, "memcg"), "usage_bytes");
-	if (json_is_integer(usage) && (unsigned long long)json_integer_value(usage) > c->peak_usage)
-		c->peak_usage = (unsigned long long)json_integer_value(usage);
-	/* What this sample cost the harness (scripts/bench): reading and
-	 * parsing every source and building the object; the write of the
-	 * streamed line below is not in it. */
-	json_object_set_new(s, "cost_us", json_pack("{s:f, s:f}",
-		"cpu", (double)(thread_cpu_ns() - cpu0) / 1e3, "wall", (double)(now_ns() - wall0) / 1e3));
-	json_array_append_new(c->samples, s);  /* samples[] owns it; s stays valid */
-	result_stream(c->res, "sample", c->run_index, s);
-	c->nr_samples++;
+	line_begin(c, t, cause);
+	source_set_emit(c->sources, cadences, w);
+	note_zones(c, c->sctx.facts.zones, cause, t);
+	if (c->sctx.facts.have_usage) {
+		c->have_usage = true;
+		c->last_usage = c->sctx.facts.usage_bytes;
+		if (c->last_usage > c->peak_usage)
+			c->peak_usage = c->last_usage;
+	}
+	/* What this sample cost the harness (scripts/bench): reading, parsing
+	 * and formatting the line, all but these last bytes and the write(2);
+	 * not the trace drain before it (the harness's schedstat has all). */
+	jw_key(w, "cost_us");
+	jw_obj(w);
+	jw_key(w, "cpu");
+	jw_real(w, (double)(thread_cpu_ns() - cpu0) / 1e3);
+	jw_key(w, "wall");
+	jw_real(w, (double)(now_ns() - wall0) / 1e3);
+	jw_obj_end(w);
+	line_end(c);
 	c->last_full_ns = wall0;
-	return s;       /* borrowed reference kept by samples[] */
+	if (tick || walk)
+		return NULL;
+	/* Rare (a step, the start, the end): read the line back. */
+	{
+		json_error_t je;
+		json_t *s = json_loadb(w->data, w->len, 0, &je);
+
+		if (s != NULL) {
+			json_object_del(s, "type");
+			json_object_del(s, "run");
+		}
+		json_decref(c->last_read);
+		c->last_read = s;
+	}
+	return c->last_read;
 }
 
 static void set_timer(struct ctx *c, unsigned ms)
@@ -495,7 +664,7 @@ static int handle_line(struct ctx *c, size_t wi, const char *line)
 		json_t *arg = json_object_get(ev, "arg");
 		json_t *tns = json_object_get(ev, "t_ns");
 		json_t *rec = json_object(), *counters = json_deep_copy(ev);
-		json_t *smp;
+		const json_t *smp;
 		char stepname[32];
 
 		snprintf(stepname, sizeof(stepname), "%s", step ? step : "?");
@@ -647,7 +816,7 @@ static void record_exit(struct ctx *c, struct wl *x)
 	json_object_set_new(x->info, RK_STEPS_DONE, json_integer(x->steps_done));
 	json_object_set_new(x->info, RK_ENDED_MS, json_real(ms_since(c, now_ns())));
 	if (c->o->verbose || oom) {
-		progress_line(c, NULL, true);
+		progress_line(c, true);
 		fprintf(stderr, "pagelab:   %s (pid %d) ended: %s\n", x->spec->name, (int)x->proc.pid, f);
 	}
 }
@@ -725,8 +894,7 @@ static void run_summary_extra(struct ctx *c, json_t *sum)
 	json_t *vm = NULL;
 
 	/* The counters at the end: the last full sample's (the "end" one). */
-	for (size_t i = json_array_size(c->samples); vm == NULL && i-- > 0;)
-		vm = json_object_get(json_array_get(c->samples, i), "vmstat_delta");
+	vm = json_object_get(c->last_read, "vmstat_delta");
 	vm = vm != NULL ? json_incref(vm) : json_object();
 
 	for (size_t k = 0; k < c->nr_lowest; k++) {
@@ -743,10 +911,11 @@ static void run_summary_extra(struct ctx *c, json_t *sum)
 	if (c->bursting)
 		c->burst_ms += (double)(now_ns() - c->burst_since) / 1e6;
 	json_object_set_new(sum, "bursts",
-			    json_pack("{s:i, s:i, s:i, s:I, s:I, s:f, s:f, s:f}", "interval_ms", (int)c->o->burst_ms,
+			    json_pack("{s:i, s:i, s:i, s:I, s:I, s:I, s:b, s:f, s:f, s:f}", "interval_ms", (int)c->o->burst_ms,
 				      "stretched_to_ms", (int)c->burst_eff_max_ms,
 				      "margin_pct", (int)c->o->burst_margin_pct, "windows",
 				      (json_int_t)c->burst_windows, "samples", (json_int_t)c->nr_burst,
+				      "lines", (json_int_t)c->burst_lines, "raw", c->o->burst_raw,
 				      "ms", c->burst_ms, "cpu_us", c->burst_cpu_us,
 				      "cpu_us_per_sample", c->nr_burst ? c->burst_cpu_us / (double)c->nr_burst : 0.0));
 	if (c->tr != NULL) {
@@ -806,11 +975,11 @@ int sampler_run(const struct run_spec *spec, struct sandbox *sb, const struct sa
 		c.wl[i].proc.pidfd = c.wl[i].proc.event_fd = c.wl[i].proc.ack_fd = -1;
 	}
 	c.steps = json_array();
-	c.samples = json_array();
 	c.actions = json_array();
 	json_object_set_new(run, RK_WORKLOADS, json_array());
 	json_object_set_new(run, RK_STEPS, c.steps);
-	json_object_set_new(run, RK_SAMPLES, c.samples);
+	/* The samples go to the stream only; the document gets them at its end. */
+	json_object_set_new(run, RK_SAMPLES, result_samples_here(res, run_index));
 	json_object_set_new(run, RK_ACTIONS, c.actions);
 	c.events = json_array();
 	c.trace_intervals = json_array();
@@ -904,10 +1073,12 @@ int sampler_run(const struct run_spec *spec, struct sandbox *sb, const struct sa
 					/* In a burst the full sample still comes every tick. */
 					if (!c.bursting ||
 					    now_ns() - c.last_full_ns + 1000000ull * c.o->burst_ms / 2 >=
-						    1000000ull * o->interval_ms)
-						progress_line(&c, take_sample(&c, walk_due(&c) ? "walk" : "tick"), false);
-					else
+						    1000000ull * o->interval_ms) {
+						take_sample(&c, walk_due(&c) ? "walk" : "tick");
+						progress_line(&c, false);
+					} else {
 						take_burst(&c);
+					}
 					burst_decide(&c);
 				}
 			} else if (tag == TAG_SIGNAL) {
@@ -930,13 +1101,13 @@ int sampler_run(const struct run_spec *spec, struct sandbox *sb, const struct sa
 			goto out;
 		if (interrupted) {
 			outcome = "interrupted";
-			progress_line(&c, NULL, true);
+			progress_line(&c, true);
 			fprintf(stderr, "pagelab: %s received: stopping the workloads\n", strsignal(*signo));
 			break;
 		}
 	}
 out:
-	progress_line(&c, NULL, true);
+	progress_line(&c, true);
 	for (size_t i = 0; i < spec->nr_workloads; i++)
 		if (c.wl[i].launched && !c.wl[i].proc.exited)
 			drain_events(&c, i);
@@ -983,6 +1154,9 @@ out:
 		close(c.epfd);
 	source_set_close(c.sources);
 	sandbox_counters_free(&c.cg);
+	jw_free(&c.line);
+	jw_free(&c.scratch);
+	json_decref(c.last_read);
 	if (ret < 0)
 		return ret;
 	return interrupted;

@@ -31,6 +31,10 @@ struct sampler_opts {
 	unsigned burst_ms;
 	unsigned burst_margin_pct;
 	bool burst_always;      /* whatever the trigger (a benchmark of the burst's cost) */
+	/* Each burst sample as a line of its own (--trace-raw, [trace] raw);
+	 * else the bursts between two full samples are folded into one line:
+	 * per zone the lowest free seen, when, and the last (harness/result.md). */
+	bool burst_raw;
 };
 
 /* Fills run (a JSON object) with workloads, steps, samples, actions, exit and

@@ -815,7 +815,8 @@ int run_execute(const struct run_opts *o, struct run_plan *p)
 						   .trace = tc.set != TRACE_SET_NONE ? &tc : NULL,
 						   .burst_ms = specs[v].trace.burst_ms,
 						   .burst_margin_pct = specs[v].trace.burst_margin_pct,
-						   .burst_always = specs[v].trace.burst_always };
+						   .burst_always = specs[v].trace.burst_always,
+						   .burst_raw = specs[v].trace.raw };
 			struct sandbox *sb = NULL;
 			json_t *run = run_json(&specs[v], rep);
 			char vt[256], lim[32];

@@ -27,7 +27,7 @@ static int parse_u64_line(const char *buf, unsigned long long *v)
 	return 0;
 }
 
-static int memcg_read(struct source_ctx *ctx, void *state, json_t **out, struct lab_error *err)
+static int memcg_emit(struct source_ctx *ctx, void *state, struct jw *w, struct lab_error *err)
 {
 	struct memcg_state *st = state;
 	const char *cur;
@@ -50,16 +50,23 @@ static int memcg_read(struct source_ctx *ctx, void *state, json_t **out, struct 
 	kv_reset(&st->events);
 	if ((ret = kv_parse_space(events, &st->events, err)) < 0)
 		return lab_error_prefix(err, "%s", ctx->cg == CG_VERSION_V1 ? "memory.oom_control" : "memory.events");
-	*out = json_object();
-	json_object_set_new(*out, "usage_bytes", json_integer((json_int_t)usage));
-	json_object_set_new(*out, "oom_kill", json_integer((json_int_t)kv_get0(&st->events, "oom_kill")));
+	ctx->facts.have_usage = true;
+	ctx->facts.usage_bytes = usage;
+	jw_obj(w);
+	jw_key(w, "usage_bytes");
+	jw_i64(w, (long long)usage);
+	jw_key(w, "oom_kill");
+	jw_i64(w, (long long)kv_get0(&st->events, "oom_kill"));
 	/* With memory.oom.group = 1 one victim counts in oom_kill once per
 	 * process of the group (mm/memcontrol.c: memcg_memory_event); v1 has
 	 * no group kills. */
-	json_object_set_new(*out, "oom_group_kill", json_integer(ctx->cg == CG_VERSION_V2
-		? (json_int_t)kv_get0(&st->events, "oom_group_kill") : 0));
-	json_object_set_new(*out, "stat", source_kv_json(&st->stat));
-	json_object_set_new(*out, "events", source_kv_json(&st->events));
+	jw_key(w, "oom_group_kill");
+	jw_i64(w, ctx->cg == CG_VERSION_V2 ? (long long)kv_get0(&st->events, "oom_group_kill") : 0);
+	jw_key(w, "stat");
+	source_kv_emit(w, &st->stat);
+	jw_key(w, "events");
+	source_kv_emit(w, &st->events);
+	jw_obj_end(w);
 	return 0;
 }
 
@@ -79,6 +86,6 @@ const struct source source_memcg = {
 	.files = "memory.current memory.stat memory.events",
 	.doc = "the sandbox's usage, memory.stat and memory.events (v1: oom_control)",
 	.state_size = sizeof(struct memcg_state),
-	.read = memcg_read,
+	.emit = memcg_emit,
 	.close = memcg_close,
 };

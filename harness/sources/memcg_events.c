@@ -18,26 +18,42 @@
 
 static const char *const keys[] = { "low", "high", "max", "oom", "oom_kill", "oom_group_kill" };
 
-static int events_parse(const char *buf, size_t len, json_t **out, struct lab_error *err)
+/* The file's text -> its typed value at w (the tick's path and the parser's). */
+static int events_emit_text(const char *buf, struct jw *w, struct lab_error *err)
 {
 	struct kv_list l = { 0 };
 	int ret;
 
-	(void)len;
 	if ((ret = kv_parse_space(buf, &l, err)) == 0) {
-		*out = json_object();
+		jw_obj(w);
 		for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
 			unsigned long long v;
 
-			if (kv_get(&l, keys[i], &v))
-				json_object_set_new(*out, keys[i], json_integer((json_int_t)v));
+			if (kv_get(&l, keys[i], &v)) {
+				jw_key(w, keys[i]);
+				jw_i64(w, (long long)v);
+			}
 		}
+		jw_obj_end(w);
 	}
 	kv_free(&l);
 	return ret;
 }
 
-static int events_read(struct source_ctx *ctx, void *state, json_t **out, struct lab_error *err)
+static int events_parse(const char *buf, size_t len, json_t **out, struct lab_error *err)
+{
+	struct jw w = { 0 };
+	int ret;
+
+	(void)len;
+	if ((ret = events_emit_text(buf, &w, err)) < 0) {
+		jw_free(&w);
+		return ret;
+	}
+	return source_emitted(&w, out, err);
+}
+
+static int events_emit(struct source_ctx *ctx, void *state, struct jw *w, struct lab_error *err)
 {
 	const char *buf;
 	int ret;
@@ -45,7 +61,7 @@ static int events_read(struct source_ctx *ctx, void *state, json_t **out, struct
 	(void)state;
 	if ((ret = source_read_sandbox(ctx, "memory.events", &buf, err)) < 0)
 		return ret;
-	return events_parse(buf, 0, out, err);
+	return events_emit_text(buf, w, err);
 }
 
 const struct source source_memcg_events = {
@@ -56,5 +72,5 @@ const struct source source_memcg_events = {
 	.fixture = "memcg-memory.events memcg-memory.events-oom memory.events",
 	.doc = "the sandbox's v2 memory.events: low, high, max, oom, oom_kill, oom_group_kill",
 	.parse = events_parse,
-	.read = events_read,
+	.emit = events_emit,
 };

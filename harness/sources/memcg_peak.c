@@ -11,17 +11,38 @@
 #include "../fileio.h"
 #include "lex.h"
 
-static int peak_parse(const char *buf, size_t len, json_t **out, struct lab_error *err)
+static int peak_value(const char *buf, unsigned long long *v, struct lab_error *err)
 {
-	unsigned long long v;
 	const char *end;
 
-	(void)len;
-	if (lex_u64(buf, 10, &v, &end) < 0 || (*end != '\n' && *end != '\0') ||
+	if (lex_u64(buf, 10, v, &end) < 0 || (*end != '\n' && *end != '\0') ||
 	    (*end == '\n' && end[1] != '\0'))
 		return lab_error_set(err, EINVAL, "memory peak: not one number: %.40s", buf);
-	*out = json_pack("{s:I}", "peak_bytes", (json_int_t)(v > INT64_MAX ? INT64_MAX : v));
+	if (*v > INT64_MAX)
+		*v = INT64_MAX;
 	return 0;
+}
+
+/* Members only: they join memcg's object (into). */
+static void peak_members(struct jw *w, unsigned long long v)
+{
+	jw_key(w, "peak_bytes");
+	jw_u64(w, v);
+}
+
+static int peak_parse(const char *buf, size_t len, json_t **out, struct lab_error *err)
+{
+	struct jw w = { 0 };
+	unsigned long long v;
+	int ret;
+
+	(void)len;
+	if ((ret = peak_value(buf, &v, err)) < 0)
+		return ret;
+	jw_obj(&w);
+	peak_members(&w, v);
+	jw_obj_end(&w);
+	return source_emitted(&w, out, err);
 }
 
 struct peak_state {
@@ -40,19 +61,21 @@ static int peak_open(struct source_ctx *ctx, void *state, struct lab_error *err)
 	return 0;
 }
 
-static int peak_read(struct source_ctx *ctx, void *state, json_t **out, struct lab_error *err)
+static int peak_emit(struct source_ctx *ctx, void *state, struct jw *w, struct lab_error *err)
 {
 	struct peak_state *st = state;
+	unsigned long long v = 0;
 	const char *buf;
 	int ret;
 
-	if (st->missing) {
-		*out = json_pack("{s:i}", "peak_bytes", 0);
-		return 0;
+	if (!st->missing) {
+		if ((ret = source_read_sandbox(ctx, "memory.peak", &buf, err)) < 0)
+			return ret;
+		if ((ret = peak_value(buf, &v, err)) < 0)
+			return ret;
 	}
-	if ((ret = source_read_sandbox(ctx, "memory.peak", &buf, err)) < 0)
-		return ret;
-	return peak_parse(buf, 0, out, err);
+	peak_members(w, v);
+	return 0;
 }
 
 const struct source source_memcg_peak = {
@@ -66,5 +89,5 @@ const struct source source_memcg_peak = {
 	.parse = peak_parse,
 	.state_size = sizeof(struct peak_state),
 	.open = peak_open,
-	.read = peak_read,
+	.emit = peak_emit,
 };

@@ -8,8 +8,9 @@
 #include "../fileio.h"
 
 int source_psi_parse(const char *buf, size_t len, json_t **out, struct lab_error *err);
+int source_psi_emit(const char *buf, struct jw *w, struct lab_error *err);
 
-static int memcg_pressure_read(struct source_ctx *ctx, void *state, json_t **out, struct lab_error *err)
+static int memcg_pressure_emit(struct source_ctx *ctx, void *state, struct jw *w, struct lab_error *err)
 {
 	const char *buf;
 	int ret;
@@ -17,15 +18,15 @@ static int memcg_pressure_read(struct source_ctx *ctx, void *state, json_t **out
 	(void)state;
 	if ((ret = source_read_sandbox(ctx, "memory.pressure", &buf, err)) < 0)
 		return ret;
-	return source_psi_parse(buf, 0, out, err);
+	return source_psi_emit(buf, w, err);
 }
 
 static int memcg_pressure_open(struct source_ctx *ctx, void *state, struct lab_error *err)
 {
-	json_t *v = NULL;
-	int ret = memcg_pressure_read(ctx, state, &v, err);
+	struct jw w = { 0 };
+	int ret = memcg_pressure_emit(ctx, state, &w, err);
 
-	json_decref(v);
+	jw_free(&w);
 	return ret;
 }
 
@@ -38,5 +39,5 @@ const struct source source_memcg_pressure = {
 	.doc = "the sandbox's memory PSI (v2 memory.pressure): some/full avg10, avg60, avg300 (%) and total_us",
 	.parse = source_psi_parse,
 	.open = memcg_pressure_open,
-	.read = memcg_pressure_read,
+	.emit = memcg_pressure_emit,
 };

@@ -16,13 +16,17 @@ static int meminfo_parse(const char *buf, size_t len, json_t **out, struct lab_e
 
 	(void)len;
 	ret = kv_parse_colon(buf, &l, err);
-	if (ret == 0)
-		*out = source_kv_json(&l);
+	if (ret == 0) {
+		struct jw w = { 0 };
+
+		source_kv_emit(&w, &l);
+		ret = source_emitted(&w, out, err);
+	}
 	kv_free(&l);
 	return ret;
 }
 
-static int meminfo_read(struct source_ctx *ctx, void *state, json_t **out, struct lab_error *err)
+static int meminfo_emit(struct source_ctx *ctx, void *state, struct jw *w, struct lab_error *err)
 {
 	struct meminfo_state *st = state;
 	const char *buf;
@@ -34,7 +38,7 @@ static int meminfo_read(struct source_ctx *ctx, void *state, json_t **out, struc
 	kv_reset(&st->kv);
 	if ((ret = kv_parse_colon(buf, &st->kv, err)) < 0)
 		return ret;
-	*out = source_kv_json(&st->kv);
+	source_kv_emit(w, &st->kv);
 	return 0;
 }
 
@@ -52,6 +56,6 @@ const struct source source_meminfo = {
 	.doc = "every key of /proc/meminfo, kB",
 	.parse = meminfo_parse,
 	.state_size = sizeof(struct meminfo_state),
-	.read = meminfo_read,
+	.emit = meminfo_emit,
 	.close = meminfo_close,
 };

@@ -83,46 +83,72 @@ static int psi_parse_struct(const char *buf, struct psi *out, struct lab_error *
 	return 0;
 }
 
-static json_t *line_json(const struct psi_line *l)
+static void line_emit(struct jw *w, const struct psi_line *l)
 {
-	return json_pack("{s:f, s:f, s:f, s:I}", "avg10", (double)l->avg_centi[0] / 100.0,
-			 "avg60", (double)l->avg_centi[1] / 100.0, "avg300", (double)l->avg_centi[2] / 100.0,
-			 "total_us", (json_int_t)l->total_us);
+	static const char *const k[] = { "avg10", "avg60", "avg300" };
+
+	jw_obj(w);
+	for (int i = 0; i < 3; i++) {
+		jw_key(w, k[i]);
+		jw_real(w, (double)l->avg_centi[i] / 100.0);
+	}
+	jw_key(w, "total_us");
+	jw_i64(w, (long long)l->total_us);
+	jw_obj_end(w);
+}
+
+/* The file's text -> its value at w: the tick's path and the parser's
+ * (shared with memcg_pressure). */
+int source_psi_emit(const char *buf, struct jw *w, struct lab_error *err);
+int source_psi_emit(const char *buf, struct jw *w, struct lab_error *err)
+{
+	struct psi p;
+	int ret;
+
+	if ((ret = psi_parse_struct(buf, &p, err)) < 0)
+		return ret;
+	jw_obj(w);
+	jw_key(w, "some");
+	line_emit(w, &p.some);
+	if (p.full.seen) {
+		jw_key(w, "full");
+		line_emit(w, &p.full);
+	}
+	jw_obj_end(w);
+	return 0;
 }
 
 int source_psi_parse(const char *buf, size_t len, json_t **out, struct lab_error *err);
 int source_psi_parse(const char *buf, size_t len, json_t **out, struct lab_error *err)
 {
-	struct psi p;
+	struct jw w = { 0 };
 	int ret;
 
 	(void)len;
-	if ((ret = psi_parse_struct(buf, &p, err)) < 0)
+	if ((ret = source_psi_emit(buf, &w, err)) < 0) {
+		jw_free(&w);
 		return ret;
-	*out = json_pack("{s:o}", "some", line_json(&p.some));
-	if (p.full.seen)
-		json_object_set_new(*out, "full", line_json(&p.full));
-	return 0;
+	}
+	return source_emitted(&w, out, err);
 }
 
-static int psi_read(struct source_ctx *ctx, void *state, json_t **out, struct lab_error *err)
+static int psi_emit(struct source_ctx *ctx, void *state, struct jw *w, struct lab_error *err)
 {
 	const char *buf;
 	int ret;
 
-	(void)ctx;
 	(void)state;
 	if ((ret = source_read(ctx, "/proc/pressure/memory", &buf, err)) < 0)
 		return ret;
-	return source_psi_parse(buf, 0, out, err);
+	return source_psi_emit(buf, w, err);
 }
 
 static int psi_open(struct source_ctx *ctx, void *state, struct lab_error *err)
 {
-	json_t *v = NULL;
-	int ret = psi_read(ctx, state, &v, err);
+	struct jw w = { 0 };
+	int ret = psi_emit(ctx, state, &w, err);
 
-	json_decref(v);
+	jw_free(&w);
 	return ret;
 }
 
@@ -135,5 +161,5 @@ const struct source source_psi = {
 	.doc = "machine-wide memory PSI: some/full avg10, avg60, avg300 (%) and total_us",
 	.parse = source_psi_parse,
 	.open = psi_open,
-	.read = psi_read,
+	.emit = psi_emit,
 };

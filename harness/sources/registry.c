@@ -113,32 +113,96 @@ int source_set_open(struct source_ctx *ctx, struct source_set **out, struct lab_
 	return 0;
 }
 
-void source_set_sample(struct source_set *set, unsigned cadences, json_t *sample)
+static bool due(const struct source_slot *sl, unsigned cadences)
 {
+	const struct source *s = sl->src;
+
+	return sl->open && ((cadences & SOURCE_BURST) ? s->in_bursts : (cadences & s->cadence) != 0);
+}
+
+/* One source's value at w; an error leaves {"error": msg} in its place. */
+static int emit_one(struct source_set *set, struct source_slot *sl, struct jw *w)
+{
+	const struct source *s = sl->src;
+	struct jw_mark m = jw_mark(w);
+	struct lab_error e = { 0 };
+	json_t *v = NULL;
+	int ret;
+
+	if (s->emit != NULL) {
+		ret = s->emit(set->ctx, sl->state, w, &e);
+	} else {
+		ret = s->read(set->ctx, sl->state, &v, &e);
+		if (ret == 0 && v != NULL)
+			jw_json(w, v);
+		else if (ret == 0)
+			ret = -ENODATA;
+		json_decref(v);
+	}
+	if (ret < 0) {
+		jw_rewind(w, m);
+		jw_obj(w);
+		jw_key(w, "error");
+		jw_str(w, e.msg[0] ? e.msg : "read failed");
+		jw_obj_end(w);
+	}
+	return ret;
+}
+
+void source_set_emit(struct source_set *set, unsigned cadences, struct jw *w)
+{
+	memset(&set->ctx->facts, 0, sizeof(set->ctx->facts));
 	for (size_t i = 0; i < set->n; i++) {
 		struct source_slot *sl = &set->slots[i];
 		const struct source *s = sl->src;
-		struct lab_error e = { 0 };
-		json_t *v = NULL;
+		struct jw_mark m;
+		bool obj;
 
-		if (!sl->open || ((cadences & SOURCE_BURST) ? !s->in_bursts : !(cadences & s->cadence)))
+		if (!due(sl, cadences) || s->into != NULL)
 			continue;
-		if (s->read(set->ctx, sl->state, &v, &e) < 0) {
-			json_decref(v);
-			v = json_pack("{s:s}", "error", e.msg[0] ? e.msg : "read failed");
-		}
-		if (v == NULL)
-			continue;
-		if (s->into != NULL) {
-			json_t *host = json_object_get(sample, s->into);
+		jw_key(w, s->name);
+		m = jw_mark(w);
+		obj = emit_one(set, sl, w) == 0 && w->len > m.len && w->data[m.len] == '{' &&
+		      w->data[w->len - 1] == '}';
+		/* The sources that join this one's object ("into") write their
+		 * members before its closing brace; an error in one is its
+		 * "error" member, as a source's own error is. */
+		for (size_t j = i + 1; obj && j < set->n; j++) {
+			struct source_slot *in = &set->slots[j];
+			struct lab_error e = { 0 };
+			struct jw_mark im;
 
-			if (json_is_object(host) && json_is_object(v) && json_object_get(host, "error") == NULL)
-				json_object_update(host, v);
-			json_decref(v);
-		} else {
-			json_object_set_new(sample, s->name, v);
+			if (!due(in, cadences) || in->src->into == NULL || strcmp(in->src->into, s->name) != 0 ||
+			    in->src->emit == NULL)
+				continue;
+			w->len--;       /* the host's '}' */
+			w->comma = w->data[w->len - 1] != '{';
+			im = jw_mark(w);
+			if (in->src->emit(set->ctx, in->state, w, &e) < 0) {
+				jw_rewind(w, im);
+				jw_key(w, "error");
+				jw_str(w, e.msg[0] ? e.msg : "read failed");
+			}
+			jw_raw(w, "}", 1);
+			w->comma = true;
 		}
 	}
+}
+
+void source_set_sample(struct source_set *set, unsigned cadences, json_t *sample)
+{
+	struct jw w = { 0 };
+	json_error_t je;
+	json_t *v;
+
+	jw_obj(&w);
+	source_set_emit(set, cadences, &w);
+	jw_obj_end(&w);
+	v = jw_load(&w, &je);
+	if (json_is_object(v))
+		json_object_update(sample, v);
+	json_decref(v);
+	jw_free(&w);
 }
 
 /* The files a source reads here: sandbox files by their path on this
@@ -223,6 +287,27 @@ json_t *source_kv_json(const struct kv_list *l)
 	for (size_t i = 0; i < l->n; i++)
 		json_object_set_new_nocheck(o, l->items[i].key, json_integer((json_int_t)l->items[i].val));
 	return o;
+}
+
+void source_kv_emit(struct jw *w, const struct kv_list *l)
+{
+	jw_obj(w);
+	for (size_t i = 0; i < l->n; i++) {
+		jw_key(w, l->items[i].key);
+		jw_i64(w, (long long)l->items[i].val);  /* as json_integer did */
+	}
+	jw_obj_end(w);
+}
+
+int source_emitted(struct jw *w, json_t **out, struct lab_error *err)
+{
+	json_error_t je;
+
+	*out = jw_load(w, &je);
+	jw_free(w);
+	if (*out == NULL)
+		return lab_error_set(err, EINVAL, "emitted JSON does not load: %s", je.text);
+	return 0;
 }
 
 int source_read(struct source_ctx *ctx, const char *path, const char **text, struct lab_error *err)

@@ -31,6 +31,9 @@
 #include "../error.h"
 #include "../fileio.h"
 #include "../sandbox.h"
+#include "jsonw.h"
+
+struct zoneinfo;
 
 enum source_cadence { SOURCE_TICK = 1, SOURCE_STEP = 2 };
 /* Passed to source_set_sample for a burst sample (the sampler's adaptive
@@ -69,6 +72,14 @@ struct source_ctx {
 					 * (not a tick's or a walk's): baselines move here */
 	struct lab_buf buf;             /* reused by every read (source_read*): a tick
 					 * allocates no read buffer; freed by source_set_close */
+	/* What the sampler needs of this sample, typed, so it never reads the
+	 * sample's text back: set by the sources that read it (memcg, zones),
+	 * cleared before each sample. */
+	struct source_facts {
+		bool have_usage;
+		unsigned long long usage_bytes;         /* memcg: memory.current */
+		const struct zoneinfo *zones;           /* zones: this sample's /proc/zoneinfo */
+	} facts;
 };
 
 struct source {
@@ -93,8 +104,17 @@ struct source {
 	/* Optional: called once before the first read (e.g. a baseline).
 	 * -ENOENT/-EOPNOTSUPP: not on this host (recorded, never read). */
 	int (*open)(struct source_ctx *ctx, void *state, struct lab_error *err);
-	/* Build this sample's value into *out (a new reference).  An error
-	 * is recorded in the sample as {"error": msg}, never fatal. */
+	/* This sample's value, one of two ways (exactly one is set):
+	 * emit     writes it as JSON text at w (sources/jsonw.h) — every tick
+	 *          source: a sample is one line, no json_t per key.  A source
+	 *          with `into` writes members only ("peak_bytes": N), inside
+	 *          the host's object.  Its parse, where it has one, is the same
+	 *          writer over a buffer, loaded back (jw_load), so the unit tests
+	 *          and fuzzers run the code the tick runs;
+	 * read     builds a new json_t (*out, a new reference) — the step
+	 *          sources (page walks, buddyinfo): dumped into the line.
+	 * An error is recorded in the sample as {"error": msg}, never fatal. */
+	int (*emit)(struct source_ctx *ctx, void *state, struct jw *w, struct lab_error *err);
 	int (*read)(struct source_ctx *ctx, void *state, json_t **out, struct lab_error *err);
 	void (*close)(void *state);
 	/* Optional: what open recorded, kept once per run as runs[].<run_key>
@@ -117,8 +137,12 @@ struct source_set;
  * its procs as workloads start and end. */
 int source_set_open(struct source_ctx *ctx, struct source_set **out, struct lab_error *err);
 
-/* Read the sources of the given cadences (bits of enum source_cadence) into
- * sample, in table order. */
+/* Write the sources of the given cadences (bits of enum source_cadence, or
+ * SOURCE_BURST) as members ("key": value, …) of the object open at w, in
+ * table order; ctx->facts says what they read. */
+void source_set_emit(struct source_set *set, unsigned cadences, struct jw *w);
+
+/* The same into a json_t object (sampler_probe_once): emitted, loaded, merged. */
 void source_set_sample(struct source_set *set, unsigned cadences, json_t *sample);
 
 /* Each opened source's start record (run_key) into run. */
@@ -131,6 +155,10 @@ void source_set_close(struct source_set *set);
 
 /* Helpers the sources share. */
 json_t *source_kv_json(const struct kv_list *l);
+/* {"key": value, …} of a kv list at w. */
+void source_kv_emit(struct jw *w, const struct kv_list *l);
+/* A pure parse's end: the text at w (freed) as *out; -EINVAL if it does not load. */
+int source_emitted(struct jw *w, json_t **out, struct lab_error *err);
 /* Read a file whole into ctx->buf; *text points into it until the next read.
  * source_read_sandbox: a sandbox file by its canonical v2 name. */
 int source_read(struct source_ctx *ctx, const char *path, const char **text, struct lab_error *err);

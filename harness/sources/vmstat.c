@@ -22,8 +22,12 @@ static int vmstat_parse(const char *buf, size_t len, json_t **out, struct lab_er
 
 	(void)len;
 	ret = kv_parse_space(buf, &l, err);
-	if (ret == 0)
-		*out = source_kv_json(&l);
+	if (ret == 0) {
+		struct jw w = { 0 };
+
+		source_kv_emit(&w, &l);
+		ret = source_emitted(&w, out, err);
+	}
 	kv_free(&l);
 	return ret;
 }
@@ -46,7 +50,7 @@ static int vmstat_open(struct source_ctx *ctx, void *state, struct lab_error *er
  * list.  Returns false at the first line that is not "KEY VALUE" with the
  * base's key (a key added by a hotplugged node, a malformed line): the
  * caller then parses the file the strict way. */
-static bool delta_in_place(const char *buf, const struct kv_list *base, json_t *out)
+static bool delta_in_place(const char *buf, const struct kv_list *base, struct jw *out)
 {
 	size_t i = 0;
 
@@ -62,31 +66,33 @@ static bool delta_in_place(const char *buf, const struct kv_list *base, json_t *
 		    memcmp(base->items[i].key, p, klen) != 0 || base->items[i].key[klen] != '\0' ||
 		    lex_u64(sp + 1, 10, &v, &end) < 0 || end != eol)
 			return false;
-		if (v != base->items[i].val)
-			json_object_set_new_nocheck(out, base->items[i].key,
-						    json_integer((json_int_t)(v - base->items[i].val)));
+		if (v != base->items[i].val) {
+			jw_key(out, base->items[i].key);
+			jw_i64(out, (long long)(v - base->items[i].val));
+		}
 	}
 	return i == base->n;
 }
 
-static int vmstat_read(struct source_ctx *ctx, void *state, json_t **out, struct lab_error *err)
+static int vmstat_emit(struct source_ctx *ctx, void *state, struct jw *w, struct lab_error *err)
 {
 	struct vmstat_state *st = state;
+	struct jw_mark m = jw_mark(w);
 	const char *buf;
 	int ret;
 
 	if ((ret = source_read(ctx, "/proc/vmstat", &buf, err)) < 0)
 		return ret;
-	*out = json_object();
-	if (delta_in_place(buf, &st->base, *out))
+	jw_obj(w);
+	if (delta_in_place(buf, &st->base, w)) {
+		jw_obj_end(w);
 		return 0;
-	json_object_clear(*out);
-	kv_reset(&st->cur);
-	if ((ret = kv_parse_space(buf, &st->cur, err)) < 0) {
-		json_decref(*out);
-		*out = NULL;
-		return ret;
 	}
+	jw_rewind(w, m);
+	kv_reset(&st->cur);
+	if ((ret = kv_parse_space(buf, &st->cur, err)) < 0)
+		return ret;
+	jw_obj(w);
 	for (size_t i = 0; i < st->cur.n; i++) {
 		const struct kv *k = &st->cur.items[i];
 		unsigned long long base;
@@ -95,9 +101,12 @@ static int vmstat_read(struct source_ctx *ctx, void *state, json_t **out, struct
 			base = st->base.items[i].val;
 		else if (!kv_get(&st->base, k->key, &base))
 			base = 0;
-		if (base != k->val)
-			json_object_set_new_nocheck(*out, k->key, json_integer((json_int_t)(k->val - base)));
+		if (base != k->val) {
+			jw_key(w, k->key);
+			jw_i64(w, (long long)(k->val - base));
+		}
 	}
+	jw_obj_end(w);
 	return 0;
 }
 
@@ -126,7 +135,7 @@ const struct source source_vmstat = {
 	.parse = vmstat_parse,
 	.state_size = sizeof(struct vmstat_state),
 	.open = vmstat_open,
-	.read = vmstat_read,
+	.emit = vmstat_emit,
 	.close = vmstat_close,
 	.run_key = "vmstat_start",
 	.start = vmstat_start,

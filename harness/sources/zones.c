@@ -10,55 +10,47 @@
 #include "../fileio.h"
 #include "zoneinfo.h"
 
+static void field(struct jw *w, const char *key, unsigned long long v)
+{
+	jw_key(w, key);
+	jw_i64(w, (long long)v);
+}
+
 /* slim (a burst sample, 10 ms apart): what the trough needs — free, the
  * lines, the boost and managed — so a burst stays small in the result. */
-static json_t *zones_json(const struct zoneinfo *zi, bool slim)
+static void zones_emit_zi(struct jw *w, const struct zoneinfo *zi, bool slim)
 {
-	json_t *a = json_array();
-
+	jw_arr(w);
 	for (size_t i = 0; i < zi->n; i++) {
 		const struct zone_info *z = &zi->zones[i];
-		json_t *p = json_array(), *o;
 
-		if (z->present == 0) {
-			json_decref(p);
+		if (z->present == 0)
 			continue;
+		jw_obj(w);
+		jw_key(w, "node");
+		jw_i64(w, z->node);
+		jw_key(w, "zone");
+		jw_str(w, z->name);
+		field(w, "free", z->free);
+		field(w, "min", z->min);
+		field(w, "low", z->low);
+		field(w, "high", z->high);
+		/* The lines include the boost (mm/page_alloc.c: boost_watermark):
+		 * a check of the line arithmetic needs it in every sample. */
+		field(w, "boost", z->boost);
+		field(w, "managed", z->managed);
+		if (!slim) {
+			field(w, "present", z->present);
+			field(w, "spanned", z->spanned);
+			jw_key(w, "protection");
+			jw_arr(w);
+			for (size_t j = 0; j < z->nr_protection; j++)
+				jw_i64(w, (long long)z->protection[j]);
+			jw_arr_end(w);
 		}
-		if (slim) {
-			json_decref(p);
-			o = json_object();
-			json_object_set_new_nocheck(o, "node", json_integer(z->node));
-			json_object_set_new_nocheck(o, "zone", json_string(z->name));
-			json_object_set_new_nocheck(o, "free", json_integer((json_int_t)z->free));
-			json_object_set_new_nocheck(o, "min", json_integer((json_int_t)z->min));
-			json_object_set_new_nocheck(o, "low", json_integer((json_int_t)z->low));
-			json_object_set_new_nocheck(o, "high", json_integer((json_int_t)z->high));
-			/* The lines include the boost (mm/page_alloc.c: boost_watermark):
-			 * a check of the line arithmetic needs it in every sample. */
-			json_object_set_new_nocheck(o, "boost", json_integer((json_int_t)z->boost));
-			json_object_set_new_nocheck(o, "managed", json_integer((json_int_t)z->managed));
-			json_array_append_new(a, o);
-			continue;
-		}
-		for (size_t j = 0; j < z->nr_protection; j++)
-			json_array_append_new(p, json_integer((json_int_t)z->protection[j]));
-		/* Built key by key: json_pack would parse its format for
-		 * every zone at every tick. */
-		o = json_object();
-		json_object_set_new_nocheck(o, "node", json_integer(z->node));
-		json_object_set_new_nocheck(o, "zone", json_string(z->name));
-		json_object_set_new_nocheck(o, "free", json_integer((json_int_t)z->free));
-		json_object_set_new_nocheck(o, "min", json_integer((json_int_t)z->min));
-		json_object_set_new_nocheck(o, "low", json_integer((json_int_t)z->low));
-		json_object_set_new_nocheck(o, "high", json_integer((json_int_t)z->high));
-		json_object_set_new_nocheck(o, "boost", json_integer((json_int_t)z->boost));
-		json_object_set_new_nocheck(o, "managed", json_integer((json_int_t)z->managed));
-		json_object_set_new_nocheck(o, "present", json_integer((json_int_t)z->present));
-		json_object_set_new_nocheck(o, "spanned", json_integer((json_int_t)z->spanned));
-		json_object_set_new_nocheck(o, "protection", p);
-		json_array_append_new(a, o);
+		jw_obj_end(w);
 	}
-	return a;
+	jw_arr_end(w);
 }
 
 struct zones_state {
@@ -74,13 +66,17 @@ static int zones_parse(const char *buf, size_t len, json_t **out, struct lab_err
 	if (zi == NULL)
 		return lab_error_errno(err, ENOMEM, "zoneinfo");
 	ret = zoneinfo_parse(buf, zi, err);
-	if (ret == 0)
-		*out = zones_json(zi, false);
+	if (ret == 0) {
+		struct jw w = { 0 };
+
+		zones_emit_zi(&w, zi, false);
+		ret = source_emitted(&w, out, err);
+	}
 	free(zi);
 	return ret;
 }
 
-static int zones_read(struct source_ctx *ctx, void *state, json_t **out, struct lab_error *err)
+static int zones_emit(struct source_ctx *ctx, void *state, struct jw *w, struct lab_error *err)
 {
 	struct zones_state *st = state;
 	const char *buf;
@@ -90,7 +86,8 @@ static int zones_read(struct source_ctx *ctx, void *state, json_t **out, struct 
 		return ret;
 	if ((ret = zoneinfo_parse(buf, &st->zi, err)) < 0)
 		return ret;
-	*out = zones_json(&st->zi, ctx->burst);
+	ctx->facts.zones = &st->zi;
+	zones_emit_zi(w, &st->zi, ctx->burst);
 	return 0;
 }
 
@@ -104,5 +101,5 @@ const struct source source_zones = {
 	.doc = "per populated zone: free, min, low, high, boost, managed, present, spanned, protection (pages)",
 	.parse = zones_parse,
 	.state_size = sizeof(struct zones_state),
-	.read = zones_read,
+	.emit = zones_emit,
 };

@@ -96,7 +96,8 @@ wm_trace_invariants() {
            and $t.kswapd.awake_longest_ms <= $t.kswapd.awake_total_ms
            and $t.kswapd.premature_sleeps <= $t.kswapd.sleeps
            and .summary.bursts.samples > 0
-           and ([.samples[] | select(.cause == "burst")] | length) == .summary.bursts.samples)' "$1"
+           and ([.samples[] | select(.cause == "burst")] | length) == .summary.bursts.lines
+           and ([.samples[] | select(.cause == "burst") | .bursts // 1] | add) == .summary.bursts.samples)' "$1"
   # The lowest free figure says how it was sampled, and it is the lowest of every sample.
   jq -e 'all(.runs[]; . as $r | .summary.lowest_free[] | select(.zone == "Normal") as $l
          | $l.free_pages == ([$r.samples[].zones[] | select(.zone == "Normal") | .free] | min)

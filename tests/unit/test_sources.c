@@ -99,7 +99,10 @@ static void test_table(const char *root)
 		const struct source *s = source_table[i];
 
 		CHECK(s->name != NULL && *s->name != '\0');
-		CHECK(s->read != NULL);
+		CHECK((s->read != NULL) != (s->emit != NULL));
+		/* The tick writes text: every tick source emits (sources/jsonw.h). */
+		if (s->cadence == SOURCE_TICK)
+			CHECK(s->emit != NULL);
 		CHECK(s->cadence == SOURCE_TICK || s->cadence == SOURCE_STEP);
 		CHECK(s->where != 0);
 		CHECK(s->files != NULL && *s->files != '\0');
@@ -382,6 +385,143 @@ static void test_machine_live(void)
 	source_set_close(set);
 }
 
+/* The sample writer (sources/jsonw.h): what it writes is JSON that jansson
+ * reads back to the same values — reals to the same double as jansson's own
+ * %.17g, strings whatever their bytes, commas in nested shapes, a rewind. */
+static void test_jsonw(void)
+{
+	static const double reals[] = { 0.0, -0.0, 1.0, 0.1, 1.0 / 3.0, 250.000001, 1e300, 5e-324,
+					123456789.123456789, -2.5, 1e17, 4503599627370497.0, 1.5e-7 };
+	struct jw w = { 0 };
+	json_error_t je;
+	json_t *v;
+	struct jw_mark m;
+	char *j;
+
+	jw_arr(&w);
+	for (size_t i = 0; i < sizeof(reals) / sizeof(reals[0]); i++)
+		jw_real(&w, reals[i]);
+	jw_arr_end(&w);
+	v = jw_load(&w, &je);
+	CHECK(json_is_array(v));
+	for (size_t i = 0; i < sizeof(reals) / sizeof(reals[0]); i++) {
+		json_t *r = json_array_get(v, i);
+
+		CHECK(json_is_real(r));
+		CHECK(json_real_value(r) == reals[i]);
+	}
+	/* Byte for byte what jansson prints for the same array. */
+	j = json_dumps(v, JSON_COMPACT);
+	if (j == NULL || strcmp(j, w.data) != 0)
+		fprintf(stderr, "jansson %s\nwriter  %s\n", j ? j : "-", w.data);
+	CHECK(j != NULL && strcmp(j, w.data) == 0);
+	free(j);
+	json_decref(v);
+	/* Random doubles: the same double back. */
+	srand(11);
+	for (int i = 0; i < 2000; i++) {
+		double d = (double)rand() / (double)RAND_MAX * 1e6 / ((double)(rand() % 1000) + 1.0);
+
+		jw_reset(&w);
+		jw_real(&w, d);
+		v = jw_load(&w, &je);
+		CHECK(json_is_real(v) && json_real_value(v) == d);
+		json_decref(v);
+	}
+	jw_reset(&w);
+	jw_real(&w, 0.0 / 0.0);
+	CHECK_STR(w.data, "null");
+	/* Strings: quotes, backslashes, control bytes, UTF-8 kept, a stray byte escaped. */
+	jw_reset(&w);
+	jw_obj(&w);
+	jw_key(&w, "k\"\\\n");
+	jw_str(&w, "a\tb\x01 \xc3\xa9 \xff end");
+	jw_key(&w, "n");
+	jw_obj(&w);
+	jw_obj_end(&w);
+	jw_key(&w, "a");
+	jw_arr(&w);
+	jw_i64(&w, -5);
+	jw_u64(&w, 9223372036854775807ull);     /* jansson's json_int_t: no more */
+	jw_i64(&w, -9223372036854775807ll - 1);
+	jw_u64(&w, 0);
+	m = jw_mark(&w);
+	jw_str(&w, "dropped");
+	jw_rewind(&w, m);
+	jw_bool(&w, true);
+	jw_null(&w);
+	jw_arr_end(&w);
+	jw_obj_end(&w);
+	v = jw_load(&w, &je);
+	if (v == NULL)
+		fprintf(stderr, "%s: %s\n", w.data, je.text);
+	CHECK(json_is_object(v));
+	/* The stray \xff went as \u00ff, which reads back as U+00FF. */
+	CHECK_STR(json_string_value(json_object_get(v, "k\"\\\n")), "a\tb\x01 \xc3\xa9 \xc3\xbf end");
+	CHECK(strstr(w.data, "\\u00ff") != NULL);
+	CHECK(strstr(w.data, "\xc3\xa9") != NULL);
+	CHECK(json_is_object(json_object_get(v, "n")) && json_object_size(json_object_get(v, "n")) == 0);
+	CHECK_EQ_U64(json_array_size(json_object_get(v, "a")), 6);
+	CHECK(json_integer_value(json_array_get(json_object_get(v, "a"), 0)) == -5);
+	CHECK(json_integer_value(json_array_get(json_object_get(v, "a"), 1)) == 9223372036854775807ll);
+	CHECK(json_integer_value(json_array_get(json_object_get(v, "a"), 2)) == -9223372036854775807ll - 1);
+	CHECK(json_integer_value(json_array_get(json_object_get(v, "a"), 3)) == 0);
+	CHECK(json_is_true(json_array_get(json_object_get(v, "a"), 4)));
+	json_decref(v);
+	jw_free(&w);
+}
+
+/* A tick as the sampler writes it (source_set_emit into an open object):
+ * one line that jansson reads, with the sources in table order and each
+ * value what the same source's parse gives for its own file. */
+static void test_tick_line(void)
+{
+	struct source_ctx ctx = { 0 };
+	struct source_set *set = NULL;
+	struct lab_error err = { 0 };
+	struct jw w = { 0 };
+	json_error_t je;
+	json_t *v;
+	const char *prev = NULL, *k;
+	json_t *x;
+
+	CHECK(source_set_open(&ctx, &set, &err) == 0);
+	if (set == NULL)
+		return;
+	jw_obj(&w);
+	jw_key(&w, "t_ms");
+	jw_real(&w, 1.5);
+	source_set_emit(set, SOURCE_TICK, &w);
+	jw_obj_end(&w);
+	CHECK(strchr(w.data, '\n') == NULL);
+	v = jw_load(&w, &je);
+	CHECK(json_is_object(v));
+	CHECK(ctx.facts.zones != NULL);         /* what the sampler takes, typed */
+	CHECK(json_real_value(json_object_get(v, "t_ms")) == 1.5);
+	json_object_foreach(v, k, x) {
+		const struct source *s = source_find(k);
+
+		if (s == NULL)
+			continue;
+		CHECK(s->cadence == SOURCE_TICK);
+		CHECK(json_object_get(x, "error") == NULL);
+		if (prev != NULL) {
+			size_t a = 0, b = 0;
+
+			while (source_table[a] != NULL && strcmp(source_table[a]->name, prev))
+				a++;
+			while (source_table[b] != NULL && strcmp(source_table[b]->name, k))
+				b++;
+			CHECK(a < b);
+		}
+		prev = k;
+	}
+	CHECK(json_array_size(json_object_get(v, "zones")) >= 1);
+	json_decref(v);
+	jw_free(&w);
+	source_set_close(set);
+}
+
 int main(int argc, char **argv)
 {
 	const char *root = unit_fixtures_root(argc, argv);
@@ -393,5 +533,7 @@ int main(int argc, char **argv)
 	test_refusals();
 	test_pagemap_live();
 	test_machine_live();
+	test_jsonw();
+	test_tick_line();
 	return unit_report("sources");
 }

@@ -1,0 +1,58 @@
+/* jsonw.h — a sample written as JSON text, straight into a reused buffer.
+ *
+ * The tick's sources write their values through this (sources/source.h:
+ * emit), so a sample is one line built without a json_t per key and written
+ * to the stream with one write.  The writer keeps only a "a comma is due"
+ * flag: a key or a value after a value gets its comma, a begin resets it.
+ * Reals are printed as jansson prints them (%.17g, ".0" added to an
+ * integral one), so json_loads reads back the very double; a NaN or an
+ * infinity (no JSON for them) becomes null.  Strings are escaped as JSON
+ * wants (", \ and control characters; a byte that is not UTF-8 becomes
+ * \u00XX), so any message can go in.  Out of memory is remembered (jw.oom)
+ * and the line is then dropped by whoever writes it. */
+#ifndef PAGELAB_JSONW_H
+#define PAGELAB_JSONW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <jansson.h>
+
+struct jw {
+	char *data;             /* NUL-terminated text so far */
+	size_t len, cap;
+	bool comma;             /* the next key or value needs a ',' first */
+	bool oom;
+};
+
+/* A point to come back to: jw_rewind(w, m) drops what was written since. */
+struct jw_mark {
+	size_t len;
+	bool comma;
+};
+
+void jw_reset(struct jw *w);            /* len = 0, keep the allocation */
+void jw_free(struct jw *w);
+struct jw_mark jw_mark(const struct jw *w);
+void jw_rewind(struct jw *w, struct jw_mark m);
+
+void jw_obj(struct jw *w);              /* '{' */
+void jw_obj_end(struct jw *w);          /* '}' */
+void jw_arr(struct jw *w);              /* '[' */
+void jw_arr_end(struct jw *w);          /* ']' */
+void jw_key(struct jw *w, const char *key);     /* "key": (escaped) */
+void jw_u64(struct jw *w, unsigned long long v);
+void jw_i64(struct jw *w, long long v);
+void jw_real(struct jw *w, double v);
+void jw_str(struct jw *w, const char *s);
+void jw_null(struct jw *w);
+void jw_bool(struct jw *w, bool v);
+/* A value jansson holds (the step sources' json_t), dumped compact in place. */
+void jw_json(struct jw *w, const json_t *v);
+/* Raw text, appended as it is (no comma logic): the caller's own JSON. */
+void jw_raw(struct jw *w, const char *s, size_t n);
+
+/* The text as a new JSON value (a source's pure parse: emit, then this);
+ * NULL with err filled when it does not parse (a writer defect). */
+json_t *jw_load(const struct jw *w, json_error_t *err);
+
+#endif
