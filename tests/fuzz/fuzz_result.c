@@ -33,6 +33,7 @@
 
 #include "fileio.h"
 #include "report.h"
+#include "json_edit.h"
 #include "result_read.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -86,74 +87,9 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	return 0;
 }
 
-/* Every value of j (depth first) into nodes, with its parent and key/index. */
-struct node {
-	json_t *parent;
-	const char *key;
-	size_t index;
-};
-
-static void collect(json_t *j, struct node *nodes, size_t *n, size_t max)
-{
-	const char *k;
-	json_t *v;
-	size_t i;
-
-	if (json_is_object(j)) {
-		json_object_foreach(j, k, v) {
-			if (*n < max)
-				nodes[(*n)++] = (struct node){ j, k, 0 };
-			collect(v, nodes, n, max);
-		}
-	} else if (json_is_array(j)) {
-		json_array_foreach(j, i, v) {
-			if (*n < max)
-				nodes[(*n)++] = (struct node){ j, NULL, i };
-			collect(v, nodes, n, max);
-		}
-	}
-}
-
 static json_t *edited(const uint8_t *data, size_t size)
 {
-	static struct node nodes[8192];
-	json_t *doc;
-
-	if (base == NULL)
-		return NULL;
-	doc = json_deep_copy(base);
-	for (size_t b = 0; b + 1 < size && b < 64; b += 2) {
-		size_t n = 0;
-		struct node *x;
-		json_t *v;
-
-		collect(doc, nodes, &n, sizeof(nodes) / sizeof(nodes[0]));
-		if (n == 0)
-			break;
-		x = &nodes[((size_t)data[b] * 131u + (size_t)data[b + 1] * 7u + b) % n];
-		switch (data[b + 1] % 9) {
-		case 0: v = json_null(); break;
-		case 1: v = json_true(); break;
-		case 2: v = json_integer(-1); break;
-		case 3: v = json_real(1e308); break;
-		case 4: v = json_string(""); break;
-		case 5: v = json_array(); break;
-		case 6: v = json_object(); break;
-		case 7: v = json_integer((json_int_t)data[b] << 40); break;
-		default: v = NULL; break;       /* removed */
-		}
-		if (x->key != NULL) {
-			if (v != NULL)
-				json_object_set_new(x->parent, x->key, v);
-			else
-				json_object_del(x->parent, x->key);
-		} else if (v != NULL) {
-			json_array_set_new(x->parent, x->index, v);
-		} else {
-			json_array_remove(x->parent, x->index);
-		}
-	}
-	return doc;
+	return base != NULL ? json_edit(json_deep_copy(base), data, size, 0) : NULL;
 }
 
 /* The streaming reader against jansson on the input as it is. */

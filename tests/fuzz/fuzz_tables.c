@@ -33,6 +33,8 @@
 #include "report.h"
 #include "report/internal.h"
 
+#include "json_edit.h"
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 
@@ -76,83 +78,12 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	return 0;
 }
 
-/* Every value of j (depth first) into nodes, with its parent and key/index. */
-struct node {
-	json_t *parent;
-	const char *key;
-	size_t index;
-};
-
-static void collect(json_t *j, struct node *nodes, size_t *n, size_t max)
-{
-	const char *k;
-	json_t *v;
-	size_t i;
-
-	if (json_is_object(j)) {
-		json_object_foreach(j, k, v) {
-			if (*n < max)
-				nodes[(*n)++] = (struct node){ j, k, 0 };
-			collect(v, nodes, n, max);
-		}
-	} else if (json_is_array(j)) {
-		json_array_foreach(j, i, v) {
-			if (*n < max)
-				nodes[(*n)++] = (struct node){ j, NULL, i };
-			collect(v, nodes, n, max);
-		}
-	}
-}
-
-static json_t *value_of(const struct node *x)
-{
-	return x->key != NULL ? json_object_get(x->parent, x->key) : json_array_get(x->parent, x->index);
-}
-
+/* The first byte picks one of the real tables files, the rest edits it. */
 static json_t *edited(const uint8_t *data, size_t size)
 {
-	static struct node nodes[8192];
-	json_t *doc;
-
 	if (nbases == 0 || size == 0)
 		return NULL;
-	doc = json_deep_copy(bases[data[0] % nbases]);
-	for (size_t b = 1; doc != NULL && b + 1 < size && b < 65; b += 2) {
-		size_t n = 0;
-		struct node *x;
-		json_t *v;
-
-		collect(doc, nodes, &n, sizeof(nodes) / sizeof(nodes[0]));
-		if (n == 0)
-			break;
-		x = &nodes[((size_t)data[b] * 131u + (size_t)data[b + 1] * 7u + b) % n];
-		switch (data[b + 1] % 11) {
-		case 0: v = json_null(); break;
-		case 1: v = json_true(); break;
-		case 2: v = json_integer(-1); break;
-		case 3: v = json_real(1e308); break;
-		case 4: v = json_string(data[b] & 1 ? "" : "a\nb\x01"); break;      /* a refusal naming it stays one line */
-		case 5: v = json_array(); break;
-		case 6: v = json_object(); break;
-		case 7: v = json_integer((json_int_t)data[b] << 40); break;
-		case 8:
-		case 9:         /* a copy of another value of the file */
-			v = json_deep_copy(value_of(&nodes[((size_t)data[b] * 31u + (size_t)data[b + 1]) % n]));
-			break;
-		default: v = NULL; break;       /* removed */
-		}
-		if (x->key != NULL) {
-			if (v != NULL)
-				json_object_set_new(x->parent, x->key, v);
-			else
-				json_object_del(x->parent, x->key);
-		} else if (v != NULL) {
-			json_array_set_new(x->parent, x->index, v);
-		} else {
-			json_array_remove(x->parent, x->index);
-		}
-	}
-	return doc;
+	return json_edit(json_deep_copy(bases[data[0] % nbases]), data, size, 1);
 }
 
 /* A refusal is one line with something in it. */
