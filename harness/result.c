@@ -27,6 +27,11 @@ struct result {
 	struct { int run; off_t from; } *runs;
 	size_t nr_runs;
 	char marker[48];                /* "\001pagelab-samples <pid>.<ns> " */
+	/* Lines held (result_stream_hold): written together by the next
+	 * flush, before any other line, so the stream keeps their order. */
+	char *held;
+	size_t held_len, held_cap;
+	unsigned held_lines;
 };
 
 void result_utc_stamp(char *buf, size_t len, int compact)
@@ -165,6 +170,45 @@ static void stream_write(struct result *r, const char *text, size_t len)
 	r->stream_off += (off_t)off;
 }
 
+void result_stream_flush(struct result *r)
+{
+	if (r->held_len > 0)
+		stream_write(r, r->held, r->held_len);
+	r->held_len = 0;
+	r->held_lines = 0;
+}
+
+unsigned result_stream_held(const struct result *r)
+{
+	return r->held_lines;
+}
+
+void result_stream_hold(struct result *r, const char *line, size_t len)
+{
+	if (len == 0 || line[len - 1] != '\n') {
+		r->stream_errno = EINVAL;
+		return;
+	}
+	if (r->held_len + len > r->held_cap) {
+		size_t cap = r->held_cap ? r->held_cap : 16384;
+		char *nh;
+
+		while (cap < r->held_len + len)
+			cap *= 2;
+		nh = realloc(r->held, cap);
+		if (nh == NULL) {       /* not held: written now */
+			result_stream_flush(r);
+			stream_write(r, line, len);
+			return;
+		}
+		r->held = nh;
+		r->held_cap = cap;
+	}
+	memcpy(r->held + r->held_len, line, len);
+	r->held_len += len;
+	r->held_lines++;
+}
+
 void result_stream(struct result *r, const char *type, int run, json_t *obj)
 {
 	json_t *line = json_object();
@@ -184,6 +228,7 @@ void result_stream(struct result *r, const char *type, int run, json_t *obj)
 	}
 	len = strlen(text);
 	text[len++] = '\n';     /* replaces the NUL; the line is written by length */
+	result_stream_flush(r);
 	stream_write(r, text, len);
 	free(text);
 }
@@ -194,6 +239,7 @@ void result_stream_text(struct result *r, const char *line, size_t len)
 		r->stream_errno = EINVAL;
 		return;
 	}
+	result_stream_flush(r);
 	stream_write(r, line, len);
 }
 
@@ -202,6 +248,7 @@ json_t *result_samples_here(struct result *r, int run)
 	char text[96];
 	void *nr = realloc(r->runs, (r->nr_runs + 1) * sizeof(r->runs[0]));
 
+	result_stream_flush(r);
 	if (nr == NULL)
 		return json_array();    /* that run's samples stay in the stream only */
 	r->runs = nr;
@@ -277,6 +324,7 @@ int result_stream_error(const struct result *r, struct lab_error *err)
 
 void result_stream_sync(struct result *r)
 {
+	result_stream_flush(r);
 	if (r->stream_fd >= 0)
 		fdatasync(r->stream_fd);
 }
@@ -345,8 +393,11 @@ void result_close(struct result *r)
 {
 	if (r == NULL)
 		return;
-	if (r->stream_fd >= 0)
+	if (r->stream_fd >= 0) {
+		result_stream_flush(r);
 		close(r->stream_fd);
+	}
+	free(r->held);
 	json_decref(r->doc);
 	free(r->runs);
 	free(r);

@@ -29,8 +29,20 @@ void result_stream(struct result *r, const char *type, int run, json_t *obj);
 void result_stream_sync(struct result *r);
 
 /* A line the caller wrote itself (a sample, sampler.c: no json_t), ending
- * in '\n': written as it is, in one write. */
+ * in '\n': written as it is, in one write (after any held lines). */
 void result_stream_text(struct result *r, const char *line, size_t len);
+
+/* The same line held in memory, to be written with the lines held before
+ * and after it in one write: by result_stream_flush, or before the next
+ * line written any other way (so the stream keeps the order lines were
+ * made in), and by result_stream_sync, result_samples_here, result_finish
+ * and result_close.  The sampler holds its periodic tick lines for up to
+ * `[sample] flush_ms` (a write to a file system costs more than the line's
+ * parsing, and at 250 ms every write is a cold one); a run killed by
+ * SIGKILL loses the lines still held. */
+void result_stream_hold(struct result *r, const char *line, size_t len);
+void result_stream_flush(struct result *r);
+unsigned result_stream_held(const struct result *r);   /* lines held now */
 
 /* What runs[].samples holds while run `run` is sampled: a marker, not the
  * samples.  They are the stream's {"type":"sample","run":run,…} lines from

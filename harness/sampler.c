@@ -91,6 +91,7 @@ struct ctx {
 	struct jw scratch;              /* a folded burst's text, discarded */
 	struct { int pid; bool in; } pidcache[64];
 	unsigned pidcache_next;
+	uint64_t held_since_ns;         /* the oldest line the stream holds */
 };
 
 static uint64_t now_ns(void)
@@ -220,7 +221,7 @@ static void progress_line(struct ctx *c, bool done)
 /* A sample line's start: {"type":"sample","run":N,"t_ms":T,"cause":C —
  * the stream's line; the document's sample is the same without its first
  * two members (result.h: result_samples_here). */
-static void line_begin(struct ctx *c, double t, const char *cause)
+static void line_head(struct ctx *c)
 {
 	struct jw *w = &c->line;
 
@@ -231,19 +232,50 @@ static void line_begin(struct ctx *c, double t, const char *cause)
 	jw_key(w, "run");
 	jw_i64(w, c->run_index);
 	jw_key(w, RK_T_MS);
-	jw_real(w, t);
-	jw_key(w, "cause");
-	jw_str(w, cause);
 }
 
-/* The line's end and its one write. */
-static void line_end(struct ctx *c)
+static void line_begin(struct ctx *c, double t, const char *cause)
+{
+	line_head(c);
+	jw_real(&c->line, t);
+	jw_key(&c->line, "cause");
+	jw_str(&c->line, cause);
+}
+
+/* The same for a sample read at CLOCK_MONOTONIC ns: its t_ms is ms_since(c,
+ * ns) printed without printf (jw_fixed: the same double). */
+static void line_begin_at(struct ctx *c, uint64_t ns, const char *cause)
+{
+	line_head(c);
+	jw_fixed(&c->line, ns >= c->t0_ns ? ns - c->t0_ns : 0, 6);
+	jw_key(&c->line, "cause");
+	jw_str(&c->line, cause);
+}
+
+/* The line's end and its one write — or, for a periodic line (a tick, a
+ * walk, the bursts folded before one), held with the others since the last
+ * flush and written with them once [sample] flush_ms has passed: at 250 ms
+ * every write to the file system is a cold one, and costs as much as
+ * parsing the line did.  Anything else written to the stream (a step, an
+ * event, the end) writes the held lines first. */
+static void line_end(struct ctx *c, bool periodic)
 {
 	jw_obj_end(&c->line);
 	jw_raw(&c->line, "\n", 1);
-	if (!c->line.oom)
-		result_stream_text(c->res, c->line.data, c->line.len);
 	c->nr_samples++;
+	if (c->line.oom)
+		return;
+	if (!periodic || c->spec->flush_ms == 0) {
+		result_stream_text(c->res, c->line.data, c->line.len);
+		return;
+	}
+	if (result_stream_held(c->res) == 0)
+		c->held_since_ns = now_ns();
+	result_stream_hold(c->res, c->line.data, c->line.len);
+	/* Half an interval early: the line due at flush_ms goes with them. */
+	if (now_ns() - c->held_since_ns + (uint64_t)c->o->interval_ms * 500000ull >=
+	    (uint64_t)c->spec->flush_ms * 1000000ull)
+		result_stream_flush(c->res);
 }
 
 /* One burst reading into the fold: per zone the lowest free and when. */
@@ -339,7 +371,7 @@ static void fold_flush(struct ctx *c)
 		jw_obj_end(w);
 	}
 	jw_arr_end(w);
-	line_end(c);
+	line_end(c, true);
 	c->burst_lines++;
 	c->fold_n = 0;
 	c->nr_fold = 0;
@@ -356,10 +388,10 @@ static void take_burst(struct ctx *c)
 	c->sctx.burst = true;           /* the burst sources in their slim form */
 	c->sctx.at_step = false;
 	if (c->o->burst_raw) {
-		line_begin(c, t, "burst");
+		line_begin_at(c, wall0, "burst");
 		source_set_emit(c->sources, SOURCE_BURST, &c->line);
 		note_zones(c, c->sctx.facts.zones, "burst", t);
-		line_end(c);
+		line_end(c, true);
 		c->burst_lines++;
 	} else {
 		jw_reset(&c->scratch);
@@ -400,7 +432,7 @@ static const json_t *take_sample(struct ctx *c, const char *cause)
 	}
 	c->sctx.at_step = !tick && !walk;
 	c->sctx.burst = false;
-	line_begin(c, t, cause);
+	line_begin_at(c, wall0, cause);
 	source_set_emit(c->sources, cadences, w);
 	note_zones(c, c->sctx.facts.zones, cause, t);
 	if (c->sctx.facts.have_usage) {
@@ -415,11 +447,11 @@ static const json_t *take_sample(struct ctx *c, const char *cause)
 	jw_key(w, "cost_us");
 	jw_obj(w);
 	jw_key(w, "cpu");
-	jw_real(w, (double)(thread_cpu_ns() - cpu0) / 1e3);
+	jw_fixed(w, thread_cpu_ns() - cpu0, 3);         /* µs: ns / 1e3 */
 	jw_key(w, "wall");
-	jw_real(w, (double)(now_ns() - wall0) / 1e3);
+	jw_fixed(w, now_ns() - wall0, 3);
 	jw_obj_end(w);
-	line_end(c);
+	line_end(c, tick || walk);
 	c->last_full_ns = wall0;
 	if (tick || walk)
 		return NULL;
@@ -1056,7 +1088,9 @@ int sampler_run(const struct run_spec *spec, struct sandbox *sb, const struct sa
 			outcome = "timeout";
 			break;
 		}
-		n = epoll_wait(c.epfd, evs, 16, 1000);
+		/* The timer wakes the loop every interval: no timeout of its own (a
+		 * finite one arms a second hrtimer at every wait). */
+		n = epoll_wait(c.epfd, evs, 16, c.cur_interval_ms > 0 ? -1 : 1000);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {

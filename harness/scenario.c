@@ -136,7 +136,7 @@ static const char *const scenario_keys[] = {
 };
 static const char *const vm_keys[] = { "mem", "cpus", "thp", "swap", "disk", "kernel", NULL };
 static const char *const trace_keys[] = { "events", "raw", "burst", "burst_margin", "burst_always", "bin", "buffer_kb", NULL };
-static const char *const sample_keys[] = { "walk_interval_ms", NULL };
+static const char *const sample_keys[] = { "walk_interval_ms", "flush_ms", NULL };
 
 /* A [knobs] key is a sysctl name: "vm.watermark_scale_factor", "vm.page-cluster", "thp". */
 static bool is_knob_key(const char *s)
@@ -1335,6 +1335,18 @@ int scenario_instantiate(const struct scenario *s, size_t v, unsigned long long 
 			return inst_err(&in, it->value_pos, &x,
 					"[sample] walk_interval_ms: expected 0 (only at steps) or 10..3600000, got %llu", val);
 		r->walk_interval_ms = (unsigned)val;
+	}
+	/* How long the stream may hold tick lines before writing them. */
+	r->flush_ms = SCN_FLUSH_MS;
+	it = section_get(&s->sample, "flush_ms");
+	if (it != NULL) {
+		ret = typed_item(&in, &s->sample, "[sample]", it, K_UINT, NULL, &val, &x);
+		if (ret < 0)
+			return ret;
+		if (val > 60000)
+			return inst_err(&in, it->value_pos, &x,
+					"[sample] flush_ms: expected 0 (every line at once) to 60000, got %llu", val);
+		r->flush_ms = (unsigned)val;
 	}
 	r->nr_workloads = s->nr_workloads;
 	for (size_t i = 0; i < s->nr_workloads; i++) {

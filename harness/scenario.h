@@ -21,6 +21,7 @@
 #define SCN_MAX_REPORT 4
 #define SCN_MAX_KNOBS 12
 #define SCN_WALK_INTERVAL_MS 2000       /* [sample] walk_interval_ms default */
+#define SCN_FLUSH_MS 1000               /* [sample] flush_ms default */
 
 struct scn_pos {
 	int line, col;          /* 1-based; line 0 = from the command line */
@@ -158,6 +159,7 @@ struct run_spec {
 	size_t nr_knobs;
 	struct run_knob knobs[SCN_MAX_KNOBS];
 	unsigned walk_interval_ms;      /* [sample]: step sources between steps, 0 = only at steps */
+	unsigned flush_ms;              /* [sample]: tick lines held up to this long, 0 = none */
 	struct run_trace trace;
 };
 

@@ -263,6 +263,40 @@ void jw_real(struct jw *w, double v)
 	w->comma = true;
 }
 
+void jw_fixed(struct jw *w, unsigned long long v, unsigned decimals)
+{
+	char b[48], *end = b + sizeof(b), *p;
+	unsigned long long scale = 1;
+	unsigned d;
+
+	if (decimals < 1 || decimals > 9) {
+		jw_null(w);
+		return;
+	}
+	for (d = 0; d < decimals; d++)
+		scale *= 10;
+	{
+		unsigned long long frac = v % scale;
+
+		/* The fraction's digits, trailing zeros dropped (one is kept). */
+		d = decimals;
+		while (d > 1 && frac % 10 == 0) {
+			frac /= 10;
+			d--;
+		}
+		p = end;
+		for (unsigned i = 0; i < d; i++) {
+			*--p = (char)('0' + frac % 10);
+			frac /= 10;
+		}
+	}
+	*--p = '.';
+	p = digits(p, v / scale);
+	sep(w);
+	jw_raw(w, p, (size_t)(end - p));
+	w->comma = true;
+}
+
 void jw_null(struct jw *w)
 {
 	sep(w);

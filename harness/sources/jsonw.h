@@ -43,6 +43,12 @@ void jw_key(struct jw *w, const char *key);     /* "key": (escaped) */
 void jw_u64(struct jw *w, unsigned long long v);
 void jw_i64(struct jw *w, long long v);
 void jw_real(struct jw *w, double v);
+/* v / 10^decimals (decimals 1..9) as a real in the fewest digits, at least
+ * one after the point: "0.07", "112.5", "3.0".  Reads back as the very
+ * double (double)v / 1e<decimals> (v < 2^53: both are one correctly rounded
+ * division of the same exact number), without printf: a sample's times and
+ * PSI averages. */
+void jw_fixed(struct jw *w, unsigned long long v, unsigned decimals);
 void jw_str(struct jw *w, const char *s);
 void jw_null(struct jw *w);
 void jw_bool(struct jw *w, bool v);

@@ -90,7 +90,7 @@ static void line_emit(struct jw *w, const struct psi_line *l)
 	jw_obj(w);
 	for (int i = 0; i < 3; i++) {
 		jw_key(w, k[i]);
-		jw_real(w, (double)l->avg_centi[i] / 100.0);
+		jw_fixed(w, l->avg_centi[i], 2);      /* (double)centi / 100.0 */
 	}
 	jw_key(w, "total_us");
 	jw_i64(w, (long long)l->total_us);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
@@ -49,6 +50,12 @@ struct trace {
 	json_t *missing;                /* events this kernel does not have */
 	struct cpu_reader cpus[MAX_CPUS];
 	int nr_cpus;
+	/* A second descriptor of each CPU's trace_pipe_raw, only polled: a
+	 * drain reads the CPUs that hold records (one poll(2) instead of a
+	 * read per CPU, at every sample).  The instance's buffer_percent is 0,
+	 * so a buffer with any record in it polls readable. */
+	struct pollfd pfd[MAX_CPUS];
+	bool polled;
 	bool marker_ok;
 	struct timeline *tl;
 	trace_sandbox_fn in_sandbox;
@@ -64,6 +71,39 @@ struct trace {
 	size_t n_pidmap;
 	unsigned comm_next;
 };
+
+static void close_polled(struct trace *t)
+{
+	for (int c = 0; c < t->nr_cpus; c++) {
+		if (t->pfd[c].fd >= 0)
+			close(t->pfd[c].fd);
+		t->pfd[c].fd = -1;
+	}
+	t->polled = false;
+}
+
+/* The polled descriptors (see struct trace).  Any failure — no
+ * buffer_percent file (before 5.0), a CPU's file that does not open —
+ * leaves polling off: every drain then reads every CPU, as it did. */
+static void open_polled(struct trace *t)
+{
+	if (tracefs_instance_file_write(t->inst, "buffer_percent", "0") < 0)
+		return;
+	for (int c = 0; c < t->nr_cpus; c++) {
+		char file[64];
+
+		if (t->cpus[c].tcpu == NULL)
+			continue;
+		snprintf(file, sizeof(file), "per_cpu/cpu%d/trace_pipe_raw", c);
+		t->pfd[c].fd = tracefs_instance_file_open(t->inst, file, O_RDONLY | O_NONBLOCK);
+		t->pfd[c].events = POLLIN;
+		if (t->pfd[c].fd < 0) {
+			close_polled(t);
+			return;
+		}
+	}
+	t->polled = true;
+}
 
 static uint64_t mono_ns(void)
 {
@@ -225,6 +265,8 @@ int trace_open(const struct trace_config *cfg, int run_index, uint64_t t0_ns, tr
 	t->in_sandbox = in_sandbox;
 	t->sctx = sctx;
 	t->marker_fd = -1;
+	for (int c = 0; c < MAX_CPUS; c++)
+		t->pfd[c].fd = -1;
 	t->missing = json_array();
 	snprintf(t->name, sizeof(t->name), INSTANCE_PREFIX "%d-%d-ns%llu", (int)getpid(), run_index, pidns_ino());
 	/* The formats of the running kernel: fields differ between 6.1, 6.12, 6.18. */
@@ -290,6 +332,8 @@ int trace_open(const struct trace_config *cfg, int run_index, uint64_t t0_ns, tr
 			t->page_size = tracefs_cpu_read_size(t->cpus[c].tcpu);
 		/* The iterator opens the buffers itself: ours stay for the stats only. */
 	}
+	if (!t->iterate)
+		open_polled(t);
 	if (t->page_size <= 0) {
 		ret = lab_error_errno(err, errno ? errno : EIO, "open %s/instances/%s/per_cpu/*/trace_pipe_raw",
 				      TRACEFS_DIR, t->name);
@@ -569,6 +613,13 @@ int trace_marker_fd(const struct trace *t)
 	return t != NULL ? t->marker_fd : -1;
 }
 
+/* Which CPUs a drain reads: all when polling is not available, fails, or
+ * this is the final drain; else those whose buffer polls readable. */
+static bool cpu_wanted(const struct trace *t, int c, bool all)
+{
+	return all || !t->polled || (t->pfd[c].revents & (POLLIN | POLLERR | POLLHUP | POLLNVAL)) != 0;
+}
+
 int trace_drain(struct trace *t, bool final, json_t *events, json_t *intervals, timeline_emit_fn emit,
 		void *ectx, struct lab_error *err)
 {
@@ -583,10 +634,12 @@ int trace_drain(struct trace *t, bool final, json_t *events, json_t *intervals, 
 	if (t->iterate && tracefs_iterate_raw_events(t->tep, t->inst, NULL, 0, iterate_cb, t) < 0 &&
 	    t->n_batch == 0 && errno != 0 && errno != ENOENT)
 		return lab_error_errno(err, errno, "tracefs_iterate_raw_events");
+	bool all = final || (t->polled && poll(t->pfd, (nfds_t)t->nr_cpus, 0) < 0);
+
 	for (int c = 0; !t->iterate && c < t->nr_cpus; c++) {
 		struct cpu_reader *cr = &t->cpus[c];
 
-		if (cr->tcpu == NULL)
+		if (cr->tcpu == NULL || !cpu_wanted(t, c, all))
 			continue;
 		for (;;) {
 			int n = tracefs_cpu_read(cr->tcpu, t->page, true);
@@ -717,6 +770,7 @@ void trace_close(struct trace *t)
 		for (int c = 0; c < t->nr_cpus; c++)
 			if (t->cpus[c].tcpu != NULL)
 				tracefs_cpu_close(t->cpus[c].tcpu);
+		close_polled(t);
 		tracefs_event_disable(t->inst, NULL, NULL);
 		/* An open trace_marker keeps the instance busy (rmdir: EBUSY). */
 		if (t->marker_ok)

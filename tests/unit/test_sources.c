@@ -431,6 +431,37 @@ static void test_jsonw(void)
 	jw_reset(&w);
 	jw_real(&w, 0.0 / 0.0);
 	CHECK_STR(w.data, "null");
+	/* Fixed point (a sample's t_ms and cost_us, PSI's averages): the very
+	 * double the division gives, in the fewest digits, always a real. */
+	{
+		static const struct { unsigned long long v; unsigned d; const char *text; } fx[] = {
+			{ 0, 2, "0.0" }, { 7, 2, "0.07" }, { 20, 2, "0.2" }, { 10000, 2, "100.0" },
+			{ 111566782, 6, "111.566782" }, { 119814909, 6, "119.814909" }, { 1500000, 6, "1.5" },
+			{ 128238, 3, "128.238" }, { 5, 3, "0.005" }, { 4503599627370495ull, 9, "4503599.627370495" },
+		};
+		static const double scale[] = { 0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9 };
+
+		for (size_t i = 0; i < sizeof(fx) / sizeof(fx[0]); i++) {
+			jw_reset(&w);
+			jw_fixed(&w, fx[i].v, fx[i].d);
+			CHECK_STR(w.data, fx[i].text);
+		}
+		for (int i = 0; i < 20000; i++) {
+			unsigned long long u = ((unsigned long long)rand() << 31 ^ (unsigned long long)rand()) %
+					       (1ull << (i % 53 + 1));
+			unsigned d = 1 + (unsigned)(i % 9);
+
+			jw_reset(&w);
+			jw_fixed(&w, u, d);
+			v = jw_load(&w, &je);
+			CHECK(json_is_real(v) && json_real_value(v) == (double)u / scale[d]);
+			CHECK(w.len < 2 || w.data[w.len - 1] != '0' || w.data[w.len - 2] == '.');
+			json_decref(v);
+		}
+		jw_reset(&w);
+		jw_fixed(&w, 5, 0);
+		CHECK_STR(w.data, "null");
+	}
 	/* Strings: quotes, backslashes, control bytes, UTF-8 kept, a stray byte escaped. */
 	jw_reset(&w);
 	jw_obj(&w);
