@@ -23,7 +23,7 @@
 #include "sources/source.h"
 #include "sources/zoneinfo.h"
 
-enum { TAG_TIMER = 1, TAG_SIGNAL = 2, TAG_EVENT = 0x100, TAG_PIDFD = 0x200 };
+enum { TAG_TIMER = 1, TAG_SIGNAL = 2, TAG_EVENT = 0x100, TAG_PIDFD = 0x200, TAG_TRACE = 0x400 };
 
 struct wl {
 	const struct run_workload *spec;
@@ -1056,6 +1056,9 @@ int sampler_run(const struct run_spec *spec, struct sandbox *sb, const struct sa
 	c.cur_interval_ms = o->interval_ms;
 	if ((ret = watch(&c, c.tfd, TAG_TIMER)) < 0 || (ret = watch(&c, o->sigfd, TAG_SIGNAL)) < 0)
 		goto out;
+	/* The trace buffers say when they hold records (else each sample
+	 * reads every CPU's). */
+	trace_watch(c.tr, c.epfd, TAG_TRACE);
 	if (sandbox_read(sb, &c.cg, err) == 0) {
 		c.oom_seen = c.oom_base = c.cg.oom_kill;
 		c.group_base = c.cg.oom_group_kill;
@@ -1067,7 +1070,7 @@ int sampler_run(const struct run_spec *spec, struct sandbox *sb, const struct sa
 	deadline = c.t0_ns + (uint64_t)o->timeout_s * 1000000000ull;
 
 	for (;;) {
-		struct epoll_event evs[16];
+		struct epoll_event evs[64];
 		int n;
 
 		if (c.wl[main_wl].proc.exited)
@@ -1090,13 +1093,22 @@ int sampler_run(const struct run_spec *spec, struct sandbox *sb, const struct sa
 		}
 		/* The timer wakes the loop every interval: no timeout of its own (a
 		 * finite one arms a second hrtimer at every wait). */
-		n = epoll_wait(c.epfd, evs, 16, c.cur_interval_ms > 0 ? -1 : 1000);
+		n = epoll_wait(c.epfd, evs, (int)(sizeof(evs) / sizeof(evs[0])), c.cur_interval_ms > 0 ? -1 : 1000);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
 			ret = lab_error_errno(err, errno, "epoll_wait");
 			goto out;
 		}
+		/* The trace buffers that hold records first, so the samples below
+		 * read them; a full batch may have left some out: then all. */
+		for (int k = 0; k < n; k++)
+			if (evs[k].data.u64 & TAG_TRACE)
+				trace_ready(c.tr, (int)(evs[k].data.u64 & 0xff));
+		if (n == (int)(sizeof(evs) / sizeof(evs[0])))
+			trace_ready(c.tr, -1);
+		else
+			trace_seen(c.tr, now_ns());
 		for (int k = 0; k < n; k++) {
 			uint64_t tag = evs[k].data.u64;
 

@@ -135,28 +135,29 @@ static size_t utf8_len(const unsigned char *s)
 	return n;
 }
 
-static void string(struct jw *w, const char *s)
+/* s[0..len) as a JSON string; stops early at a NUL (none is expected). */
+static void string_n(struct jw *w, const char *s, size_t len)
 {
-	const unsigned char *p = (const unsigned char *)s;
+	const unsigned char *p = (const unsigned char *)s, *end = p + len;
 
 	put(w, '"');
-	while (*p != '\0') {
+	while (p < end && *p != '\0') {
 		const unsigned char *run = p;
 		size_t n;
 
 		/* The plain bytes in one copy: keys and names are all plain. */
-		while (*p >= 0x20 && *p < 0x80 && *p != '"' && *p != '\\')
+		while (p < end && *p >= 0x20 && *p < 0x80 && *p != '"' && *p != '\\')
 			p++;
 		if (p > run)
 			jw_raw(w, (const char *)run, (size_t)(p - run));
-		if (*p == '\0')
+		if (p == end || *p == '\0')
 			break;
 		if (*p == '"' || *p == '\\') {
 			char e[2] = { '\\', (char)*p };
 
 			jw_raw(w, e, 2);
 			p++;
-		} else if (*p >= 0x80 && (n = utf8_len(p)) > 0) {
+		} else if (*p >= 0x80 && (n = utf8_len(p)) > 0 && n <= (size_t)(end - p)) {
 			jw_raw(w, (const char *)p, n);
 			p += n;
 		} else {
@@ -170,10 +171,22 @@ static void string(struct jw *w, const char *s)
 	put(w, '"');
 }
 
+static void string(struct jw *w, const char *s)
+{
+	string_n(w, s, strlen(s));
+}
+
 void jw_key(struct jw *w, const char *key)
 {
 	sep(w);
 	string(w, key);
+	put(w, ':');
+}
+
+void jw_key_n(struct jw *w, const char *key, size_t len)
+{
+	sep(w);
+	string_n(w, key, len);
 	put(w, ':');
 }
 

@@ -40,6 +40,7 @@ void jw_obj_end(struct jw *w);          /* '}' */
 void jw_arr(struct jw *w);              /* '[' */
 void jw_arr_end(struct jw *w);          /* ']' */
 void jw_key(struct jw *w, const char *key);     /* "key": (escaped) */
+void jw_key_n(struct jw *w, const char *key, size_t len);       /* the same, len bytes (no NUL in them) */
 void jw_u64(struct jw *w, unsigned long long v);
 void jw_i64(struct jw *w, long long v);
 void jw_real(struct jw *w, double v);

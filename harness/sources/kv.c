@@ -143,12 +143,11 @@ static int colon_line(const char *p, const char *eol, size_t lineno, const char 
 	return 1;
 }
 
-/* Each line goes through parse_line and is appended when it says so; on any
- * error out is cut back to what it held before the call. */
-static int parse_lines(const char *buf, struct kv_list *out, line_parser parse_line,
-		       struct lab_error *err)
+/* Each line goes through parse_line and, when it says so, to fn; the first
+ * error (the line's, or fn's) stops the walk. */
+static int each_line(const char *buf, line_parser parse_line, kv_fn fn, void *ctx, struct lab_error *err)
 {
-	size_t first = out->n, lineno = 0;
+	size_t lineno = 0;
 	const char *p = buf;
 
 	while (*p != '\0') {
@@ -160,14 +159,40 @@ static int parse_lines(const char *buf, struct kv_list *out, line_parser parse_l
 		lineno++;
 		ret = parse_line(p, eol, lineno, &key, &keylen, &val, err);
 		if (ret > 0)
-			ret = kv_append(out, key, keylen, val, lineno, err);
-		if (ret < 0) {
-			out->n = first;
+			ret = fn(ctx, key, keylen, val, lineno, err);
+		if (ret < 0)
 			return ret;
-		}
 		p = lex_next_line(eol);
 	}
 	return 0;
+}
+
+static int append_fn(void *ctx, const char *key, size_t keylen, unsigned long long val, size_t lineno,
+		     struct lab_error *err)
+{
+	return kv_append(ctx, key, keylen, val, lineno, err);
+}
+
+/* Appended to out; on any error out is cut back to what it held before. */
+static int parse_lines(const char *buf, struct kv_list *out, line_parser parse_line,
+		       struct lab_error *err)
+{
+	size_t first = out->n;
+	int ret = each_line(buf, parse_line, append_fn, out, err);
+
+	if (ret < 0)
+		out->n = first;
+	return ret;
+}
+
+int kv_each_space(const char *buf, kv_fn fn, void *ctx, struct lab_error *err)
+{
+	return each_line(buf, space_line, fn, ctx, err);
+}
+
+int kv_each_colon(const char *buf, kv_fn fn, void *ctx, struct lab_error *err)
+{
+	return each_line(buf, colon_line, fn, ctx, err);
 }
 
 int kv_parse_space(const char *buf, struct kv_list *out, struct lab_error *err)

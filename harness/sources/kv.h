@@ -43,6 +43,16 @@ int kv_parse_space(const char *buf, struct kv_list *out, struct lab_error *err);
  * number that overflows 64 bits and a key of KV_KEY_MAX characters or more. */
 int kv_parse_colon(const char *buf, struct kv_list *out, struct lab_error *err);
 
+/* The same two shapes, each stored line handed to fn as it is parsed, with
+ * no list (the tick's path: a sample's keys go straight to its text).  The
+ * key is not NUL-terminated; fn returns 0 or a negative errno (err filled),
+ * which stops the walk.  Returns 0, the first line's error as above, or
+ * fn's. */
+typedef int (*kv_fn)(void *ctx, const char *key, size_t keylen, unsigned long long val, size_t lineno,
+		     struct lab_error *err);
+int kv_each_space(const char *buf, kv_fn fn, void *ctx, struct lab_error *err);
+int kv_each_colon(const char *buf, kv_fn fn, void *ctx, struct lab_error *err);
+
 /* Whole-key lookup.  Returns true and sets *val when present. */
 bool kv_get(const struct kv_list *l, const char *key, unsigned long long *val);
 

@@ -15,7 +15,7 @@
 #include "lex.h"
 
 struct memcg_state {
-	struct kv_list stat, events;
+	struct kv_list events;
 };
 
 static int parse_u64_line(const char *buf, unsigned long long *v)
@@ -40,18 +40,11 @@ static int memcg_emit(struct source_ctx *ctx, void *state, struct jw *w, struct 
 		return ret;
 	if (parse_u64_line(cur, &usage) < 0)
 		return lab_error_set(err, EINVAL, "memory usage: not a number: %.40s", cur);
-	if ((ret = source_read_sandbox(ctx, "memory.stat", &stat, err)) < 0)
-		return ret;
-	kv_reset(&st->stat);
-	if ((ret = kv_parse_space(stat, &st->stat, err)) < 0)
-		return lab_error_prefix(err, "memory.stat");
 	if ((ret = source_read_sandbox(ctx, "memory.events", &events, err)) < 0)
 		return ret;
 	kv_reset(&st->events);
 	if ((ret = kv_parse_space(events, &st->events, err)) < 0)
 		return lab_error_prefix(err, "%s", ctx->cg == CG_VERSION_V1 ? "memory.oom_control" : "memory.events");
-	ctx->facts.have_usage = true;
-	ctx->facts.usage_bytes = usage;
 	jw_obj(w);
 	jw_key(w, "usage_bytes");
 	jw_i64(w, (long long)usage);
@@ -62,11 +55,18 @@ static int memcg_emit(struct source_ctx *ctx, void *state, struct jw *w, struct 
 	 * no group kills. */
 	jw_key(w, "oom_group_kill");
 	jw_i64(w, ctx->cg == CG_VERSION_V2 ? (long long)kv_get0(&st->events, "oom_group_kill") : 0);
+	/* memory.stat's ~45 lines straight into the text: no list to fill and
+	 * read again at every tick (on an error the caller rewinds). */
 	jw_key(w, "stat");
-	source_kv_emit(w, &st->stat);
+	if ((ret = source_read_sandbox(ctx, "memory.stat", &stat, err)) < 0)
+		return ret;
+	if ((ret = source_kv_emit_text(w, stat, false, err)) < 0)
+		return lab_error_prefix(err, "memory.stat");
 	jw_key(w, "events");
 	source_kv_emit(w, &st->events);
 	jw_obj_end(w);
+	ctx->facts.have_usage = true;
+	ctx->facts.usage_bytes = usage;
 	return 0;
 }
 
@@ -74,7 +74,6 @@ static void memcg_close(void *state)
 {
 	struct memcg_state *st = state;
 
-	kv_free(&st->stat);
 	kv_free(&st->events);
 }
 

@@ -299,6 +299,25 @@ void source_kv_emit(struct jw *w, const struct kv_list *l)
 	jw_obj_end(w);
 }
 
+static int emit_kv(void *ctx, const char *key, size_t keylen, unsigned long long val, size_t lineno,
+		   struct lab_error *err)
+{
+	(void)lineno, (void)err;
+	jw_key_n(ctx, key, keylen);
+	jw_i64(ctx, (long long)val);    /* as source_kv_emit */
+	return 0;
+}
+
+int source_kv_emit_text(struct jw *w, const char *buf, bool colon, struct lab_error *err)
+{
+	int ret;
+
+	jw_obj(w);
+	ret = colon ? kv_each_colon(buf, emit_kv, w, err) : kv_each_space(buf, emit_kv, w, err);
+	jw_obj_end(w);
+	return ret;
+}
+
 int source_emitted(struct jw *w, json_t **out, struct lab_error *err)
 {
 	json_error_t je;

@@ -157,6 +157,10 @@ void source_set_close(struct source_set *set);
 json_t *source_kv_json(const struct kv_list *l);
 /* {"key": value, …} of a kv list at w. */
 void source_kv_emit(struct jw *w, const struct kv_list *l);
+/* The same straight from a file's text (kv.h: kv_each_space, or
+ * kv_each_colon when colon), with no list: the tick's path.  On an error
+ * (kv.h's) the text at w is unfinished: the caller rewinds it. */
+int source_kv_emit_text(struct jw *w, const char *buf, bool colon, struct lab_error *err);
 /* A pure parse's end: the text at w (freed) as *out; -EINVAL if it does not load. */
 int source_emitted(struct jw *w, json_t **out, struct lab_error *err);
 /* Read a file whole into ctx->buf; *text points into it until the next read.

@@ -37,6 +37,22 @@ int trace_drain(struct trace *t, bool final, json_t *events, json_t *intervals, 
 	return 0;
 }
 
+int trace_watch(struct trace *t, int epfd, uint64_t tag)
+{
+	(void)t, (void)epfd, (void)tag;
+	return -ENOSYS;
+}
+
+void trace_ready(struct trace *t, int cpu)
+{
+	(void)t, (void)cpu;
+}
+
+void trace_seen(struct trace *t, uint64_t ns)
+{
+	(void)t, (void)ns;
+}
+
 void trace_marker(struct trace *t, const char *text)
 {
 	(void)t, (void)text;

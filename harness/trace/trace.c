@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
-#include <poll.h>
+#include <sys/epoll.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
@@ -50,19 +50,24 @@ struct trace {
 	json_t *missing;                /* events this kernel does not have */
 	struct cpu_reader cpus[MAX_CPUS];
 	int nr_cpus;
-	/* A second descriptor of each CPU's trace_pipe_raw, only polled: a
-	 * drain reads the CPUs that hold records (one poll(2) instead of a
-	 * read per CPU, at every sample).  The instance's buffer_percent is 0,
-	 * so a buffer with any record in it polls readable. */
-	struct pollfd pfd[MAX_CPUS];
-	bool polled;
+	/* A second descriptor of each CPU's trace_pipe_raw, only watched: in
+	 * the sampler's epoll set, one-shot (trace_watch), so a CPU's first
+	 * record after a drain marks it ready (trace_ready) and a drain reads
+	 * only the CPUs marked — no system call per CPU at every sample while
+	 * nothing is traced.  The instance's buffer_percent is 0, so a buffer
+	 * with any record in it is readable. */
+	int wfd[MAX_CPUS];
+	bool ready[MAX_CPUS];
+	int epfd;                       /* -1: not watched, every drain reads every CPU */
+	uint64_t tag;
+	uint64_t seen_ns;               /* trace_seen: readiness passed on up to here */
 	bool marker_ok;
 	struct timeline *tl;
 	trace_sandbox_fn in_sandbox;
 	void *sctx;
 	struct trace_rec *batch;
 	size_t n_batch, cap_batch;
-	unsigned long long records, drains;
+	unsigned long long records, drains, reads;
 	double drain_cpu_us;
 	struct { int pid; char comm[20]; } comms[64];     /* /proc/PID/comm, read once per pid */
 	bool iterate;                   /* PAGELAB_TRACE_READER=iterate */
@@ -72,20 +77,20 @@ struct trace {
 	unsigned comm_next;
 };
 
-static void close_polled(struct trace *t)
+static void close_watched(struct trace *t)
 {
 	for (int c = 0; c < t->nr_cpus; c++) {
-		if (t->pfd[c].fd >= 0)
-			close(t->pfd[c].fd);
-		t->pfd[c].fd = -1;
+		if (t->wfd[c] >= 0)
+			close(t->wfd[c]);      /* leaves the epoll set with it */
+		t->wfd[c] = -1;
 	}
-	t->polled = false;
+	t->epfd = -1;
 }
 
-/* The polled descriptors (see struct trace).  Any failure — no
- * buffer_percent file (before 5.0), a CPU's file that does not open —
- * leaves polling off: every drain then reads every CPU, as it did. */
-static void open_polled(struct trace *t)
+/* The watched descriptors (see struct trace).  Any failure — no
+ * buffer_percent file, a CPU's file that does not open — leaves them
+ * closed: trace_watch then refuses and every drain reads every CPU. */
+static void open_watched(struct trace *t)
 {
 	if (tracefs_instance_file_write(t->inst, "buffer_percent", "0") < 0)
 		return;
@@ -95,14 +100,12 @@ static void open_polled(struct trace *t)
 		if (t->cpus[c].tcpu == NULL)
 			continue;
 		snprintf(file, sizeof(file), "per_cpu/cpu%d/trace_pipe_raw", c);
-		t->pfd[c].fd = tracefs_instance_file_open(t->inst, file, O_RDONLY | O_NONBLOCK);
-		t->pfd[c].events = POLLIN;
-		if (t->pfd[c].fd < 0) {
-			close_polled(t);
+		t->wfd[c] = tracefs_instance_file_open(t->inst, file, O_RDONLY | O_NONBLOCK);
+		if (t->wfd[c] < 0) {
+			close_watched(t);
 			return;
 		}
 	}
-	t->polled = true;
 }
 
 static uint64_t mono_ns(void)
@@ -265,8 +268,9 @@ int trace_open(const struct trace_config *cfg, int run_index, uint64_t t0_ns, tr
 	t->in_sandbox = in_sandbox;
 	t->sctx = sctx;
 	t->marker_fd = -1;
+	t->epfd = -1;
 	for (int c = 0; c < MAX_CPUS; c++)
-		t->pfd[c].fd = -1;
+		t->wfd[c] = -1;
 	t->missing = json_array();
 	snprintf(t->name, sizeof(t->name), INSTANCE_PREFIX "%d-%d-ns%llu", (int)getpid(), run_index, pidns_ino());
 	/* The formats of the running kernel: fields differ between 6.1, 6.12, 6.18. */
@@ -333,7 +337,7 @@ int trace_open(const struct trace_config *cfg, int run_index, uint64_t t0_ns, tr
 		/* The iterator opens the buffers itself: ours stay for the stats only. */
 	}
 	if (!t->iterate)
-		open_polled(t);
+		open_watched(t);
 	if (t->page_size <= 0) {
 		ret = lab_error_errno(err, errno ? errno : EIO, "open %s/instances/%s/per_cpu/*/trace_pipe_raw",
 				      TRACEFS_DIR, t->name);
@@ -613,42 +617,115 @@ int trace_marker_fd(const struct trace *t)
 	return t != NULL ? t->marker_fd : -1;
 }
 
-/* Which CPUs a drain reads: all when polling is not available, fails, or
- * this is the final drain; else those whose buffer polls readable. */
-static bool cpu_wanted(const struct trace *t, int c, bool all)
+/* Which CPUs a drain reads: all when not watched or at the final drain;
+ * else those marked ready since their last drain. */
+static bool cpu_wanted(const struct trace *t, int c, bool final)
 {
-	return all || !t->polled || (t->pfd[c].revents & (POLLIN | POLLERR | POLLHUP | POLLNVAL)) != 0;
+	return final || t->epfd < 0 || t->ready[c];
+}
+
+static int arm(struct trace *t, int c, int op)
+{
+	struct epoll_event ev = { .events = EPOLLIN | EPOLLONESHOT, .data.u64 = t->tag | (uint64_t)c };
+
+	return epoll_ctl(t->epfd, op, t->wfd[c], &ev);
+}
+
+int trace_watch(struct trace *t, int epfd, uint64_t tag)
+{
+	int c;
+
+	if (t == NULL || t->iterate)
+		return -EOPNOTSUPP;
+	for (c = 0; c < t->nr_cpus; c++)
+		if (t->cpus[c].tcpu != NULL && t->wfd[c] < 0)
+			return -EOPNOTSUPP;
+	t->epfd = epfd;
+	t->tag = tag;
+	for (c = 0; c < t->nr_cpus; c++) {
+		if (t->wfd[c] < 0)
+			continue;
+		if (arm(t, c, EPOLL_CTL_ADD) < 0) {
+			int e = errno;
+
+			while (--c >= 0)
+				if (t->wfd[c] >= 0)
+					epoll_ctl(epfd, EPOLL_CTL_DEL, t->wfd[c], NULL);
+			t->epfd = -1;
+			return -e;
+		}
+	}
+	return 0;
+}
+
+void trace_ready(struct trace *t, int cpu)
+{
+	if (t != NULL && cpu >= 0 && cpu < t->nr_cpus)
+		t->ready[cpu] = true;
+	else if (t != NULL && cpu < 0)
+		for (int c = 0; c < t->nr_cpus; c++)
+			t->ready[c] = true;
+}
+
+void trace_seen(struct trace *t, uint64_t ns)
+{
+	if (t != NULL)
+		t->seen_ns = ns;
+}
+
+/* A drain's horizon: the records before it are all read (later ones wait
+ * for the next drain, so that records of every CPU are taken in time
+ * order).  Reading every CPU, that is the drain's start.  Reading only the
+ * ready ones, it is the last moment the caller's epoll set was seen whole,
+ * less the time a record's wakeup may take to reach it (an irq_work on the
+ * writing CPU: microseconds; 2 ms leaves room for an emulated one). */
+#define WAKE_SLACK_NS 2000000ull
+
+static uint64_t horizon_of(const struct trace *t, uint64_t now)
+{
+	bool all = true;
+
+	for (int c = 0; c < t->nr_cpus && all && t->epfd >= 0; c++)
+		all = t->wfd[c] < 0 || t->ready[c];
+	if (all)
+		return now;
+	if (t->seen_ns < WAKE_SLACK_NS)
+		return 0;
+	return t->seen_ns - WAKE_SLACK_NS < now ? t->seen_ns - WAKE_SLACK_NS : now;
 }
 
 int trace_drain(struct trace *t, bool final, json_t *events, json_t *intervals, timeline_emit_fn emit,
 		void *ectx, struct lab_error *err)
 {
-	/* Every CPU is read after this instant, so nothing before it is still
-	 * to come: records up to it are final, later ones wait a drain. */
-	uint64_t horizon = mono_ns(), c0 = cpu_ns();
+	uint64_t horizon, c0 = cpu_ns();
 	int ret;
 
 	if (t == NULL)
 		return 0;
+	horizon = horizon_of(t, mono_ns());
 	t->n_batch = 0;
 	if (t->iterate && tracefs_iterate_raw_events(t->tep, t->inst, NULL, 0, iterate_cb, t) < 0 &&
 	    t->n_batch == 0 && errno != 0 && errno != ENOENT)
 		return lab_error_errno(err, errno, "tracefs_iterate_raw_events");
-	bool all = final || (t->polled && poll(t->pfd, (nfds_t)t->nr_cpus, 0) < 0);
-
 	for (int c = 0; !t->iterate && c < t->nr_cpus; c++) {
 		struct cpu_reader *cr = &t->cpus[c];
 
-		if (cr->tcpu == NULL || !cpu_wanted(t, c, all))
+		if (cr->tcpu == NULL || !cpu_wanted(t, c, final))
 			continue;
+		t->ready[c] = false;
 		for (;;) {
 			int n = tracefs_cpu_read(cr->tcpu, t->page, true);
 
+			t->reads++;
 			if (n <= 0)
 				break;
 			if ((ret = decode_page(t, cr)) < 0)
 				return lab_error_errno(err, -ret, "decode trace records");
 		}
+		/* Watched again once read empty: a record written since the
+		 * last read makes it ready at once, none waits unseen. */
+		if (t->epfd >= 0 && t->wfd[c] >= 0)
+			arm(t, c, EPOLL_CTL_MOD);
 	}
 	classify(t);
 	ret = timeline_feed(t->tl, t->batch, t->n_batch, final ? UINT64_MAX : horizon, events, intervals, emit,
@@ -756,6 +833,8 @@ json_t *trace_summary(struct trace *t, uint64_t end_ns)
 	json_object_set(o, "missing_events", t->missing);
 	json_object_set_new(o, "records", json_integer((json_int_t)t->records));
 	json_object_set_new(o, "drains", json_integer((json_int_t)t->drains));
+	json_object_set_new(o, "buffer_reads", json_integer((json_int_t)t->reads));
+	json_object_set_new(o, "watched", json_boolean(t->epfd >= 0));
 	json_object_set_new(o, "drain_cpu_us", json_real(t->drain_cpu_us));
 	json_object_set_new(o, "reader", json_string(t->iterate ? "tracefs_iterate_raw_events" : "per-cpu trace_pipe_raw"));
 	return o;
@@ -770,7 +849,7 @@ void trace_close(struct trace *t)
 		for (int c = 0; c < t->nr_cpus; c++)
 			if (t->cpus[c].tcpu != NULL)
 				tracefs_cpu_close(t->cpus[c].tcpu);
-		close_polled(t);
+		close_watched(t);
 		tracefs_event_disable(t->inst, NULL, NULL);
 		/* An open trace_marker keeps the instance busy (rmdir: EBUSY). */
 		if (t->marker_ok)

@@ -48,6 +48,17 @@ int trace_open(const struct trace_config *cfg, int run_index, uint64_t t0_ns, tr
 int trace_drain(struct trace *t, bool final, json_t *events, json_t *intervals, timeline_emit_fn emit,
 		void *ectx, struct lab_error *err);
 
+/* The per-CPU buffers in the caller's epoll set epfd, one-shot, each with
+ * data.u64 = tag | cpu: when epoll reports one, the caller says so with
+ * trace_ready(t, cpu) (cpu -1: all of them) and the next drain reads it
+ * (and watches it again); a drain reads no other CPU.  After each
+ * epoll_wait whose every ready CPU it passed on, the caller says when with
+ * trace_seen(t, CLOCK_MONOTONIC ns): records are final up to then.  0, or
+ * -errno (then every drain reads every CPU, as without it). */
+int trace_watch(struct trace *t, int epfd, uint64_t tag);
+void trace_ready(struct trace *t, int cpu);
+void trace_seen(struct trace *t, uint64_t ns);
+
 /* A line in the instance's trace_marker (a workload's step). */
 void trace_marker(struct trace *t, const char *text);
 

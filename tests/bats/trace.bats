@@ -115,6 +115,22 @@ SMALL=(--set region=128M --set pressure=200M --set memory_max=320M --set ballast
   [ ! -d "$inst" ]
 }
 
+# Each CPU's buffer is watched (one-shot in the sampler's epoll set): a drain
+# reads only the CPUs that received records since their last read, so the
+# quiet hold costs no read at all.  Reading every CPU at every drain would
+# make at least one read per CPU per drain.  The step markers all arrive.
+@test "the trace buffers are read only when they hold records: a quiet hold reads none" {
+  stem=trace-watched
+  run "$PAGELAB" run "$TOP/tests/scenarios/long.scn" --set hold_ms=3000 --no-report --out "$RESULTS/$stem.json"
+  assert_success
+  t=$(jq -c '.runs[0].summary.trace | {watched, drains, buffer_reads, records}' "$RESULTS/$stem.json")
+  echo "$t"
+  jq -e '.watched == true and .drains >= 12 and .buffer_reads >= 1 and .buffer_reads < .drains' <<<"$t"
+  # Every step's marker was read: fill, advise, hold, mincore.
+  jq -e '[.runs[0].events[] | select(.event == "print") | .buf | select(startswith("pagelab step region "))] | length == 4' \
+    "$RESULTS/$stem.json"
+}
+
 @test "--trace none: no instance, no events; a bad set or [trace] value is refused before anything runs" {
   stem=trace-none
   run_scenario madv-free/probe $stem --repeat 1 --trace none
