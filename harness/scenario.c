@@ -5,6 +5,7 @@
 #include <ctype.h>
 #include <stdarg.h>
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -137,6 +138,23 @@ static const char *const scenario_keys[] = {
 static const char *const vm_keys[] = { "mem", "cpus", "thp", "swap", "disk", "kernel", NULL };
 static const char *const trace_keys[] = { "events", "raw", "burst", "burst_margin", "burst_always", "bin", "buffer_kb", NULL };
 static const char *const sample_keys[] = { "walk_interval_ms", "flush_ms", NULL };
+
+/* [sample]'s keys, typed: each an unsigned of struct run_spec (scenario.md). */
+static const struct sample_key {
+	const char *key;
+	size_t offset;                  /* into struct run_spec */
+	unsigned def;
+	bool zero;                      /* 0 is allowed besides lo..hi */
+	unsigned long long lo, hi;
+	const char *expect;
+} sample_tab[] = {
+	/* The step sources' own cadence (sources/source.h). */
+	{ "walk_interval_ms", offsetof(struct run_spec, walk_interval_ms), SCN_WALK_INTERVAL_MS, true, 10, 3600000,
+	  "0 (only at steps) or 10..3600000" },
+	/* How long the stream may hold tick lines before writing them (result.h). */
+	{ "flush_ms", offsetof(struct run_spec, flush_ms), SCN_FLUSH_MS, true, 0, 60000,
+	  "0 (every line at once) to 60000" },
+};
 
 /* A [knobs] key is a sysctl name: "vm.watermark_scale_factor", "vm.page-cluster", "thp". */
 static bool is_knob_key(const char *s)
@@ -1324,29 +1342,22 @@ int scenario_instantiate(const struct scenario *s, size_t v, unsigned long long 
 		if (ret < 0)
 			return ret;
 	}
-	/* [sample]: the step sources' own cadence (sources/source.h). */
-	r->walk_interval_ms = SCN_WALK_INTERVAL_MS;
-	it = section_get(&s->sample, "walk_interval_ms");
-	if (it != NULL) {
+	/* [sample]: the cadences of the sampler's own work (sample_tab). */
+	for (size_t k = 0; k < sizeof(sample_tab) / sizeof(sample_tab[0]); k++) {
+		const struct sample_key *sk = &sample_tab[k];
+		unsigned *dst = (unsigned *)((char *)r + sk->offset);
+
+		*dst = sk->def;
+		it = section_get(&s->sample, sk->key);
+		if (it == NULL)
+			continue;
 		ret = typed_item(&in, &s->sample, "[sample]", it, K_UINT, NULL, &val, &x);
 		if (ret < 0)
 			return ret;
-		if (val != 0 && (val < 10 || val > 3600000))
-			return inst_err(&in, it->value_pos, &x,
-					"[sample] walk_interval_ms: expected 0 (only at steps) or 10..3600000, got %llu", val);
-		r->walk_interval_ms = (unsigned)val;
-	}
-	/* How long the stream may hold tick lines before writing them. */
-	r->flush_ms = SCN_FLUSH_MS;
-	it = section_get(&s->sample, "flush_ms");
-	if (it != NULL) {
-		ret = typed_item(&in, &s->sample, "[sample]", it, K_UINT, NULL, &val, &x);
-		if (ret < 0)
-			return ret;
-		if (val > 60000)
-			return inst_err(&in, it->value_pos, &x,
-					"[sample] flush_ms: expected 0 (every line at once) to 60000, got %llu", val);
-		r->flush_ms = (unsigned)val;
+		if ((val != 0 || !sk->zero) && (val < sk->lo || val > sk->hi))
+			return inst_err(&in, it->value_pos, &x, "[sample] %s: expected %s, got %llu", sk->key,
+					sk->expect, val);
+		*dst = (unsigned)val;
 	}
 	r->nr_workloads = s->nr_workloads;
 	for (size_t i = 0; i < s->nr_workloads; i++) {
