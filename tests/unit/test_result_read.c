@@ -14,7 +14,9 @@
  * actions.  A stream cut by a kill reads up to the cut (status interrupted).
  * A document that is not JSON is refused with the byte offset and line of the
  * fault; a FIFO and a directory are refused before a byte is read; nesting
- * past jansson's depth is refused.  Files made here live in a private mktemp
+ * past jansson's depth is refused.  The writer's held lines (result.h:
+ * result_stream_hold) reach the stream only when flushed, in order, before
+ * the line that flushed them.  Files made here live in a private mktemp
  * directory.
  */
 #include <fcntl.h>
@@ -22,6 +24,7 @@
 
 #include <jansson.h>
 
+#include "result.h"
 #include "result_read.h"
 #include "unit.h"
 
@@ -152,6 +155,55 @@ static void check_bad(const char *name, const char *text, const char *want1, con
 	CHECK(strchr(err.msg, '\n') == NULL);
 }
 
+/* The stream's text so far (a static buffer). */
+static const char *stream_text(const char *path)
+{
+	static char buf[4096];
+	FILE *f = fopen(path, "r");
+	size_t n = 0;
+
+	if (f != NULL) {
+		n = fread(buf, 1, sizeof(buf) - 1, f);
+		fclose(f);
+	}
+	buf[n] = '\0';
+	return buf;
+}
+
+/* Held lines (result.h: result_stream_hold): not in the file until a flush,
+ * then before the line that caused it, in the order they were made; the
+ * last ones written by result_close. */
+static void test_stream_hold(void)
+{
+	struct result *r = NULL;
+	struct lab_error err = { 0 };
+	char jl[PATH_MAX];
+
+	CHECK(result_open(at("held.json"), "test/held", &r, &err) == 0);
+	if (r == NULL)
+		return;
+	snprintf(jl, sizeof(jl), "%s", result_stream_path(r));
+	result_stream(r, "first", -1, NULL);
+	result_stream_hold(r, "{\"type\":\"h1\"}\n", 14);
+	result_stream_hold(r, "{\"type\":\"h2\"}\n", 14);
+	CHECK_EQ_U64(result_stream_held(r), 2);
+	CHECK_STR(stream_text(jl), "{\"type\":\"first\"}\n");
+	result_stream_text(r, "{\"type\":\"now\"}\n", 15);
+	CHECK_EQ_U64(result_stream_held(r), 0);
+	CHECK_STR(stream_text(jl), "{\"type\":\"first\"}\n{\"type\":\"h1\"}\n{\"type\":\"h2\"}\n{\"type\":\"now\"}\n");
+	result_stream_hold(r, "{\"type\":\"h3\"}\n", 14);
+	result_stream_flush(r);
+	CHECK(strstr(stream_text(jl), "{\"type\":\"now\"}\n{\"type\":\"h3\"}\n") != NULL);
+	result_stream_hold(r, "{\"type\":\"h4\"}\n", 14);
+	result_stream_hold(r, "no newline", 10);     /* refused: a line ends in '\n' */
+	CHECK(result_stream_error(r, &err) == -EINVAL);
+	result_close(r);
+	CHECK(strstr(stream_text(jl), "{\"type\":\"h3\"}\n{\"type\":\"h4\"}\n") != NULL);
+	CHECK(strstr(stream_text(jl), "no newline") == NULL);
+	unlink(jl);
+	unlink(at("held.json"));
+}
+
 int main(int argc, char **argv)
 {
 	char pair[PATH_MAX], stream[PATH_MAX];
@@ -256,6 +308,7 @@ int main(int argc, char **argv)
 	CHECK_CONTAINS(err.msg, "a directory");
 	CHECK(result_read(at("missing.json"), NULL, &doc, NULL, &err) == -ENOENT);
 
+	test_stream_hold();
 	json_decref(whole);
 	json_decref(pruned);
 	json_decref(assembled);
