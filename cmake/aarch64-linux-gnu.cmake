@@ -8,7 +8,7 @@
 # libjansson-dev:arm64, libseccomp-dev:arm64 — all Multi-Arch: same, so they sit beside
 # the amd64 ones). pkg-config is this host's, pointed at the arm64 .pc files only, so no
 # amd64 library can be picked up by mistake. `pagelab vm --arch arm64` configures this
-# build itself (harness/vm.c: static_build).
+# build itself (harness/vm/vm.c: static_build).
 set(CMAKE_SYSTEM_NAME Linux)
 set(CMAKE_SYSTEM_PROCESSOR aarch64)
 set(CMAKE_C_COMPILER aarch64-linux-gnu-gcc)

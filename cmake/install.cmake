@@ -1,8 +1,8 @@
-# cmake/install.cmake — `cmake --install` into FHS places (harness/paths.h):
+# cmake/install.cmake — `cmake --install` into FHS places (base/paths.h):
 #
 #   <prefix>/bin/pagelab
 #   <prefix>/libexec/pagelab/      the workload programs (every target built into workloads/)
-#   <prefix>/share/pagelab/        scenarios/, results/reference/, scripts/ (VM mode's guest tooling)
+#   <prefix>/share/pagelab/        scenarios/, results/reference/, guest/ (VM mode's guest tooling)
 #   <prefix>/share/man/man1/pagelab.1   made by help2man from `pagelab --help` and `--version`
 #
 # The installed binary finds its data and workloads relative to itself, so
@@ -10,17 +10,13 @@
 # keeps using the source tree.
 include(GNUInstallDirs)
 
-file(RELATIVE_PATH PAGELAB_DATA_REL
-     "${CMAKE_INSTALL_FULL_BINDIR}" "${CMAKE_INSTALL_FULL_DATADIR}/pagelab")
-file(RELATIVE_PATH PAGELAB_LIBEXEC_REL
-     "${CMAKE_INSTALL_FULL_BINDIR}" "${CMAKE_INSTALL_FULL_LIBEXECDIR}/pagelab")
-set_property(SOURCE harness/paths.c APPEND PROPERTY COMPILE_DEFINITIONS
-  PAGELAB_DATA_REL="${PAGELAB_DATA_REL}" PAGELAB_LIBEXEC_REL="${PAGELAB_LIBEXEC_REL}")
+# (PAGELAB_DATA_REL and PAGELAB_LIBEXEC_REL, computed in CMakeLists.txt, are
+# base/paths.c's.)
 
 install(TARGETS pagelab RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 
 # The workloads: whatever this build puts into workloads/ (no list to keep in step).
-get_property(_pagelab_targets DIRECTORY PROPERTY BUILDSYSTEM_TARGETS)
+get_property(_pagelab_targets DIRECTORY workloads PROPERTY BUILDSYSTEM_TARGETS)
 foreach(_t IN LISTS _pagelab_targets)
   get_target_property(_dir ${_t} RUNTIME_OUTPUT_DIRECTORY)
   if(_dir STREQUAL "${CMAKE_BINARY_DIR}/workloads")
@@ -31,12 +27,12 @@ endforeach()
 install(DIRECTORY scenarios DESTINATION ${CMAKE_INSTALL_DATADIR}/pagelab)
 install(DIRECTORY results/reference DESTINATION ${CMAKE_INSTALL_DATADIR}/pagelab/results)
 # VM mode's guest tooling: the boot scripts and the guest's exit helper source.
-install(PROGRAMS scripts/vm-run scripts/vm-kernel scripts/vm-initramfs scripts/vm-guest-init
-        DESTINATION ${CMAKE_INSTALL_DATADIR}/pagelab/scripts)
-install(FILES scripts/guest-exit.c DESTINATION ${CMAKE_INSTALL_DATADIR}/pagelab/scripts)
+install(PROGRAMS guest/vm-run guest/vm-kernel guest/vm-initramfs guest/vm-guest-init
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/pagelab/guest)
+install(FILES guest/guest-exit.c DESTINATION ${CMAKE_INSTALL_DATADIR}/pagelab/guest)
 
-# pagelab(1): the text of `pagelab --help` (main.c's usage_text, the one copy)
-# through help2man; harness/cli.md is the longer reference beside the code.
+# pagelab(1): the text of `pagelab --help` (cmd/main.c's usage text, the one copy)
+# through help2man; harness/cmd/cli.md is the longer reference beside the code.
 find_program(HELP2MAN help2man)
 if(HELP2MAN AND CMAKE_CROSSCOMPILING)
   # help2man runs the binary: an arm64 guest's build (cmake/aarch64-linux-gnu.cmake)

@@ -46,7 +46,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "error.h"
+#include "base/error.h"
 #include "events.h"
 #include "lockdown.h"
 #include "decl.h"

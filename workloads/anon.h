@@ -12,7 +12,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "error.h"
+#include "base/error.h"
 
 /* Map bytes of private anonymous memory and charge every page of it: write
  * byte at the start of each page, or into every byte when fill is set.  One

@@ -38,7 +38,7 @@
 #include <unistd.h>
 
 #include "decl.h"
-#include "error.h"
+#include "base/error.h"
 #include "events.h"
 #include "lockdown.h"
 

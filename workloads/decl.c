@@ -7,11 +7,11 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "size.h"
+#include "base/size.h"
 
 const struct wl_decl *const wl_decls[] = {
 #define WL(name) &wl_decl_##name,
-#include "decl/list.h"
+#include "workloads/decl/list.h"
 #undef WL
 	NULL,
 };

@@ -4,7 +4,7 @@
  * workloads/decl/list.h) names its options — the scenario key, the command
  * line flag, the type — and, for a stepped workload, its steps with the
  * types of their ':'-separated arguments.  The scenario parser
- * (harness/scenario.c) types a [workload] section and its `steps` with it;
+ * (harness/plan/scenario.c) types a [workload] section and its `steps` with it;
  * the workload's own argument parser reads the same declaration
  * (wl_opt_match, wl_step_parse), so a new step or option is one row here and
  * its case in the workload (docs/extending.md, "a step").  Pure except
@@ -17,9 +17,9 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "error.h"
+#include "base/error.h"
 
-/* Value types; the scenario parser's own checks (harness/scenario.c typed()). */
+/* Value types; the scenario parser's own checks (harness/plan/scenario.c typed()). */
 enum wl_type {
 	WT_SIZE,                /* bytes, may be 0 */
 	WT_POSITIVE_SIZE,       /* bytes, > 0 */
@@ -67,7 +67,7 @@ struct wl_decl {
 
 /* Each workload's declaration: wl_decl_region, wl_decl_hold, … */
 #define WL(name) extern const struct wl_decl wl_decl_##name;
-#include "decl/list.h"
+#include "workloads/decl/list.h"
 #undef WL
 
 /* Every workload (workloads/decl/list.h), NULL-terminated. */

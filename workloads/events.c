@@ -10,9 +10,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "fileio.h"
-#include "size.h"
-#include "sources/kv.h"
+#include "base/fileio.h"
+#include "base/size.h"
+#include "base/kv.h"
 
 _Static_assert(EVENTS_LINE_MAX <= PIPE_BUF, "an event line must be written atomically");
 

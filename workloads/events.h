@@ -15,7 +15,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "error.h"
+#include "base/error.h"
 
 /* PIPE_BUF on Linux (include/uapi/linux/limits.h); the newline included. */
 #define EVENTS_LINE_MAX 4096

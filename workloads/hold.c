@@ -30,13 +30,13 @@
 #include <unistd.h>
 
 #include "anon.h"
-#include "error.h"
-#include "fileio.h"
-#include "sources/kv.h"
+#include "base/error.h"
+#include "base/fileio.h"
+#include "base/kv.h"
 #include "decl.h"
 #include "events.h"
 #include "lockdown.h"
-#include "size.h"
+#include "base/size.h"
 
 struct config {
 	unsigned long long size, leave;

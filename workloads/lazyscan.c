@@ -28,11 +28,11 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "error.h"
+#include "base/error.h"
 #include "events.h"
-#include "fileio.h"
+#include "base/fileio.h"
 #include "lockdown.h"
-#include "sources/kv.h"
+#include "base/kv.h"
 
 #define TOP_MAX 10
 

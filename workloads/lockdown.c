@@ -13,7 +13,7 @@
  * Names the native architecture lacks (newfstatat outside 64-bit, say) are
  * skipped; a name libseccomp does not know at all fails the install. */
 static const char *const allowed[] = {
-	/* events and /proc reads (harness/fileio.c) */
+	/* events and /proc reads (base/fileio.c) */
 	"read", "write", "openat", "close",
 	/* lazyscan: opendir(/proc) fstats it, readdir is getdents64, and a
 	 * vanished pid is told from a kernel thread by fstatat(pid);

@@ -10,7 +10,7 @@
 #ifndef PAGELAB_LOCKDOWN_H
 #define PAGELAB_LOCKDOWN_H
 
-#include "error.h"
+#include "base/error.h"
 
 /* Set no_new_privs and load the filter: the common list of lockdown.c plus
  * extra (a NULL-terminated list of system call names a workload needs

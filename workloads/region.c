@@ -28,13 +28,13 @@
 
 #include "anon.h"
 #include "decl.h"
-#include "decl/region.h"
-#include "error.h"
+#include "workloads/decl/region.h"
+#include "base/error.h"
 #include "events.h"
-#include "fileio.h"
+#include "base/fileio.h"
 #include "lockdown.h"
-#include "size.h"
-#include "sources/smaps.h"
+#include "base/size.h"
+#include "base/smaps.h"
 
 /* The largest series that fits an event line with room to spare: 100
  * readings of up to 10 digits and a comma is about 1.1 KiB. */

@@ -37,12 +37,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "error.h"
+#include "base/error.h"
 #include "decl.h"
 #include "events.h"
-#include "fileio.h"
+#include "base/fileio.h"
 #include "lockdown.h"
-#include "size.h"
+#include "base/size.h"
 
 struct config {
 	unsigned long long step, target, interval_ms, hold_ms;

@@ -16,24 +16,24 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "catalog.h"
-#include "decl.h"
-#include "cli.h"
-#include "exitcode.h"
-#include "fileio.h"
-#include "host.h"
-#include "kmsg.h"
-#include "knobs.h"
-#include "launch.h"
-#include "report.h"
-#include "result.h"
-#include "result_keys.h"
-#include "sampler.h"
-#include "sandbox.h"
-#include "size.h"
-#include "sources/kv.h"
-#include "trace/trace.h"
-#include "trace/tracedef.h"
+#include "plan/catalog.h"
+#include "workloads/decl.h"
+#include "cmd/cli.h"
+#include "cmd/exitcode.h"
+#include "base/fileio.h"
+#include "host/host.h"
+#include "host/kmsg.h"
+#include "host/knobs.h"
+#include "launch/launch.h"
+#include "read/report/report.h"
+#include "result/result.h"
+#include "result/keys.h"
+#include "sample/sampler.h"
+#include "sandbox/sandbox.h"
+#include "base/size.h"
+#include "base/kv.h"
+#include "sample/trace/trace.h"
+#include "plan/tracedef.h"
 
 #ifndef PAGELAB_VERSION
 #define PAGELAB_VERSION "0"
@@ -150,7 +150,7 @@ static void variant_text(const struct run_spec *r, char *buf, size_t len)
 }
 
 /* ------------------------------------------------------------------------ */
-/* knobs: the journal around the runs (harness/knobs.h)                       */
+/* knobs: the journal around the runs (harness/host/knobs.h)                       */
 
 /* Restore what the journal holds and say so.  0 when every knob is back. */
 static int journal_restore_say(struct knob_journal *j, const char *what)

@@ -10,10 +10,10 @@
  *   result   streamed while running, written atomically at the end
  *
  * `pagelab run` calls run_main; the QEMU guest's /init runs the same `pagelab
- * run` (scripts/vm-guest-init), a container runs `pagelab run --sandbox self`
+ * run` (guest/vm-guest-init), a container runs `pagelab run --sandbox self`
  * (containers/run); `pagelab vm` parses its run options and plans with the
- * same functions before it boots anything (harness/vm.c).  Exit statuses are
- * harness/exitcode.h's.
+ * same functions before it boots anything (harness/vm/vm.c).  Exit statuses are
+ * harness/cmd/exitcode.h's.
  */
 #ifndef PAGELAB_RUN_H
 #define PAGELAB_RUN_H
@@ -22,11 +22,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "scenario.h"
+#include "plan/scenario.h"
 
 #define RUN_MAX_SETS 64
 
-/* The run options of harness/cli.md, parsed in one place. */
+/* The run options of harness/cmd/cli.md, parsed in one place. */
 struct run_opts {
 	const char *name;       /* NAME|FILE */
 	const char *out;

@@ -7,14 +7,14 @@
  * and mm/memcontrol-v1.c (mem_cgroup_write for the limits,
  * mem_cgroup_swappiness_write).
  */
-#include "sandbox/settings.h"
+#include "settings.h"
 
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "size.h"
+#include "base/size.h"
 
 #define SIZE_MAX_LL ((unsigned long long)LLONG_MAX)
 

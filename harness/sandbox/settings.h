@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "error.h"
+#include "base/error.h"
 
 enum cg_version { CG_VERSION_NONE = 0, CG_VERSION_V1 = 1, CG_VERSION_V2 = 2 };
 

@@ -1,7 +1,7 @@
 #!/bin/sh
 # capture-sources-guest.sh — runs INSIDE a pagelab QEMU guest (busybox sh), started by
 # `scripts/capture-v2-fixtures --sources`: the fixtures of the sampler's newer sources
-# (harness/sources/), without touching the older captures.
+# (harness/sample/sources/), without touching the older captures.
 #
 #   /sys/fs/cgroup/lab   memory.max 1G, memory.swap.max 0: `lazyfree-probe pagemap` maps
 #                        4 MiB, fills it, MADV_DONTNEEDs pages 256..511 and every odd page

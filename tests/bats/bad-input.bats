@@ -84,7 +84,7 @@ refused() {
 
 # Input files are data from outside: a device, FIFO, socket or directory is
 # refused before it is read (a read of /dev/zero never ends; an open of a FIFO
-# blocks), and so is a file over its kind's cap (harness/fileio.h: 1 MiB for
+# blocks), and so is a file over its kind's cap (base/fileio.h: 1 MiB for
 # a scenario or an advice file, 256 MiB for a result document).  Each case is a
 # row of tests/bad-input/input-files.tsv, made in a private directory here.
 # input_file KIND: make one of the non-regular or huge files, print its path.
@@ -125,7 +125,7 @@ input_file() {
   [ "$n" -ge 12 ]
 }
 
-# Output paths are checked before anything on the host changes (harness/fileio.h:
+# Output paths are checked before anything on the host changes (base/fileio.h:
 # lab_check_output): --out and its .jsonl stream must be nothing yet or a regular
 # file, in a directory that exists and can be written.  Each case is a row of
 # tests/bad-input/output-paths.tsv; the hostile nodes are made in a private
@@ -180,7 +180,7 @@ output_path() {
 }
 
 @test "report --html / --plots: a FIFO, a file or a link where the directory should be: exit 2, one line, nothing made" {
-  # harness/html.c: the directory is checked (lab_check_output_dir, made when
+  # harness/read/html.c: the directory is checked (lab_check_output_dir, made when
   # missing) before any result is read.  Before, a link to nothing was
   # mkdir'ed through at the plots (exit 1) and a FIFO was found only then.
   gzip -dc "$TOP/tests/golden/report/inputs/pressure.json.gz" >"$BATS_TEST_TMPDIR/r.json"
@@ -206,7 +206,7 @@ output_path() {
   done
 }
 
-# The knob journal is data, not instructions (harness/knobs.c: trusted,
+# The knob journal is data, not instructions (harness/host/knobs.c: trusted,
 # own_swapfile, restore_one).  Each hostile journal of tests/bad-input/journals.tsv
 # is restored from a private directory: the record is reported NOT restored and
 # left in place (exit 1), nothing written, the file "precious" beside it kept.
@@ -296,7 +296,7 @@ untrusted_journal() {
   done
 }
 
-# Sizes against the machine (harness/scenario.c: K_MEM): a region, pressure,
+# Sizes against the machine (harness/plan/scenario.c: K_MEM): a region, pressure,
 # ballast, stepper step or target, or cache file larger than MemTotal +
 # SwapTotal (in VM mode the guest's --mem + --swap) is refused at validation
 # with the figure and the limit.  The scenario files are tests/bad-input/beyond-machine-*.scn.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # The command line: help that tells the truth, exit codes of the contract
-# (harness/cli.md), `check` and `list`.
+# (harness/cmd/cli.md), `check` and `list`.
 
 load helpers
 

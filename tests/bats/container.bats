@@ -198,7 +198,7 @@ in_self_cgroup() {
 @test "cgroup v2 as a container shows it (6.12 guest, unshare --cgroup): self, child, and a mount from outside refused" {
   # Docker Desktop and modern servers are cgroup v2 with a private cgroup
   # namespace: the container's cgroup is "/" inside, a non-root one.  No v2
-  # engine runs here, so a pure v2 QEMU guest (scripts/vm-run) stands in.
+  # engine runs here, so a pure v2 QEMU guest (guest/vm-run) stands in.
   command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86 is not installed (scripts/setup installs it)"
   static="${PAGELAB_STATIC_BUILD:-$TOP/build-static}"
   if [ ! -x "$static/pagelab" ]; then
@@ -208,7 +208,7 @@ in_self_cgroup() {
   out="$BATS_TEST_TMPDIR/guest"
   # util-linux's unshare (busybox's has no --cgroup), under a name no busybox applet has
   cp "$(command -v unshare)" "$BATS_TEST_TMPDIR/ul-unshare"
-  run "$TOP/scripts/vm-run" --kernel 6.12 --build "$static" --timeout 600 --out "$out" \
+  run "$TOP/guest/vm-run" --kernel 6.12 --build "$static" --timeout 600 --out "$out" \
     --bin "$BATS_TEST_TMPDIR/ul-unshare" \
     --file "$TOP/scenarios/madv-free/three-paths.scn:/scn/three-paths.scn" \
     --file "$TOP/tests/bats/guest/container-v2.sh:/container-v2.sh" -- /bin/sh /container-v2.sh

@@ -17,7 +17,7 @@ load helpers
   for w in region hold lazyscan stepper cachefill; do [ -x "$prefix/usr/libexec/pagelab/$w" ]; done
   [ -f "$prefix/usr/share/pagelab/scenarios/madv-free/probe.scn" ]
   [ -f "$prefix/usr/share/pagelab/results/reference/madv-free.json" ]
-  [ -x "$prefix/usr/share/pagelab/scripts/vm-run" ]
+  [ -x "$prefix/usr/share/pagelab/guest/vm-run" ]
   [ -f "$prefix/usr/share/man/man1/pagelab.1" ]
   # From /, with nothing pointing at the tree: it must use its own share/ and libexec/.
   cd /
@@ -57,7 +57,7 @@ load helpers
   # Two lines 6 s apart in the guest: the host must see the first well before
   # the guest ends.  Each host line is stamped with the host's clock.
   stamp() { while IFS= read -r l; do printf '%s %s\n' "$(date +%s.%N)" "$l"; done; }
-  "$TOP/scripts/vm-run" --kernel 6.12 --build none --timeout 300 --out "$out" -- \
+  "$TOP/guest/vm-run" --kernel 6.12 --build none --timeout 300 --out "$out" -- \
     sh -c 'echo progress-one >&2; sleep 6; echo progress-two >&2' 2> >(stamp >"$BATS_TEST_TMPDIR/stamped") >/dev/null
   sleep 1
   cat "$BATS_TEST_TMPDIR/stamped"

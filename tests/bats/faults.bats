@@ -292,14 +292,14 @@ sandbox_of() {
 
 # ---------------------------------------------------------------------------
 # pagelab vm under SIGKILL.  Its children get SIGTERM when it dies
-# (PR_SET_PDEATHSIG, harness/vm.c: spawn_fds); vm-run traps it, stops qemu and
+# (PR_SET_PDEATHSIG, harness/vm/vm.c: spawn_fds); vm-run traps it, stops qemu and
 # removes the disk image, the initramfs copy and its temporary directory.
 # What stays is the run's console log in .cache/vm/runs/ (the record of what
 # the guest did).
 
 vm_ready() {
   command -v qemu-system-x86_64 >/dev/null || skip "no qemu-system-x86_64 (apt-get install qemu-system-x86)"
-  "$TOP/scripts/vm-kernel" 6.12 --info >/dev/null 2>&1 || skip "Debian's 6.12 kernel cannot be had"
+  "$TOP/guest/vm-kernel" 6.12 --info >/dev/null 2>&1 || skip "Debian's 6.12 kernel cannot be had"
 }
 
 # tree PID: "pid:start-time" of PID and every process below it
@@ -371,7 +371,7 @@ vm_kill_at() {
 
 # A run killed by SIGKILL leaves no result document (the document is written
 # at the end) but its stream, whole up to the kill: report and plot read it
-# line by line (harness/result_read.h), say in one stderr line that the run did
+# line by line (harness/result/read.h), say in one stderr line that the run did
 # not finish, and show what was recorded.
 @test "SIGKILLed mid-run: no document, but report and plot read its stream and say the run did not finish" {
   stem=killed-stream

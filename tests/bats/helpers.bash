@@ -83,7 +83,7 @@ vm_skip_reason() {
     return
   fi
   for k in "$@"; do
-    if ! "$TOP/scripts/vm-kernel" "$k" --info >/dev/null 2>"$BATS_FILE_TMPDIR/vm-kernel-$k.err"; then
+    if ! "$TOP/guest/vm-kernel" "$k" --info >/dev/null 2>"$BATS_FILE_TMPDIR/vm-kernel-$k.err"; then
       echo "cannot get Debian's $k kernel: $(tail -n1 "$BATS_FILE_TMPDIR/vm-kernel-$k.err")"
       return
     fi

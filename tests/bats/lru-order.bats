@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # madv-free/lru-order (issue 10, item 7): WHICH pages of a MADV_FREE'd region
-# reclaim takes first, from the pagemap source (harness/sources/pagemap.c:
+# reclaim takes first, from the pagemap source (harness/sample/sources/pagemap.c:
 # /proc/PID/pagemap at every step, never faulting a page in).
 #
 # Sizes (scenarios/madv-free/lru-order.scn): 128 MiB region in a 256 MiB

@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # The readers load result documents as a stream with every sample pruned to
-# the paths they declared (harness/result_read.h): report from its tables'
+# the paths they declared (harness/result/read.h): report from its tables'
 # figures, plot from its charts' series.  A path read but not declared would
 # make a figure silently "—" or a chart line vanish, so here every reader's
 # output from the pruned load must be byte for byte its output from the whole

@@ -1,10 +1,10 @@
 #!/usr/bin/env bats
-# A sample is one line of text (harness/sources/jsonw.h) and lives only in the
+# A sample is one line of text (base/jsonw.h) and lives only in the
 # stream while the run goes on: the document's samples[] are the stream's
-# sample lines, copied at the end (harness/result.h: result_samples_here);
+# sample lines, copied at the end (harness/result/result.h: result_samples_here);
 # the harness does not grow with the number of samples; bursts between two
 # full samples are folded into one line that keeps the lowest free of each
-# zone (harness/result.md, "Adaptive bursts").
+# zone (harness/result/result.md, "Adaptive bursts").
 
 load helpers
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# Tracepoints on this host (harness/trace/, issue 11): a private tracefs
+# Tracepoints on this host (harness/sample/trace/, issue 11): a private tracefs
 # instance per run, events on the samples' clock, derived figures in the run
 # summary, nothing left behind.  Reduced sizes (a 128 MiB region in a 320 MiB
 # sandbox): each run takes under a second.  Measured on 6.18.44 x86_64,

@@ -36,7 +36,7 @@ setup_file() {
     ARM_SKIP="no arm64 static libraries (dpkg --add-architecture arm64; apt-get install libcgroup-dev:arm64 libjansson-dev:arm64 libseccomp-dev:arm64 libyajl-dev:arm64)"
   else
     for k in 6.1 6.12; do
-      if ! "$TOP/scripts/vm-kernel" $k --arch arm64 --info >/dev/null 2>"$BATS_FILE_TMPDIR/k.err"; then
+      if ! "$TOP/guest/vm-kernel" $k --arch arm64 --info >/dev/null 2>"$BATS_FILE_TMPDIR/k.err"; then
         ARM_SKIP="cannot get Debian's arm64 $k kernel: $(tail -n1 "$BATS_FILE_TMPDIR/k.err")"
         break
       fi

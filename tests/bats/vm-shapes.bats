@@ -5,7 +5,7 @@
 # each shape with THP madvise and THP never (the second state set and put back
 # by the guest's own knob journal), in Debian 6.12 x86 guests.
 #
-# The rules asserted (kernel sources cited in harness/wmark.c and audit.c):
+# The rules asserted (kernel sources cited in harness/host/wmark.c and audit.c):
 #  - khugepaged's value = 512 pages x populated zones (up to ZONE_NORMAL, every
 #    node) x 11 x 4 kB: 2 GB -> DMA + DMA32 = 45056; 12 GB and 96 GB -> DMA +
 #    DMA32 + Normal = 67584 ("the same default on both", the article); 8 GB in

@@ -190,7 +190,7 @@ check_both_kernels() {
 }
 
 @test "vm --host: the pagelab binary replaced while pagelab vm waits for the static build's lock still runs the host part" {
-  # harness/vm.c run_host: the host target used to exec the path
+  # harness/vm/vm.c run_host: the host target used to exec the path
   # /proc/self/exe reads, which after a rebuild (the linker unlinks the old
   # file) is "…/pagelab (deleted)": "cannot start …/pagelab (deleted): No such
   # file or directory".  Reproduced here before the fix by holding

@@ -80,7 +80,7 @@ wm_cell() {
   wm_trace_invariants "$f"
 }
 
-# The guest's tracepoints (harness/trace/) agree with its counters, run by run:
+# The guest's tracepoints (harness/sample/trace/) agree with its counters, run by run:
 # nothing lost; every direct reclaim stall is one allocstall and every stall
 # closed; every balance_pgdat() pass that followed no full sleep is one
 # kswapd_{low,high}_wmark_hit_quickly (mm/vmscan.c: kswapd_try_to_sleep counts

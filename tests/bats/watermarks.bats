@@ -442,8 +442,8 @@ wait_stopped() {
 
 @test "in a Debian 6.12 guest: a user write is a floor for the sqrt path only, and writing the original back pins it" {
   command -v qemu-system-x86_64 >/dev/null || skip "no qemu-system-x86_64 (VM mode)"
-  ls "$TOP"/.cache/vm/kernels/*6.12* >/dev/null 2>&1 || skip "no cached 6.12 kernel (scripts/vm-kernel 6.12)"
-  run timeout 300 "$TOP/scripts/vm-run" --kernel 6.12 --build none --timeout 240 \
+  ls "$TOP"/.cache/vm/kernels/*6.12* >/dev/null 2>&1 || skip "no cached 6.12 kernel (guest/vm-kernel 6.12)"
+  run timeout 300 "$TOP/guest/vm-run" --kernel 6.12 --build none --timeout 240 \
     --out "$BATS_TEST_TMPDIR/vm" --file "$TOP/tests/vm/user-min-free.sh:/bin/user-min-free.sh" \
     -- sh /bin/user-min-free.sh
   assert_success

@@ -1,4 +1,4 @@
-/* fuzz_journal.c — libFuzzer entry for the knob journal reader (harness/knobs.c).
+/* fuzz_journal.c — libFuzzer entry for the knob journal reader (harness/host/knobs.c).
  *
  * The journal is data a crashed run (or anyone who could write it) left: an
  * input is a journal's text, parsed as `pagelab restore` parses it, and every
@@ -13,7 +13,7 @@
  */
 #include <stdint.h>
 
-#include "../../harness/knobs.c"
+#include "host/knobs.c"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

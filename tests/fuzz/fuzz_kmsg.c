@@ -1,4 +1,4 @@
-/* fuzz_kmsg.c — libFuzzer entry for the kernel log parsers (harness/kmsg.c).
+/* fuzz_kmsg.c — libFuzzer entry for the kernel log parsers (harness/host/kmsg.c).
  *
  * An input is what reads of /dev/kmsg returned: split at newlines into
  * records (a read returns one record, its continuation lines after it), each
@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kmsg.h"
+#include "host/kmsg.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

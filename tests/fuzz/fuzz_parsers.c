@@ -16,11 +16,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "size.h"
-#include "sources/kv.h"
-#include "sources/smaps.h"
-#include "sources/source.h"
-#include "sources/zoneinfo.h"
+#include "base/size.h"
+#include "base/kv.h"
+#include "base/smaps.h"
+#include "sample/sources/source.h"
+#include "base/zoneinfo.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -117,7 +117,7 @@ static void fuzz_size(const char *buf)
 		abort();
 }
 
-/* Every parser of the source table (harness/sources/registry.c): a new
+/* Every parser of the source table (harness/sample/sources/registry.c): a new
  * source is fuzzed without a change here.  A parse either fails with a
  * message and no value, or succeeds with one that serialises. */
 static void fuzz_sources(const char *buf, size_t size)

@@ -1,5 +1,5 @@
 /* fuzz_result.c — libFuzzer entry for `pagelab report`'s result-document reader
- * (harness/report/: the loader, the run index, the engine, the formats).
+ * (harness/read/report/: the loader, the run index, the engine, the formats).
  *
  * An input is a result document: handed to report_main exactly as a user's
  * file would be (a memfd, which is a regular file, so lab_read_input takes
@@ -14,7 +14,7 @@
  * samples.
  *
  * Every input also goes, as it is, through the streaming reader
- * (harness/result_read.c) both whole and pruned to a need, and must give
+ * (harness/result/read.c) both whole and pruned to a need, and must give
  * exactly what jansson's whole load gives whenever jansson takes it as a
  * result document (a differential check of the yajl builder); and, written
  * to a private NAME.jsonl, through report_main as a run's stream.
@@ -31,10 +31,10 @@
 
 #include <jansson.h>
 
-#include "fileio.h"
-#include "report.h"
+#include "base/fileio.h"
+#include "read/report/report.h"
 #include "json_edit.h"
-#include "result_read.h"
+#include "result/read.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerInitialize(int *argc, char ***argv);

@@ -1,4 +1,4 @@
-/* fuzz_scenario.c — libFuzzer entry for the scenario parser (harness/scenario.c).
+/* fuzz_scenario.c — libFuzzer entry for the scenario parser (harness/plan/scenario.c).
  *
  * An input is a scenario file: parsed, then every variant (at most 26) typed
  * and checked against a 24 GiB machine, as `pagelab run` does before touching
@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "scenario.h"
+#include "plan/scenario.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,5 +1,5 @@
 /* fuzz_tables.c — libFuzzer entry for the report's table files
- * (harness/report/tables.c: results/reference/tables/ *.json and the
+ * (harness/read/report/tables.c: results/reference/tables/ *.json and the
  * <scenario>.tables.json beside a user's scenario; format in tables.md).
  *
  * An input is a tables file, written to a memfd (a regular file, so
@@ -29,9 +29,9 @@
 
 #include <jansson.h>
 
-#include "error.h"
-#include "report.h"
-#include "report/internal.h"
+#include "base/error.h"
+#include "read/report/report.h"
+#include "read/report/internal.h"
 
 #include "json_edit.h"
 

@@ -6,8 +6,8 @@
  */
 #include "unit.h"
 
-#include "decl.h"
-#include "scenario.h"
+#include "workloads/decl.h"
+#include "plan/scenario.h"
 
 static void check_tables(void)
 {

@@ -1,4 +1,4 @@
-/* test_fileio.c — lab_read_input (harness/fileio.h), the one reader of files
+/* test_fileio.c — lab_read_input (base/fileio.h), the one reader of files
  * from outside: scenarios, --advice files, result documents, the journal.
  *
  * Expected: a regular file up to its cap is read whole and NUL-terminated;

@@ -1,4 +1,4 @@
-/* test_kmsg.c — /dev/kmsg records and OOM reports (harness/kmsg.h) on
+/* test_kmsg.c — /dev/kmsg records and OOM reports (harness/host/kmsg.h) on
  * records captured from real kernels, then on broken input.
  *
  * Fixtures (the .kmsg files of tests/fixtures/kmsg) are the bytes read(2) returned from
@@ -13,7 +13,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 
-#include "kmsg.h"
+#include "host/kmsg.h"
 #include "unit.h"
 
 static const char *root;

@@ -1,4 +1,4 @@
-/* test_kv.c — the "key value" and "Key: value kB" parsers (harness/sources/kv.h)
+/* test_kv.c — the "key value" and "Key: value kB" parsers (base/kv.h)
  * on every captured fixture directory, then on broken input.
  *
  * For each directory of argv[1] (tests/fixtures) holding the file, invariants
@@ -27,8 +27,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "fileio.h"
-#include "sources/kv.h"
+#include "base/fileio.h"
+#include "base/kv.h"
 #include "unit.h"
 
 static const char *root;

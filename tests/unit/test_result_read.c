@@ -1,5 +1,5 @@
 /* test_result_read.c — the streaming reader of result documents and streams
- * (harness/result_read.h), on a real run's pair: tests/fixtures/results/
+ * (harness/result/read.h), on a real run's pair: tests/fixtures/results/
  * read-pair.json and read-pair.jsonl, the document and the stream of one
  * `pagelab run madv-free/probe --set region=16M --set memory_max=64M
  * --repeat 2` on this host (6.18, cgroup v1; two runs, so a run's last
@@ -24,8 +24,8 @@
 
 #include <jansson.h>
 
-#include "result.h"
-#include "result_read.h"
+#include "result/result.h"
+#include "result/read.h"
 #include "unit.h"
 
 static char dir[] = "/tmp/test_result_read.XXXXXX";

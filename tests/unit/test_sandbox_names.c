@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "sandbox.h"
+#include "sandbox/sandbox.h"
 #include "unit.h"
 
 /* /proc/self/cgroup on the hybrid host (kernel 6.18, memory on v1). */

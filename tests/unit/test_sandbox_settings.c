@@ -11,7 +11,7 @@
 #include "unit.h"
 
 #include "sandbox/settings.h"
-#include "scenario.h"
+#include "plan/scenario.h"
 
 static bool all_files(const char *name, void *ctx)
 {

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fileio.h"
-#include "scenario.h"
+#include "base/fileio.h"
+#include "plan/scenario.h"
 #include "unit.h"
 
 static char *slurp(const char *path)

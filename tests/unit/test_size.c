@@ -1,5 +1,5 @@
 /* test_size.c — sizes, byte patterns and plain integers as scenarios and --set
- * write them (harness/size.h), and the human-readable size format.
+ * write them (base/size.h), and the human-readable size format.
  *
  * Expected: binary multiples (K = 1024, as the kernel's memparse in
  * lib/cmdline.c reads "64K"), "B" and "iB" spellings, no sign, no fraction,
@@ -9,7 +9,7 @@
 #include <errno.h>
 #include <stdint.h>
 
-#include "size.h"
+#include "base/size.h"
 #include "unit.h"
 
 static void accepts(const char *s, unsigned long long want)

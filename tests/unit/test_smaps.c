@@ -1,4 +1,4 @@
-/* test_smaps.c — smaps_parse_range (harness/sources/smaps.h) on captured
+/* test_smaps.c — smaps_parse_range (base/smaps.h) on captured
  * /proc/self/smaps files, then on broken input.
  *
  * The fixtures come in pairs: self-smaps + self-smaps.range and
@@ -21,9 +21,9 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "fileio.h"
-#include "sources/kv.h"
-#include "sources/smaps.h"
+#include "base/fileio.h"
+#include "base/kv.h"
+#include "base/smaps.h"
 #include "unit.h"
 
 static const char *root;

@@ -1,4 +1,4 @@
-/* test_sources.c — the sampler's source table (harness/sources/registry.c)
+/* test_sources.c — the sampler's source table (harness/sample/sources/registry.c)
  * and every source's parser on every captured fixture it names.
  *
  * Generic, so a new source needs no change here: each row is well formed
@@ -16,7 +16,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "sources/source.h"
+#include "sample/sources/source.h"
 #include "unit.h"
 
 static const struct source *cur_src;

@@ -1,4 +1,4 @@
-/* test_stats.c — compare's statistics (harness/stats.h) on figures whose
+/* test_stats.c — compare's statistics (harness/read/stats.h) on figures whose
  * answers are known from the literature.
  *
  * What is expected, and why:
@@ -18,7 +18,7 @@
  */
 #include <math.h>
 
-#include "stats.h"
+#include "read/stats.h"
 #include "unit.h"
 
 static bool close_to(double a, double b, double tol)

@@ -8,7 +8,7 @@
 
 #include <stdint.h>
 
-#include "trace/timeline.h"
+#include "sample/trace/timeline.h"
 
 static const struct trace_event_def *def(const char *name)
 {

@@ -1,4 +1,4 @@
-/* test_wmark.c — the watermark arithmetic (harness/wmark.h) on the captured
+/* test_wmark.c — the watermark arithmetic (harness/host/wmark.h) on the captured
  * /proc files of tests/fixtures, and on the articles' own figures.
  *
  * What is expected, and why:
@@ -34,11 +34,11 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "fileio.h"
-#include "sources/kv.h"
-#include "sources/zoneinfo.h"
+#include "base/fileio.h"
+#include "base/kv.h"
+#include "base/zoneinfo.h"
 #include "unit.h"
-#include "wmark.h"
+#include "host/wmark.h"
 
 static const char *root;
 

@@ -1,4 +1,4 @@
-/* test_zoneinfo.c — zoneinfo_parse (harness/sources/zoneinfo.h) on every
+/* test_zoneinfo.c — zoneinfo_parse (base/zoneinfo.h) on every
  * captured /proc/zoneinfo, then on broken input.
  *
  * What holds on any kernel pagelab supports (>= 4.6), per zone:
@@ -22,7 +22,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 
-#include "sources/zoneinfo.h"
+#include "base/zoneinfo.h"
 #include "unit.h"
 
 static const char *root;

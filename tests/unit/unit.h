@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fileio.h"
+#include "base/fileio.h"
 
 static int unit_failed;
 static int unit_checks;

@@ -1,5 +1,5 @@
 #!/bin/sh
-# user-min-free.sh — run INSIDE a pagelab QEMU guest (scripts/vm-run): what a user write of
+# user-min-free.sh — run INSIDE a pagelab QEMU guest (guest/vm-run): what a user write of
 # vm.min_free_kbytes does to the kernel's own recomputations (user_min_free_kbytes,
 # mm/page_alloc.c: calculate_min_free_kbytes; mm/khugepaged.c:
 # set_recommended_min_free_kbytes).  Never on a borrowed host: a write pins

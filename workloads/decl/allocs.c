@@ -1,5 +1,5 @@
 /* decl/allocs.c — memory through a real allocator (workloads/allocs.c). */
-#include "decl.h"
+#include "workloads/decl.h"
 
 static const struct wl_opt allocs_opts[] = {
 	{ "allocator", "--allocator", WT_ENUM, "glibc|jemalloc", true, "which malloc" },

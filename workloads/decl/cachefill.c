@@ -1,5 +1,5 @@
 /* decl/cachefill.c — a file read into the page cache (workloads/cachefill.c). */
-#include "decl.h"
+#include "workloads/decl.h"
 
 static const struct wl_opt cachefill_opts[] = {
 	{ "size", "--size", WT_MEM, NULL, true, "the file's size" },

@@ -1,5 +1,5 @@
 /* decl/goalloc.c — memory through Go's runtime (workloads/goalloc/main.go). */
-#include "decl.h"
+#include "workloads/decl.h"
 
 static const struct wl_opt goalloc_opts[] = {
 	{ "size", "--size", WT_MEM, NULL, true, "how much to allocate" },

@@ -1,5 +1,5 @@
 /* decl/hold.c — the ballast (workloads/hold.c): options read by the scenario parser. */
-#include "decl.h"
+#include "workloads/decl.h"
 
 static const struct wl_opt hold_opts[] = {
 	{ "size", "--size", WT_MEM, NULL, false, "hold this much (this or leave)" },

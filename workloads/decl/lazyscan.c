@@ -1,5 +1,5 @@
 /* decl/lazyscan.c — the host scan of LazyFree (workloads/lazyscan.c): no options. */
-#include "decl.h"
+#include "workloads/decl.h"
 
 static const struct wl_opt lazyscan_opts[] = {
 	{ NULL, NULL, WT_SIZE, NULL, false, NULL },

@@ -1,7 +1,7 @@
 /* decl/region.c — the region driver (workloads/region.c): options and steps,
  * read by the scenario parser and by region's own argument parser. */
-#include "decl.h"
-#include "decl/region.h"
+#include "workloads/decl.h"
+#include "region.h"
 
 static const struct wl_opt region_opts[] = {
 	{ "size", "--size", WT_MEM, NULL, true, "the region's size (a multiple of the page size)" },

@@ -1,5 +1,5 @@
 /* decl/stepper.c — the watermark article's stepped allocator (workloads/stepper.c). */
-#include "decl.h"
+#include "workloads/decl.h"
 
 static const struct wl_opt stepper_opts[] = {
 	{ "pace", NULL, WT_ENUM, NULL, false, "SIZE/MS: step and interval in one (typed by the parser)" },

@@ -16,7 +16,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "decl.h"
+#include "workloads/decl.h"
 
 static const char *type_name(enum wl_type t)
 {

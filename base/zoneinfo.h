@@ -1,0 +1,40 @@
+/* zoneinfo.h — pure parser of /proc/zoneinfo.
+ *
+ * Per zone: the free count and the three watermark lines as the kernel
+ * computed them (mm/page_alloc.c: __setup_per_zone_wmarks), the boost
+ * (mm/page_alloc.c: boost_watermark), the page counts, and the lowmem
+ * protection array (mm/page_alloc.c: setup_per_zone_lowmem_reserve).
+ * All values are in pages.
+ */
+#ifndef PAGELAB_ZONEINFO_H
+#define PAGELAB_ZONEINFO_H
+
+#include <stddef.h>
+
+#include "error.h"
+
+#define ZONEINFO_MAX_ZONES 32
+#define ZONEINFO_MAX_PROT 8
+
+struct zone_info {
+	int node;
+	char name[16];                  /* "DMA", "DMA32", "Normal", "Movable", "Device" */
+	unsigned long long free;        /* "pages free" */
+	unsigned long long boost, min, low, high;
+	unsigned long long spanned, present, managed, cma;
+	size_t nr_protection;
+	unsigned long long protection[ZONEINFO_MAX_PROT];
+};
+
+struct zoneinfo {
+	size_t n;
+	struct zone_info zones[ZONEINFO_MAX_ZONES];
+};
+
+/* Returns 0 or -EINVAL naming the line (and out->n = 0).  Zones with nothing
+ * present still appear (present = managed = 0).  The kernel prints watermark
+ * lines for them too, but they mean nothing (6.18's empty Movable zone reads
+ * min = low = high = 32); where an empty zone lacks them they read 0. */
+int zoneinfo_parse(const char *buf, struct zoneinfo *out, struct lab_error *err);
+
+#endif

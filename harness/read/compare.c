@@ -1,0 +1,1209 @@
+/* compare.c — `pagelab compare` (harness/read/compare.h).
+ *
+ * Where the figures come from: the report engine's tables (every row × column
+ * with each repeat's value, the "values" of a pagelab.report/1 document) for
+ * each side, plus each run's outcome from the result documents themselves
+ * (harness/result/result.md: runs[].exit.outcome) for the counts.  The numbers are
+ * compared by harness/stats.c.
+ */
+#include "compare.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/fileio.h"
+#include "read/report/report.h"
+#include "stats.h"
+#include "cmd/exitcode.h"
+#include "result/keys.h"
+
+#define RESULT_SCHEMA RESULT_SCHEMA_ID
+#define EXIT_INTERNAL LAB_EXIT_HARNESS
+#define EXIT_BAD_INPUT LAB_EXIT_USAGE
+#define GROUPS_MAX 16
+
+/* ------------------------------------------------------------ inputs */
+
+static const char *jstr(const json_t *j, const char *key)
+{
+	return json_string_value(json_object_get(j, key));
+}
+
+/* With its samples pruned to what report's tables read (report_of hands
+ * the documents, or --by's copies of them, to the report engine). */
+static int load_result(const char *path, json_t **out, struct lab_error *err)
+{
+	int ret = report_read_result(path, NULL, out, err);
+	size_t n = strlen(path);
+
+	/* A file that cannot be read is bad input (exit 2), like report's. */
+	if (ret < 0 && err->code != ENOMEM)
+		err->code = EINVAL;
+	if (ret < 0)
+		return -err->code;
+	if (n > 6 && strcmp(path + n - 6, ".jsonl") == 0)
+		fprintf(stderr, "pagelab compare: %s: %s\n", path,
+			strcmp(jstr(*out, RK_STATUS) ? jstr(*out, RK_STATUS) : "", "interrupted") == 0
+			? "the run did not finish (no result document): read from its stream"
+			: "read from the run's stream");
+	return 0;
+}
+
+/* A side: result documents (possibly filtered copies) and where they came
+ * from. */
+struct side {
+	char name[160];
+	const char **paths;             /* the files given */
+	json_t **docs;                  /* owned */
+	size_t n;
+};
+
+static void side_free(struct side *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		json_decref(s->docs[i]);
+	free(s->docs);
+	free(s->paths);
+	memset(s, 0, sizeof(*s));
+}
+
+static int side_add(struct side *s, const char *path, json_t *doc)
+{
+	const char **p = realloc(s->paths, (s->n + 1) * sizeof(*p));
+	json_t **d;
+
+	if (p == NULL)
+		return -ENOMEM;
+	s->paths = p;
+	d = realloc(s->docs, (s->n + 1) * sizeof(*d));
+	if (d == NULL)
+		return -ENOMEM;
+	s->docs = d;
+	s->paths[s->n] = path;
+	s->docs[s->n++] = doc;
+	return 0;
+}
+
+/* ------------------------------------------------------------ keys */
+
+/* Where a --by key is found, in order: the run's variant, its parameters,
+ * then the machine (a setting no run varies still splits results of
+ * different hosts or guests). */
+struct key_alias {
+	const char *key;
+	const char *names[3];           /* variant / params names */
+	const char *host;               /* path under host, "a.b" */
+};
+
+static const struct key_alias key_aliases[] = {
+	{ "wsf", { "wsf", "watermark_scale_factor", NULL }, RK_VM_SYSCTL ".watermark_scale_factor" },
+	{ "thp", { "thp", NULL, NULL }, RK_THP "." RK_ENABLED },
+	{ "min_free_kbytes", { "min_free_kbytes", "reserve", NULL }, RK_VM_SYSCTL ".min_free_kbytes" },
+	{ "host", { NULL }, RK_HOSTNAME },    /* a fleet (containers/fleet): uname -n */
+};
+
+static bool json_text(const json_t *v, char *buf, size_t len)
+{
+	if (json_is_string(v))
+		snprintf(buf, len, "%s", json_string_value(v));
+	else if (json_is_integer(v))
+		snprintf(buf, len, "%lld", (long long)json_integer_value(v));
+	else if (json_is_real(v))
+		snprintf(buf, len, "%g", json_real_value(v));
+	else if (json_is_boolean(v))
+		snprintf(buf, len, "%s", json_is_true(v) ? "true" : "false");
+	else
+		return false;
+	return true;
+}
+
+static const json_t *host_path(const json_t *host, const char *path)
+{
+	char a[64];
+	size_t n = strcspn(path, ".");
+
+	if (path[n] == '\0')
+		return json_object_get(host, path);
+	snprintf(a, sizeof(a), "%.*s", (int)n, path);
+	return json_object_get(json_object_get(host, a), path + n + 1);
+}
+
+static bool run_key(const json_t *doc, const json_t *run, const char *key, char *buf, size_t len)
+{
+	const json_t *host = json_object_get(doc, RK_HOST);
+	const struct key_alias *a = NULL;
+
+	if (strcmp(key, "kernel") == 0)
+		return json_text(json_object_get(host, RK_KERNEL), buf, len);
+	for (size_t i = 0; i < sizeof(key_aliases) / sizeof(key_aliases[0]); i++)
+		if (strcmp(key_aliases[i].key, key) == 0)
+			a = &key_aliases[i];
+	if (json_text(json_object_get(json_object_get(run, RK_VARIANT), key), buf, len) ||
+	    json_text(json_object_get(json_object_get(run, RK_PARAMS), key), buf, len))
+		return true;
+	for (size_t k = 0; a != NULL && k < 3 && a->names[k]; k++)
+		if (json_text(json_object_get(json_object_get(run, RK_VARIANT), a->names[k]), buf, len) ||
+		    json_text(json_object_get(json_object_get(run, RK_PARAMS), a->names[k]), buf, len))
+			return true;
+	return a != NULL && json_text(host_path(host, a->host), buf, len);
+}
+
+/* The run's variant without the --by key: what pairs outcome counts. */
+static void variant_text(const json_t *run, const char *skip, char *buf, size_t len)
+{
+	const json_t *v = json_object_get(run, RK_VARIANT);
+	const char *k;
+	const json_t *x;
+	size_t off = 0;
+
+	buf[0] = '\0';
+	json_object_foreach((json_t *)v, k, x) {
+		char t[64];
+
+		if ((skip != NULL && strcmp(k, skip) == 0) || !json_text(x, t, sizeof(t)))
+			continue;
+		if (off < len)
+			off += (size_t)snprintf(buf + off, len - off, "%s%s=%s", off ? " " : "", k, t);
+	}
+	if (buf[0] == '\0')
+		snprintf(buf, len, "all runs");
+}
+
+/* ------------------------------------------------------------ figures */
+
+/* The report's table model as the JSON compare and the HTML page read:
+ * pagelab.report/1's tables (id, name, columns, rows with cells of per-run
+ * "values") plus, per row, its "variant" and "row_base" — the row's label
+ * without the variant's prefix ("THP on · Sandbox" -> "Sandbox"), which is
+ * what pairs the rows of two variants under --by. */
+/* The variant of the run behind a row's first value, without the --by key:
+ * what pairs a row of one group with the row of another (runs A–D split by
+ * wsf: A pairs with B, C with D — the same pace).  "" when unknown. */
+static void row_others(const struct report_row *row, size_t ncols, const char *const *files, json_t *const *docs,
+		       size_t n, const char *by, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	for (size_t c = 0; c < ncols; c++)
+		for (size_t i = 0; i < row->cells[c].nvalues; i++) {
+			const struct report_origin *o = row->cells[c].origin != NULL ? row->cells[c].origin[i] : NULL;
+
+			if (!row->cells[c].present[i] || o == NULL || o->file == NULL)
+				continue;
+			for (size_t d = 0; d < n; d++)
+				if (strcmp(files[d], o->file) == 0) {
+					variant_text(json_array_get(json_object_get(docs[d], RK_RUNS), o->run), by, buf, len);
+					return;
+				}
+		}
+}
+
+static json_t *model_json(const struct report *rep, const char *const *files, json_t *const *docs, size_t n,
+			  const char *by)
+{
+	json_t *doc = json_pack("{s:s, s:[]}", "schema", "pagelab.report/1", "tables");
+	json_t *tables = json_object_get(doc, "tables");
+	const char *refpath = NULL;
+	const json_t *ref = report_reference(rep, &refpath);
+
+	if (doc != NULL && ref != NULL)
+		json_object_set_new(doc, "reference", json_pack("{s:s?, s:O*}", "path", refpath, "article",
+								  json_object_get(json_object_get(ref, "header"), "article")));
+
+	for (size_t t = 0; doc != NULL && t < report_ntables(rep); t++) {
+		const struct report_table *tb = report_table_at(rep, t);
+		json_t *tj = json_pack("{s:s, s:s?, s:I, s:s?, s:s?, s:s?, s:[], s:[], s:[]}", "id", tb->id, "name",
+				       tb->name, "number", (json_int_t)tb->number, "compare", tb->compare,
+				       "article_table", tb->article_table, "article_column",
+				       tb->has_article ? tb->article_col : NULL, "columns", "rows", "notes");
+
+		if (tj == NULL || json_array_append_new(tables, tj) < 0)
+			goto fail;
+		for (size_t c = 0; c < tb->ncols; c++)
+			json_array_append_new(json_object_get(tj, "columns"),
+					      json_pack("{s:s, s:s?, s:s?, s:b, s:I}", "label", tb->cols[c].label, "kernel",
+							tb->cols[c].kernel, "cgroup", tb->cols[c].cgroup, "guest",
+							tb->cols[c].guest, "runs", (json_int_t)tb->colruns[c]));
+		for (size_t k = 0; k < tb->nnotes; k++)
+			json_array_append_new(json_object_get(tj, "notes"), json_string(tb->notes[k]));
+		for (size_t r = 0; r < tb->nrows; r++) {
+			const struct report_row *row = &tb->rows[r];
+			const char *base = row->label;
+			json_t *rj, *cells;
+
+			if (row->variant != NULL) {
+				const char *dot = strstr(row->label, " · ");
+
+				base = dot != NULL ? dot + strlen(" · ") : "";
+			}
+			rj = json_pack("{s:s, s:s, s:s, s:s?, s:s?, s:[], s:{s:s}}", "row", row->label, "row_base", base,
+				       "figure", row->figure, "unit", row->unit, "variant", row->variant, "cells",
+				       "article", "text", row->article.text);
+			if (rj != NULL && row->variant != NULL) {
+				/* Its place within its variant's rows: a table's
+				 * figures are expanded in the same order for every
+				 * variant, so the k-th row of one is the k-th of
+				 * another. */
+				json_int_t k = 0;
+
+				for (size_t q = 0; q < r; q++)
+					k += tb->rows[q].variant != NULL && strcmp(tb->rows[q].variant, row->variant) == 0;
+				json_object_set_new(rj, "vindex", json_integer(k));
+			}
+			if (rj != NULL && row->variant != NULL && docs != NULL && by != NULL) {
+				char others[200];
+
+				row_others(row, tb->ncols, files, docs, n, by, others, sizeof(others));
+				json_object_set_new(rj, "others", json_string(others));
+			}
+			if (rj == NULL || json_array_append_new(json_object_get(tj, "rows"), rj) < 0)
+				goto fail;
+			cells = json_object_get(rj, "cells");
+			for (size_t c = 0; c < tb->ncols; c++) {
+				const struct report_cell *cell = &row->cells[c];
+				json_t *cj = json_pack("{s:s, s:s, s:I, s:[]}", "column", tb->cols[c].label, "text",
+						       cell->text, "runs", (json_int_t)cell->runs, "values");
+
+				if (cj == NULL || json_array_append_new(cells, cj) < 0)
+					goto fail;
+				for (size_t i = 0; i < cell->nvalues; i++)
+					json_array_append_new(json_object_get(cj, "values"),
+							      cell->present[i] ? json_real(cell->values[i]) : json_null());
+			}
+		}
+	}
+	return doc;
+fail:
+	json_decref(doc);
+	return NULL;
+}
+
+/* The report engine's tables for result documents (harness/read/report/report.h), as
+ * its pagelab.report/1 JSON: every row × column with each repeat's value.
+ * docs, when given, are --by's filtered copies: written to a private
+ * directory first, since the engine loads files. */
+static int report_of(const char *const *paths, json_t *const *docs, size_t n, const char *what, const char *by,
+		     const struct report_options *given, json_t **out, struct lab_error *err)
+{
+	char dir[] = "/tmp/pagelab-compare.XXXXXX";
+	const char **files = NULL;
+	char **tmp = NULL;
+	struct report_options opt = { .quiet = true };
+	struct report *rep = NULL;
+	size_t i;
+	int ret = 0;
+
+	*out = NULL;
+	if (docs != NULL && mkdtemp(dir) == NULL)
+		return lab_error_errno(err, errno, "mkdtemp %s", dir);
+	files = calloc(n + 1, sizeof(*files));
+	tmp = calloc(n + 1, sizeof(*tmp));
+	if (files == NULL || tmp == NULL) {
+		ret = lab_error_set(err, ENOMEM, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		char *dump;
+		char path[PATH_MAX];
+
+		if (docs == NULL) {
+			files[i] = paths[i];
+			continue;
+		}
+		dump = json_dumps(docs[i], JSON_COMPACT);
+		snprintf(path, sizeof(path), "%s/%zu.json", dir, i);
+		tmp[i] = strdup(path);
+		ret = dump == NULL || tmp[i] == NULL ? lab_error_set(err, ENOMEM, "out of memory")
+						    : lab_write_atomic(path, dump, strlen(dump), err);
+		free(dump);
+		if (ret < 0)
+			goto out;
+		files[i] = tmp[i];
+	}
+	if (given != NULL)
+		opt = *given;
+	ret = report_load(files, n, &opt, &rep, err);
+	if (ret < 0) {
+		lab_error_prefix(err, "%s", what);
+		if (err->code != ENOMEM)
+			err->code = EINVAL;
+		goto out;
+	}
+	*out = model_json(rep, files, docs, n, by);
+	if (*out == NULL)
+		ret = lab_error_set(err, ENOMEM, "%s: out of memory", what);
+out:
+	report_free(rep);
+	for (i = 0; tmp != NULL && i < n; i++) {
+		if (tmp[i] != NULL)
+			unlink(tmp[i]);
+		free(tmp[i]);
+	}
+	if (docs != NULL)
+		rmdir(dir);
+	free(tmp);
+	free(files);
+	return ret;
+}
+
+int compare_report_json(const char *const *paths, size_t n, const struct report_options *opt, json_t **out,
+			struct lab_error *err)
+{
+	return report_of(paths, NULL, n, "report", NULL, opt, out, err);
+}
+
+static int side_report(const struct side *s, const char *by, json_t **out, struct lab_error *err)
+{
+	return report_of(s->paths, s->docs, s->n, s->name, by, NULL, out, err);
+}
+
+/* A cell's repeats: its "values" that are numbers. */
+static size_t cell_values(const json_t *cell, double *v, size_t cap)
+{
+	const json_t *vals = json_object_get(cell, "values");
+	size_t n = 0;
+
+	for (size_t i = 0; i < json_array_size(vals) && n < cap; i++)
+		if (json_is_number(json_array_get(vals, i)))
+			v[n++] = json_number_value(json_array_get(vals, i));
+	return n;
+}
+
+static const json_t *find_table(const json_t *rep, const char *id)
+{
+	const json_t *ts = json_object_get(rep, "tables");
+
+	for (size_t i = 0; i < json_array_size(ts); i++)
+		if (jstr(json_array_get(ts, i), "id") && strcmp(jstr(json_array_get(ts, i), "id"), id) == 0)
+			return json_array_get(ts, i);
+	return NULL;
+}
+
+static bool str_eq(const char *a, const char *b)
+{
+	return (a == NULL && b == NULL) || (a != NULL && b != NULL && strcmp(a, b) == 0);
+}
+
+/* A cell with at least one number. */
+static bool has_values(const json_t *cells)
+{
+	for (size_t c = 0; c < json_array_size(cells); c++) {
+		const json_t *v = json_object_get(json_array_get(cells, c), "values");
+
+		for (size_t i = 0; i < json_array_size(v); i++)
+			if (json_is_number(json_array_get(v, i)))
+				return true;
+	}
+	return false;
+}
+
+/* The row of t that is row: the same label and figure; under --by (by_variant)
+ * rows of a variant group pair by their label without the variant's
+ * prefix, the one with numbers first (the other variant's rows are empty
+ * on a side that --by filtered). */
+static const json_t *find_row(const json_t *t, const json_t *row, bool by_variant)
+{
+	const json_t *rows = json_object_get(t, "rows"), *empty = NULL;
+	bool variant = by_variant && json_is_string(json_object_get(row, "variant"));
+
+	for (size_t i = 0; i < json_array_size(rows); i++) {
+		const json_t *r = json_array_get(rows, i);
+
+		if (!str_eq(jstr(r, "figure"), jstr(row, "figure")))
+			continue;
+		if (variant && json_is_string(json_object_get(r, "variant"))) {
+			if (json_integer_value(json_object_get(r, "vindex")) !=
+			    json_integer_value(json_object_get(row, "vindex")))
+				continue;
+			/* The other variant keys must match too (A with B, C
+			 * with D); a row with no value has no "others" to say. */
+			if (jstr(r, "others") && jstr(row, "others") && *jstr(r, "others") && *jstr(row, "others") &&
+			    strcmp(jstr(r, "others"), jstr(row, "others")) != 0)
+				continue;
+			if (has_values(json_object_get(r, "cells")))
+				return r;
+			if (empty == NULL)
+				empty = r;
+		} else if (str_eq(jstr(r, "row"), jstr(row, "row"))) {
+			return r;
+		}
+	}
+	return empty;
+}
+
+static json_t *side_json(const struct stats_side *s, const double *v, size_t n)
+{
+	json_t *vals = json_array();
+
+	for (size_t i = 0; vals != NULL && i < n; i++)
+		json_array_append_new(vals, json_real(v[i]));
+	if (n == 0)
+		return json_pack("{s:I, s:o}", "n", (json_int_t)0, "values", vals);
+	return json_pack("{s:I, s:f, s:f, s:f, s:f, s:o}", "n", (json_int_t)s->n, "median", s->median,
+			 "min", s->min, "max", s->max, "mean", s->mean, "values", vals);
+}
+
+/* One figure both sides have: its verdict as JSON. */
+static json_t *figure_json(const json_t *t, const json_t *row, const char *column, const double *bv, size_t bn,
+			   const double *nv, size_t nn, double threshold, bool by_variant)
+{
+	struct stats_side b, n;
+	struct stats_verdict v;
+	json_t *j;
+
+	stats_summarize(bv, bn, &b);
+	stats_summarize(nv, nn, &n);
+	stats_verdict(&b, &n, threshold, &v);
+	char label[400];
+	const char *rowtext = jstr(row, "row");
+
+	/* Under --by a variant's row is named by what it shares with its
+	 * pair: the other keys ("pace=64M/50") and its label without the
+	 * variant. */
+	if (json_is_string(json_object_get(row, "variant")) && by_variant) {
+		const char *others = jstr(row, "others"), *base = jstr(row, "row_base");
+
+		if (others != NULL && *others && strcmp(others, "all runs") != 0)
+			snprintf(label, sizeof(label), "%s", others);
+		else
+			snprintf(label, sizeof(label), "%s", base ? base : "");
+		rowtext = label;
+	}
+	j = json_pack("{s:s?, s:s?, s:s?, s:s?, s:s?, s:s?, s:o, s:o, s:o, s:{s:b, s:b}, s:s}",
+		      "table", jstr(t, "id"), "table_name", jstr(t, "name"),
+		      "row", rowtext,
+		      "figure", jstr(row, "figure"), "column", column, "unit", jstr(row, "unit"),
+		      "base", side_json(&b, bv, bn), "new", side_json(&n, nv, nn),
+		      "change_pct", isnan(v.change_pct) ? json_null() : json_real(v.change_pct),
+		      "lkp", "above_threshold", v.above_threshold, "disjoint", v.disjoint,
+		      "verdict", stats_call_name(v.call));
+	if (j != NULL)
+		json_object_set_new(j, "welch", v.have_t ? json_pack("{s:f, s:f, s:f}", "t",
+								     isfinite(v.t.t) ? v.t.t : (v.t.t > 0 ? 1e300 : -1e300),
+								     "df", v.t.df, "p", v.t.p)
+							 : json_null());
+	return j;
+}
+
+#define VALUES_MAX 256
+
+/* Every figure of every table both reports have. */
+static int compare_tables(const json_t *brep, const json_t *nrep, double threshold, bool by_variant,
+			  json_t *figs, json_t *notes)
+{
+	const json_t *bts = json_object_get(brep, "tables");
+	double bv[VALUES_MAX], nv[VALUES_MAX];
+
+	for (size_t i = 0; i < json_array_size(bts); i++) {
+		const json_t *bt = json_array_get(bts, i);
+		const json_t *nt = find_table(nrep, jstr(bt, "id"));
+		const json_t *bcols = json_object_get(bt, "columns"), *ncols;
+		const json_t *rows = json_object_get(bt, "rows");
+
+		if (nt == NULL)
+			continue;
+		ncols = json_object_get(nt, "columns");
+		for (size_t r = 0; r < json_array_size(rows); r++) {
+			const json_t *brow = json_array_get(rows, r);
+			const json_t *nrow;
+			const json_t *bcells = json_object_get(brow, "cells"), *ncells;
+
+			/* Under --by, of a variant group only the rows this side has
+			 * numbers for (the other variants' are empty after the split). */
+			if (by_variant && json_is_string(json_object_get(brow, "variant")) && !has_values(bcells))
+				continue;
+			nrow = find_row(nt, brow, by_variant);
+			if (nrow == NULL)
+				continue;
+			ncells = json_object_get(nrow, "cells");
+			for (size_t c = 0; c < json_array_size(bcells); c++) {
+				const json_t *bc = json_array_get(bcells, c), *nc = NULL;
+				const char *col = NULL;
+				size_t bn, nn;
+
+				/* One column a side (one kernel each): they pair.
+				 * Several: the columns with the same label pair. */
+				if (json_array_size(bcols) == 1 && json_array_size(ncols) == 1) {
+					nc = json_array_get(ncells, 0);
+				} else {
+					col = jstr(bc, "column");
+					for (size_t k = 0; k < json_array_size(ncells); k++)
+						if (str_eq(jstr(json_array_get(ncells, k), "column"), col))
+							nc = json_array_get(ncells, k);
+				}
+				if (nc == NULL)
+					continue;
+				bn = cell_values(bc, bv, VALUES_MAX);
+				nn = cell_values(nc, nv, VALUES_MAX);
+				if (bn == 0 || nn == 0)
+					continue;       /* a text cell, or a figure one side lacks */
+				json_array_append_new(figs, figure_json(bt, brow, col, bv, bn, nv, nn, threshold, by_variant));
+			}
+		}
+		if (json_array_size(bcols) != 1 || json_array_size(ncols) != 1) {
+			char note[300];
+
+			snprintf(note, sizeof(note), "table %s: a side has several kernel columns; only columns "
+				 "with the same label were paired (use --by kernel)", jstr(bt, "id"));
+			json_array_append_new(notes, json_string(note));
+		}
+	}
+	return 0;
+}
+
+/* Outcome counts per variant: for each outcome either side saw, k of n on
+ * each side, Fisher's exact test. */
+struct tally {
+	char variant[200];
+	char outcome[32];
+	unsigned k[2], n[2];
+};
+
+/* Pass 1 (count = false): every (variant, outcome) either side saw gets a
+ * row.  Pass 2: each run adds to n of every row of its variant and to k of
+ * the row of its outcome. */
+static int count_outcomes(const struct side *s, int which, const char *skip, bool count,
+			  struct tally **t, size_t *nt)
+{
+	for (size_t d = 0; d < s->n; d++) {
+		const json_t *runs = json_object_get(s->docs[d], RK_RUNS);
+
+		for (size_t r = 0; r < json_array_size(runs); r++) {
+			const json_t *run = json_array_get(runs, r);
+			const char *oc = jstr(json_object_get(run, RK_EXIT), RK_OUTCOME);
+			char var[200];
+			bool found = false;
+
+			if (oc == NULL)
+				continue;
+			variant_text(run, skip, var, sizeof(var));
+			for (size_t i = 0; i < *nt; i++) {
+				bool same_var = strcmp((*t)[i].variant, var) == 0;
+				bool same_oc = same_var && strcmp((*t)[i].outcome, oc) == 0;
+
+				if (count && same_var) {
+					(*t)[i].n[which]++;
+					(*t)[i].k[which] += same_oc;
+				}
+				found |= same_oc;
+			}
+			if (!count && !found) {
+				struct tally *g = realloc(*t, (*nt + 1) * sizeof(*g));
+
+				if (g == NULL)
+					return -ENOMEM;
+				*t = g;
+				memset(&g[*nt], 0, sizeof(g[*nt]));
+				snprintf(g[*nt].variant, sizeof(g[*nt].variant), "%s", var);
+				snprintf(g[*nt].outcome, sizeof(g[*nt].outcome), "%s", oc);
+				(*nt)++;
+			}
+		}
+	}
+	return 0;
+}
+
+static json_t *counts_json(struct tally *t, size_t nt)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; a != NULL && i < nt; i++) {
+		double p;
+		const char *verdict;
+
+		if (t[i].n[0] == 0 || t[i].n[1] == 0)
+			continue;               /* a variant only one side ran */
+		p = stats_fisher(t[i].k[0], t[i].n[0], t[i].k[1], t[i].n[1]);
+		if (t[i].k[0] * t[i].n[1] == t[i].k[1] * t[i].n[0])
+			verdict = "same";
+		else if (p < STATS_ALPHA)
+			verdict = "real";
+		else
+			verdict = "not significant";
+		json_array_append_new(a, json_pack("{s:s, s:s, s:{s:I, s:I}, s:{s:I, s:I}, s:f, s:s}",
+						   "variant", t[i].variant, "outcome", t[i].outcome,
+						   "base", "k", (json_int_t)t[i].k[0], "n", (json_int_t)t[i].n[0],
+						   "new", "k", (json_int_t)t[i].k[1], "n", (json_int_t)t[i].n[1],
+						   "fisher_p", p, "verdict", verdict));
+	}
+	return a;
+}
+
+static json_t *inputs_json(const struct side *s)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; a != NULL && i < s->n; i++)
+		json_array_append_new(a, json_pack("{s:s, s:s?, s:s?, s:I}", "path", s->paths[i],
+						   "scenario", jstr(json_object_get(s->docs[i], RK_SCENARIO), RK_NAME),
+						   "kernel", jstr(json_object_get(s->docs[i], RK_HOST), RK_KERNEL),
+						   "runs", (json_int_t)json_array_size(json_object_get(s->docs[i], RK_RUNS))));
+	return a;
+}
+
+/* One comparison of two sides: figures and counts. */
+static int compare_pair(const struct side *b, const struct side *n, const char *by, double threshold,
+			json_t **out, struct lab_error *err)
+{
+	json_t *brep = NULL, *nrep = NULL, *figs = json_array(), *notes = json_array();
+	struct tally *t = NULL;
+	size_t nt = 0;
+	int ret;
+
+	*out = NULL;
+	if (figs == NULL || notes == NULL) {
+		ret = lab_error_set(err, ENOMEM, "out of memory");
+		goto out;
+	}
+	ret = side_report(b, by, &brep, err);
+	if (ret == 0)
+		ret = side_report(n, by, &nrep, err);
+	if (ret < 0)
+		goto out;
+	compare_tables(brep, nrep, threshold, by != NULL && strcmp(by, "kernel") != 0, figs, notes);
+	if (count_outcomes(b, 0, by, false, &t, &nt) < 0 || count_outcomes(n, 1, by, false, &t, &nt) < 0 ||
+	    count_outcomes(b, 0, by, true, &t, &nt) < 0 || count_outcomes(n, 1, by, true, &t, &nt) < 0) {
+		ret = lab_error_set(err, ENOMEM, "out of memory");
+		goto out;
+	}
+	*out = json_pack("{s:{s:s, s:o}, s:{s:s, s:o}, s:O, s:o, s:O}", "base", "name", b->name, "inputs",
+			 inputs_json(b), "new", "name", n->name, "inputs", inputs_json(n), "figures", figs,
+			 "counts", counts_json(t, nt), "notes", notes);
+	if (*out == NULL)
+		ret = lab_error_set(err, ENOMEM, "out of memory");
+out:
+	free(t);
+	json_decref(figs);
+	json_decref(notes);
+	json_decref(brep);
+	json_decref(nrep);
+	return ret;
+}
+
+static json_t *doc_new(const char *by, double threshold)
+{
+	return json_pack("{s:s, s:s?, s:f, s:f, s:I, s:[]}", "schema", COMPARE_SCHEMA, "by", by,
+			 "threshold_pct", threshold, "alpha", STATS_ALPHA, "min_repeats",
+			 (json_int_t)STATS_MIN_REPEATS, "comparisons");
+}
+
+static int load_side(struct side *s, const char *name, const char *const *files, size_t n, struct lab_error *err)
+{
+	memset(s, 0, sizeof(*s));
+	snprintf(s->name, sizeof(s->name), "%s", name);
+	for (size_t i = 0; i < n; i++) {
+		json_t *doc;
+		int ret = load_result(files[i], &doc, err);
+
+		if (ret < 0)
+			return ret;
+		if (side_add(s, files[i], doc) < 0) {
+			json_decref(doc);
+			return lab_error_set(err, ENOMEM, "out of memory");
+		}
+	}
+	return 0;
+}
+
+int compare_sides(const char *const *base, size_t nbase, const char *const *new_, size_t nnew,
+		  double threshold_pct, json_t **out, struct lab_error *err)
+{
+	struct side b, n;
+	json_t *pair = NULL;
+	int ret;
+
+	*out = NULL;
+	ret = load_side(&b, "base", base, nbase, err);
+	if (ret == 0)
+		ret = load_side(&n, "new", new_, nnew, err);
+	else
+		memset(&n, 0, sizeof(n));
+	if (ret == 0)
+		ret = compare_pair(&b, &n, NULL, threshold_pct, &pair, err);
+	if (ret == 0) {
+		*out = doc_new(NULL, threshold_pct);
+		if (*out == NULL || json_array_append_new(json_object_get(*out, "comparisons"), pair) < 0)
+			ret = lab_error_set(err, ENOMEM, "out of memory");
+	}
+	side_free(&b);
+	side_free(&n);
+	return ret;
+}
+
+int compare_by(const char *key, const char *const *files, size_t n, double threshold_pct,
+	       json_t **out, struct lab_error *err)
+{
+	struct side groups[GROUPS_MAX];
+	char values[GROUPS_MAX][128];
+	size_t ng = 0, i, g;
+	int ret = 0;
+
+	*out = NULL;
+	memset(groups, 0, sizeof(groups));
+	for (i = 0; i < n && ret == 0; i++) {
+		json_t *doc;
+		const json_t *runs;
+		size_t r;
+
+		ret = load_result(files[i], &doc, err);
+		if (ret < 0)
+			break;
+		runs = json_object_get(doc, RK_RUNS);
+		/* Each run goes to its group: a copy of the document holding
+		 * only that group's runs. */
+		for (r = 0; r < json_array_size(runs) && ret == 0; r++) {
+			char v[128];
+
+			if (!run_key(doc, json_array_get(runs, r), key, v, sizeof(v))) {
+				ret = lab_error_set(err, EINVAL, "%s: run %zu has no '%s' (neither a variant key, a "
+						    "parameter nor a host setting)", files[i], r + 1, key);
+				break;
+			}
+			for (g = 0; g < ng && strcmp(values[g], v) != 0; g++)
+				;
+			if (g == ng) {
+				if (ng == GROUPS_MAX) {
+					ret = lab_error_set(err, EINVAL, "--by %s: more than %d values", key, GROUPS_MAX);
+					break;
+				}
+				snprintf(values[g], sizeof(values[g]), "%s", v);
+				snprintf(groups[g].name, sizeof(groups[g].name), "%s=%s", key, v);
+				ng++;
+			}
+			if (groups[g].n == 0 || groups[g].paths[groups[g].n - 1] != files[i]) {
+				json_t *copy = json_deep_copy(doc);
+
+				if (copy == NULL || json_array_clear(json_object_get(copy, RK_RUNS)) < 0 ||
+				    side_add(&groups[g], files[i], copy) < 0) {
+					json_decref(copy);
+					ret = lab_error_set(err, ENOMEM, "out of memory");
+					break;
+				}
+			}
+			json_array_append(json_object_get(groups[g].docs[groups[g].n - 1], RK_RUNS),
+					  json_array_get(runs, r));
+		}
+		json_decref(doc);
+	}
+	if (ret == 0 && ng < 2)
+		ret = lab_error_set(err, EINVAL, "--by %s: every run has the same value (%s): nothing to compare",
+				    key, ng ? values[0] : "none");
+	if (ret == 0 && (*out = doc_new(key, threshold_pct)) == NULL)
+		ret = lab_error_set(err, ENOMEM, "out of memory");
+	for (g = 1; ret == 0 && g < ng; g++) {
+		json_t *pair;
+
+		ret = compare_pair(&groups[0], &groups[g], key, threshold_pct, &pair, err);
+		if (ret == 0)
+			json_array_append_new(json_object_get(*out, "comparisons"), pair);
+	}
+	for (g = 0; g < ng; g++)
+		side_free(&groups[g]);
+	if (ret < 0) {
+		json_decref(*out);
+		*out = NULL;
+	}
+	return ret;
+}
+
+/* ------------------------------------------------------------ output */
+
+static void fmt_num(double v, char *buf, size_t len)
+{
+	char raw[64], *dot;
+	size_t n, lead, k = 0;
+	bool whole = fabs(v - round(v)) < 1e-9 && fabs(v) < 1e15;
+
+	if (whole)
+		snprintf(raw, sizeof(raw), "%.0f", fabs(v));
+	else
+		snprintf(raw, sizeof(raw), "%.*f", fabs(v) >= 100 ? 1 : fabs(v) >= 1 ? 2 : 4, fabs(v));
+	dot = strchr(raw, '.');
+	n = dot ? (size_t)(dot - raw) : strlen(raw);
+	lead = n % 3 ? n % 3 : 3;
+	if (v < 0 && k + 1 < len)
+		buf[k++] = '-';
+	for (size_t i = 0; raw[i] && k + 2 < len; i++) {
+		if (i > 0 && i < n && (i - lead) % 3 == 0 && i >= lead)
+			buf[k++] = ',';
+		buf[k++] = raw[i];
+	}
+	buf[k] = '\0';
+}
+
+void compare_side_text(const json_t *s, const char *unit, char *buf, size_t len)
+{
+	char med[48], lo[48], hi[48];
+	double m = json_number_value(json_object_get(s, "median"));
+	double a = json_number_value(json_object_get(s, "min")), b = json_number_value(json_object_get(s, "max"));
+
+	if (json_integer_value(json_object_get(s, "n")) == 0) {
+		snprintf(buf, len, "—");
+		return;
+	}
+	fmt_num(m, med, sizeof(med));
+	fmt_num(a, lo, sizeof(lo));
+	fmt_num(b, hi, sizeof(hi));
+	if (unit != NULL && m == 1 && a == b && strncmp(unit, "pages", 5) == 0)
+		unit = "page";
+	if (a == b)
+		snprintf(buf, len, "%s%s%s (n=%lld)", med, unit ? " " : "", unit ? unit : "",
+			 (long long)json_integer_value(json_object_get(s, "n")));
+	else
+		snprintf(buf, len, "%s%s%s (%s–%s, n=%lld)", med, unit ? " " : "", unit ? unit : "", lo, hi,
+			 (long long)json_integer_value(json_object_get(s, "n")));
+}
+
+static void p_text(const json_t *welch, char *buf, size_t len)
+{
+	double p;
+
+	if (!json_is_object(welch)) {
+		snprintf(buf, len, "—");
+		return;
+	}
+	p = json_number_value(json_object_get(welch, "p"));
+	if (p < 0.0001)
+		snprintf(buf, len, "< 0.0001");
+	else
+		snprintf(buf, len, "%.4f", p);
+}
+
+static void change_text(const json_t *c, char *buf, size_t len)
+{
+	if (json_is_number(c))
+		snprintf(buf, len, "%+.1f %%", json_number_value(c));
+	else
+		snprintf(buf, len, "—");
+}
+
+/* Markdown cells hold no '|'. */
+static void md_cell(FILE *o, const char *s)
+{
+	for (; s != NULL && *s; s++)
+		fputs(*s == '|' ? "\\|" : (char[2]){ *s, 0 }, o);
+}
+
+void compare_markdown(const json_t *cmp, FILE *o)
+{
+	const json_t *cs = json_object_get(cmp, "comparisons");
+
+	fprintf(o, "# pagelab compare%s%s\n\n", jstr(cmp, "by") ? " by " : "", jstr(cmp, "by") ? jstr(cmp, "by") : "");
+	fprintf(o, "A difference is **real** only when Welch's t-test (95 %%) and the LKP rule (change above %g %% "
+		"and disjoint min–max ranges) both say so; with fewer than %d repeats a side: not enough runs. "
+		"Outcome counts: Fisher's exact test (two-sided).\n",
+		json_number_value(json_object_get(cmp, "threshold_pct")), STATS_MIN_REPEATS);
+	for (size_t c = 0; c < json_array_size(cs); c++) {
+		const json_t *p = json_array_get(cs, c);
+		const json_t *figs = json_object_get(p, "figures"), *counts = json_object_get(p, "counts");
+		const char *bn = jstr(json_object_get(p, "base"), "name"), *nn = jstr(json_object_get(p, "new"), "name");
+		size_t tally[5] = { 0 };
+		const char *last_table = NULL;
+
+		fprintf(o, "\n## %s → %s\n\n", bn, nn);
+		for (int s = 0; s < 2; s++) {
+			const json_t *in = json_object_get(json_object_get(p, s ? "new" : "base"), "inputs");
+
+			fprintf(o, "%s:", s ? nn : bn);
+			for (size_t i = 0; i < json_array_size(in); i++) {
+				const json_t *x = json_array_get(in, i);
+
+				fprintf(o, "%s %s (%s, kernel %s, %lld runs)", i ? "," : "", jstr(x, "path"),
+					jstr(x, "scenario") ? jstr(x, "scenario") : "?",
+					jstr(x, "kernel") ? jstr(x, "kernel") : "?",
+					(long long)json_integer_value(json_object_get(x, "runs")));
+			}
+			fputs("  \n", o);
+		}
+		for (size_t i = 0; i < json_array_size(figs); i++) {
+			const json_t *f = json_array_get(figs, i);
+			const char *unit = jstr(f, "unit"), *v = jstr(f, "verdict");
+			char b[256], n[256], ch[32], pt[32];
+
+			if (last_table == NULL || strcmp(last_table, jstr(f, "table")) != 0) {
+				last_table = jstr(f, "table");
+				fprintf(o, "\n### %s (`%s`)\n\n| Row | Figure | %s | %s | Change | Welch p | Verdict |\n"
+					"|---|---|---:|---:|---:|---:|---|\n", jstr(f, "table_name") ? jstr(f, "table_name") : "",
+					last_table, bn, nn);
+			}
+			compare_side_text(json_object_get(f, "base"), unit, b, sizeof(b));
+			compare_side_text(json_object_get(f, "new"), unit, n, sizeof(n));
+			change_text(json_object_get(f, "change_pct"), ch, sizeof(ch));
+			p_text(json_object_get(f, "welch"), pt, sizeof(pt));
+			fputs("| ", o);
+			md_cell(o, jstr(f, "row"));
+			if (jstr(f, "column")) {
+				fputs(" · ", o);
+				md_cell(o, jstr(f, "column"));
+			}
+			fputs(" | ", o);
+			md_cell(o, jstr(f, "figure"));
+			fprintf(o, " | %s | %s | %s | %s | %s%s%s |\n", b, n, ch, pt, strcmp(v, "real") ? "" : "**", v,
+				strcmp(v, "real") ? "" : "**");
+			tally[!strcmp(v, "real") ? 0 : !strcmp(v, "t-test only") ? 1 : !strcmp(v, "range only") ? 2
+				: !strcmp(v, "same") ? 3 : 4]++;
+		}
+		if (json_array_size(figs) == 0)
+			fputs("\nNo report figure is on both sides.\n", o);
+		if (json_array_size(counts) > 0) {
+			fprintf(o, "\n### Outcomes (Fisher's exact test)\n\n| Variant | Outcome | %s | %s | Fisher p | Verdict |\n"
+				"|---|---|---:|---:|---:|---|\n", bn, nn);
+			for (size_t i = 0; i < json_array_size(counts); i++) {
+				const json_t *x = json_array_get(counts, i);
+				const json_t *xb = json_object_get(x, "base"), *xn = json_object_get(x, "new");
+
+				fputs("| ", o);
+				md_cell(o, jstr(x, "variant"));
+				fprintf(o, " | %s | %lld/%lld | %lld/%lld | %.4g | %s |\n", jstr(x, "outcome"),
+					(long long)json_integer_value(json_object_get(xb, "k")),
+					(long long)json_integer_value(json_object_get(xb, "n")),
+					(long long)json_integer_value(json_object_get(xn, "k")),
+					(long long)json_integer_value(json_object_get(xn, "n")),
+					json_number_value(json_object_get(x, "fisher_p")), jstr(x, "verdict"));
+			}
+		}
+		for (size_t i = 0; i < json_array_size(json_object_get(p, "notes")); i++)
+			fprintf(o, "\n- %s", json_string_value(json_array_get(json_object_get(p, "notes"), i)));
+		fprintf(o, "\n%zu figures: %zu real, %zu t-test only, %zu range only, %zu same, %zu not enough runs.\n",
+			json_array_size(figs), tally[0], tally[1], tally[2], tally[3], tally[4]);
+	}
+}
+
+static void csv_field(FILE *o, const char *s)
+{
+	fputc('"', o);
+	for (; s != NULL && *s; s++) {
+		if (*s == '"')
+			fputc('"', o);
+		fputc(*s, o);
+	}
+	fputc('"', o);
+}
+
+static void csv_num(FILE *o, const json_t *v)
+{
+	fputc(',', o);
+	if (json_is_number(v))
+		fprintf(o, "%.10g", json_number_value(v));
+}
+
+static void compare_csv(const json_t *cmp, FILE *o)
+{
+	const json_t *cs = json_object_get(cmp, "comparisons");
+
+	fputs("base,new,kind,table,row,figure,column,unit,base_n,base_median,base_min,base_max,new_n,new_median,"
+	      "new_min,new_max,change_pct,welch_p,above_threshold,disjoint,fisher_p,verdict\n", o);
+	for (size_t c = 0; c < json_array_size(cs); c++) {
+		const json_t *p = json_array_get(cs, c);
+		const char *bn = jstr(json_object_get(p, "base"), "name"), *nn = jstr(json_object_get(p, "new"), "name");
+		const json_t *figs = json_object_get(p, "figures"), *counts = json_object_get(p, "counts");
+
+		for (size_t i = 0; i < json_array_size(figs); i++) {
+			const json_t *f = json_array_get(figs, i);
+			const json_t *b = json_object_get(f, "base"), *n = json_object_get(f, "new");
+			const json_t *lkp = json_object_get(f, "lkp");
+
+			csv_field(o, bn);
+			fputc(',', o);
+			csv_field(o, nn);
+			fputs(",figure,", o);
+			csv_field(o, jstr(f, "table"));
+			fputc(',', o);
+			csv_field(o, jstr(f, "row"));
+			fputc(',', o);
+			csv_field(o, jstr(f, "figure"));
+			fputc(',', o);
+			csv_field(o, jstr(f, "column"));
+			fputc(',', o);
+			csv_field(o, jstr(f, "unit"));
+			csv_num(o, json_object_get(b, "n"));
+			csv_num(o, json_object_get(b, "median"));
+			csv_num(o, json_object_get(b, "min"));
+			csv_num(o, json_object_get(b, "max"));
+			csv_num(o, json_object_get(n, "n"));
+			csv_num(o, json_object_get(n, "median"));
+			csv_num(o, json_object_get(n, "min"));
+			csv_num(o, json_object_get(n, "max"));
+			csv_num(o, json_object_get(f, "change_pct"));
+			csv_num(o, json_object_get(json_object_get(f, "welch"), "p"));
+			fprintf(o, ",%s,%s,,", json_is_true(json_object_get(lkp, "above_threshold")) ? "yes" : "no",
+				json_is_true(json_object_get(lkp, "disjoint")) ? "yes" : "no");
+			csv_field(o, jstr(f, "verdict"));
+			fputc('\n', o);
+		}
+		for (size_t i = 0; i < json_array_size(counts); i++) {
+			const json_t *x = json_array_get(counts, i);
+
+			csv_field(o, bn);
+			fputc(',', o);
+			csv_field(o, nn);
+			fputs(",count,outcome,", o);
+			csv_field(o, jstr(x, "variant"));
+			fputc(',', o);
+			csv_field(o, jstr(x, "outcome"));
+			fputs(",,runs", o);
+			csv_num(o, json_object_get(json_object_get(x, "base"), "n"));
+			csv_num(o, json_object_get(json_object_get(x, "base"), "k"));
+			fputs(",,", o);
+			csv_num(o, json_object_get(json_object_get(x, "new"), "n"));
+			csv_num(o, json_object_get(json_object_get(x, "new"), "k"));
+			fputs(",,,,,,", o);
+			csv_num(o, json_object_get(x, "fisher_p"));
+			fputc(',', o);
+			csv_field(o, jstr(x, "verdict"));
+			fputc('\n', o);
+		}
+	}
+}
+
+static void compare_usage(FILE *o)
+{
+	fprintf(o,
+		"usage: pagelab compare [--format markdown|csv|json] [--threshold PCT] BASE.json... -- NEW.json...\n"
+		"       pagelab compare [--format ...] [--threshold PCT] --by KEY RESULT.json...\n"
+		"\n"
+		"Compare every figure of every report table that both sides have: each side's\n"
+		"median and min–max over its repeats, the change in %%, and a verdict —\n"
+		"  real             Welch's t-test (95 %%, GSL's t distribution) AND the LKP rule\n"
+		"                   (|change| > --threshold and the min–max ranges do not overlap)\n"
+		"  t-test only      the t-test alone: repeats of a deterministic figure have no\n"
+		"                   variance, so it calls 345 vs 346 significant — not real\n"
+		"  range only       the LKP rule alone — not real\n"
+		"  same             neither\n"
+		"  not enough runs  a side has fewer than %d repeats: no verdict\n"
+		"Outcomes (completed, oom_killed, …) are counted per variant: k of n runs a side,\n"
+		"Fisher's exact test (two-sided; 3/3 against 0/3 gives p = 0.1, so three runs a side\n"
+		"can never make an outcome significant at 95 %%).\n"
+		"\n"
+		"  --by KEY         split the results by KEY and compare each group with the first:\n"
+		"                   kernel (host.kernel), a variant key (thp, wsf, advice, …) or a\n"
+		"                   parameter; wsf, thp and min_free_kbytes fall back to the host's\n"
+		"                   setting; host (host.hostname): a fleet's hosts side by side\n"
+		"  --threshold PCT  the LKP rule's change (default %g)\n"
+		"  --format F       markdown (default), csv, or json (a %s document)\n"
+		"  -h, --help       this text\n"
+		"\n"
+		"Exit status: 0 compared; 2 bad usage or input; 1 internal failure.\n",
+		STATS_MIN_REPEATS, COMPARE_THRESHOLD_PCT, COMPARE_SCHEMA);
+}
+
+int compare_main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "by", required_argument, NULL, 'b' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "threshold", required_argument, NULL, 't' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *by = NULL, *fmt = "markdown";
+	double threshold = COMPARE_THRESHOLD_PCT;
+	const char **base = NULL, **nw = NULL;
+	size_t nb = 0, nn = 0;
+	bool after = false;
+	struct lab_error err;
+	json_t *cmp = NULL;
+	int c, ret, status;
+
+	lab_error_clear(&err);
+	/* BASE -- NEW: split at the first "--" before getopt sees it (getopt
+	 * would consume it and move the BASE files next to the NEW ones). */
+	int split = argc;
+
+	for (int i = 1; i < argc; i++)
+		if (strcmp(argv[i], "--") == 0) {
+			split = i;
+			after = true;
+			break;
+		}
+	optind = 1;
+	while ((c = getopt_long(split, argv, "h", longopts, NULL)) != -1) {
+		char *end;
+
+		switch (c) {
+		case 'b':
+			by = optarg;
+			break;
+		case 'f':
+			if (strcmp(optarg, "markdown") && strcmp(optarg, "csv") && strcmp(optarg, "json")) {
+				fprintf(stderr, "pagelab compare: --format takes markdown, csv or json\n");
+				return EXIT_BAD_INPUT;
+			}
+			fmt = optarg;
+			break;
+		case 't':
+			errno = 0;
+			threshold = strtod(optarg, &end);
+			if (errno || end == optarg || *end || !(threshold >= 0) || threshold > 1000) {
+				fprintf(stderr, "pagelab compare: --threshold takes a percentage 0..1000, not '%s'\n", optarg);
+				return EXIT_BAD_INPUT;
+			}
+			break;
+		case 'h':
+			compare_usage(stdout);
+			return 0;
+		default:
+			fprintf(stderr, "pagelab compare: see pagelab compare --help\n");
+			return EXIT_BAD_INPUT;
+		}
+	}
+	if (!stats_available()) {
+		fprintf(stderr, "pagelab compare: this build has no GSL (a static guest build): compare on the host\n");
+		return EXIT_INTERNAL;
+	}
+	base = calloc((size_t)argc + 1, sizeof(*base));
+	nw = calloc((size_t)argc + 1, sizeof(*nw));
+	if (base == NULL || nw == NULL) {
+		free(base);
+		free(nw);
+		fprintf(stderr, "pagelab compare: out of memory\n");
+		return EXIT_INTERNAL;
+	}
+	for (int i = optind; i < split; i++)
+		base[nb++] = argv[i];
+	for (int i = split + 1; i < argc; i++)
+		nw[nn++] = argv[i];
+	if (by != NULL && after) {
+		status = EXIT_BAD_INPUT;
+		fprintf(stderr, "pagelab compare: --by KEY takes one set of results, not BASE -- NEW\n");
+		goto out;
+	}
+	if (by == NULL && (!after || nb == 0 || nn == 0)) {
+		status = EXIT_BAD_INPUT;
+		fprintf(stderr, "pagelab compare: give BASE.json... -- NEW.json... or --by KEY RESULT.json... "
+			"(see pagelab compare --help)\n");
+		goto out;
+	}
+	if (by != NULL && nb == 0) {
+		status = EXIT_BAD_INPUT;
+		fprintf(stderr, "pagelab compare: --by %s: no result file given\n", by);
+		goto out;
+	}
+	ret = by != NULL ? compare_by(by, base, nb, threshold, &cmp, &err)
+			 : compare_sides(base, nb, nw, nn, threshold, &cmp, &err);
+	if (ret < 0) {
+		fprintf(stderr, "pagelab compare: %s\n", err.msg);
+		status = err.code == EINVAL || err.code == ENOENT || err.code == EACCES ? EXIT_BAD_INPUT : EXIT_INTERNAL;
+		goto out;
+	}
+	if (!strcmp(fmt, "json")) {
+		json_dumpf(cmp, stdout, JSON_INDENT(2));
+		fputc('\n', stdout);
+	} else if (!strcmp(fmt, "csv")) {
+		compare_csv(cmp, stdout);
+	} else {
+		compare_markdown(cmp, stdout);
+	}
+	status = fflush(stdout) == 0 && !ferror(stdout) ? 0 : EXIT_INTERNAL;
+out:
+	json_decref(cmp);
+	free(base);
+	free(nw);
+	return status;
+}

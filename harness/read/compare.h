@@ -1,0 +1,62 @@
+/* compare.h — `pagelab compare`: which differences between two sets of
+ * results are real.
+ *
+ *   pagelab compare [options] BASE.json... -- NEW.json...
+ *   pagelab compare [options] --by KEY RESULT.json...
+ *
+ * Every figure of every report table (harness/read/report/report.h) that both sides
+ * have is compared: each side's median and min–max over its repeats, the
+ * change in %, Welch's t-test at 95 % (GSL's t distribution) when both sides
+ * have >= 3 repeats, and the LKP rule (the change is above --threshold and
+ * the ranges do not overlap).  A difference is "real" only when both say
+ * so; with fewer repeats a side the verdict is "not enough runs".  Outcomes
+ * are counts (OOM-killed in 3 of 3 runs against 0 of 3): Fisher's exact test.
+ *
+ * --by KEY splits one set of results into groups and compares each group
+ * with the first: KEY is "kernel" (host.kernel), a variant key of the
+ * scenario's matrix (thp, wsf, advice, …) or a parameter; "wsf" and "thp"
+ * also find the machine's own setting (vm.watermark_scale_factor, THP
+ * enabled) when no run varies it.
+ *
+ * The comparison is a "pagelab.compare/1" JSON document, printed as
+ * markdown, CSV or JSON, and rendered into the HTML report (harness/read/html.h).
+ */
+#ifndef PAGELAB_COMPARE_H
+#define PAGELAB_COMPARE_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include <jansson.h>
+
+#include "base/error.h"
+
+#define COMPARE_SCHEMA "pagelab.compare/1"
+#define COMPARE_THRESHOLD_PCT 1.0       /* the LKP rule's default change */
+
+/* BASE against NEW: a pagelab.compare/1 document in *out.  Returns 0, or
+ * -errno with err filled (-EINVAL: bad input). */
+int compare_sides(const char *const *base, size_t nbase, const char *const *new_, size_t nnew,
+		  double threshold_pct, json_t **out, struct lab_error *err);
+
+/* The results split by key, each group against the first. */
+int compare_by(const char *key, const char *const *files, size_t n, double threshold_pct,
+	       json_t **out, struct lab_error *err);
+
+/* The report engine's tables for these result files, as a
+ * pagelab.report/1 document (harness/read/report/report.h's JSON; opt NULL: defaults). */
+struct report_options;
+int compare_report_json(const char *const *paths, size_t n, const struct report_options *opt, json_t **out,
+			struct lab_error *err);
+
+/* One side of a figure as compare prints it: "345 MiB (340–350, n=3)". */
+void compare_side_text(const json_t *side, const char *unit, char *buf, size_t len);
+
+/* The document as markdown (the same text `compare` prints). */
+void compare_markdown(const json_t *cmp, FILE *o);
+
+/* argv[0] is "compare".  Exit: 0 compared, 1 internal failure, 2 bad usage
+ * or input. */
+int compare_main(int argc, char **argv);
+
+#endif

@@ -1,0 +1,1241 @@
+/* sampler.c — the one event loop of a run (see sampler.h). */
+#include "sampler.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <sys/syscall.h>
+#include <sys/timerfd.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/fileio.h"
+#include "launch/launch.h"
+#include "result/keys.h"
+#include "sample/sources/source.h"
+#include "base/zoneinfo.h"
+
+enum { TAG_TIMER = 1, TAG_SIGNAL = 2, TAG_EVENT = 0x100, TAG_PIDFD = 0x200, TAG_TRACE = 0x400 };
+
+struct wl {
+	const struct run_workload *spec;
+	struct workload_proc proc;
+	bool launched, stopped_by_us;
+	unsigned steps_done;
+	json_t *info;           /* runs[].workloads[i] */
+	char error[256];
+};
+
+struct ctx {
+	const struct run_spec *spec;
+	struct sandbox *sb;
+	const struct sampler_opts *o;
+	struct result *res;
+	int run_index;
+	json_t *run, *steps, *actions;
+	struct jw line;                 /* the sample being written (one line, reused) */
+	json_t *last_read;              /* the last start/step/end sample, read back from its line */
+	unsigned long long last_usage;  /* memory.current at the last sample that read it */
+	bool have_usage;
+	int epfd, tfd;
+	uint64_t t0_ns;
+	uint64_t last_walk_ns;          /* the last sample with the step sources */
+	struct wl wl[SCN_MAX_WORKLOADS];
+	struct source_ctx sctx;         /* what the sources see: sandbox, workloads */
+	struct source_set *sources;     /* sources/registry.c's table, opened */
+	struct sandbox_counters cg;
+	unsigned long long oom_seen;    /* oom_kill already attributed */
+	unsigned long long oom_base;    /* oom_kill at the run's start (--sandbox self keeps counting) */
+	unsigned long long group_base;  /* v2 oom_group_kill at the run's start */
+	unsigned long long peak_usage;
+	unsigned nr_samples;
+	struct lab_error *err;
+	/* Tracepoints (trace/trace.h) and adaptive bursts. */
+	struct trace *tr;
+	json_t *events, *trace_intervals;
+	char trace_error[LAB_ERROR_MSG_MAX];
+	bool bursting, near_low;
+	unsigned cur_interval_ms;
+	uint64_t last_full_ns, burst_since;
+	unsigned long long nr_burst, burst_windows, stalls_seen;
+	double burst_cpu_us, burst_ms;
+	double burst_cost_us;           /* a burst sample's CPU, smoothed */
+	unsigned burst_eff_ms, burst_eff_max_ms;
+	struct lowest {
+		int node;
+		char zone[16];
+		unsigned long long free, low, min;
+		double t_ms;
+		const char *cause;
+	} lowest[8];
+	size_t nr_lowest;
+	/* The bursts since the last full sample, folded (o->burst_raw unset):
+	 * per zone the lowest free and the lines at that moment, and the last. */
+	struct fold {
+		int node;
+		char zone[16];
+		unsigned long long free, min, low, high, boost, managed, last_free;
+		double t_ms;
+	} fold[ZONEINFO_MAX_ZONES];
+	size_t nr_fold;
+	unsigned long long fold_n, burst_lines;
+	double fold_from_ms, fold_to_ms;
+	struct jw scratch;              /* a folded burst's text, discarded */
+	struct { int pid; bool in; } pidcache[64];
+	unsigned pidcache_next;
+	uint64_t held_since_ns;         /* the oldest line the stream holds */
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* CPU time of this thread (the harness has one): what a sample costs. */
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static double ms_since(const struct ctx *c, uint64_t ns)
+{
+	return ns >= c->t0_ns ? (double)(ns - c->t0_ns) / 1e6 : 0.0;
+}
+
+/* One sample: every source whose cadence is due (sources/source.h).  A
+ * plain tick reads only the O(1) sources; a step, the start, the end and a
+ * walk tick (every walk_interval_ms) read the page walks too. */
+/* A tick that also reads the step sources: walk_interval_ms since the last
+ * one (0: only at steps, the start and the end). */
+static bool walk_due(const struct ctx *c)
+{
+	unsigned ms = c->spec->walk_interval_ms;
+
+	return ms > 0 && now_ns() - c->last_walk_ns >= (uint64_t)ms * 1000000ull - (uint64_t)c->o->interval_ms * 500000ull;
+}
+
+/* What the bursts need from a sample's zones (sources/zones.c), full or
+ * slim: the run's lowest free per zone (summary) and the burst trigger — a
+ * zone within burst_margin_pct of its low-high gap above its low line. */
+static void note_zones(struct ctx *c, const struct zoneinfo *zi, const char *cause, double t_ms)
+{
+	unsigned pct = c->o ? c->o->burst_margin_pct : 0;
+
+	c->near_low = false;
+	for (size_t i = 0; zi != NULL && i < zi->n; i++) {
+		const struct zone_info *z = &zi->zones[i];
+		unsigned long long free_p = z->free, min = z->min, low = z->low, high = z->high;
+		size_t k;
+
+		if (z->present == 0)    /* not in a sample either (sources/zones.c) */
+			continue;
+		if (z->managed > 0 && high > low && free_p <= low + (high - low) * pct / 100)
+			c->near_low = true;
+		for (k = 0; k < c->nr_lowest; k++)
+			if (c->lowest[k].node == z->node && !strcmp(c->lowest[k].zone, z->name))
+				break;
+		if (k == c->nr_lowest && k < sizeof(c->lowest) / sizeof(c->lowest[0])) {
+			c->nr_lowest++;
+			c->lowest[k].node = z->node;
+			snprintf(c->lowest[k].zone, sizeof(c->lowest[k].zone), "%s", z->name);
+			c->lowest[k].free = ~0ull;
+		}
+		if (k < c->nr_lowest && z->managed > 0 && free_p < c->lowest[k].free) {
+			c->lowest[k].free = free_p;
+			c->lowest[k].low = low;
+			c->lowest[k].min = min;
+			c->lowest[k].t_ms = t_ms;
+			c->lowest[k].cause = cause;
+		}
+	}
+}
+
+static void emit_stream(void *ctx, const char *type, json_t *obj)
+{
+	struct ctx *c = ctx;
+
+	result_stream(c->res, type, c->run_index, obj);
+}
+
+/* Records the buffers hold, into the timeline (events streamed as they come). */
+static void trace_pull(struct ctx *c, bool final)
+{
+	struct lab_error e;
+
+	if (c->tr == NULL)
+		return;
+	if (trace_drain(c->tr, final, c->events, c->trace_intervals, emit_stream, c, &e) < 0 &&
+	    !c->trace_error[0])
+		snprintf(c->trace_error, sizeof(c->trace_error), "%s", e.msg);
+}
+
+/* Progress a person can follow: on a terminal (and without -v, which prints
+ * every step), one status line rewritten in place at most twice a second —
+ * the run, its time, the sandbox's memory and the last workload step — and
+ * erased when the run ends, so the phase lines stay as they are.  Not on a
+ * terminal, nothing: the phase lines are the log. */
+static void progress_line(struct ctx *c, bool done)
+{
+	static int tty = -1;
+	static uint64_t last_ns;
+	const json_t *st;
+	uint64_t now = now_ns();
+	char step[80] = "";
+
+	if (tty < 0)
+		tty = isatty(STDERR_FILENO) && getenv("PAGELAB_NO_PROGRESS") == NULL;
+	if (!tty || c->o->verbose)
+		return;
+	if (done) {
+		if (last_ns != 0)
+			fputs("\r\033[K", stderr);
+		last_ns = 0;
+		return;
+	}
+	if (last_ns != 0 && now - last_ns < 500000000ull)
+		return;
+	last_ns = now;
+	st = json_array_get(c->steps, json_array_size(c->steps) ? json_array_size(c->steps) - 1 : 0);
+	if (st != NULL && json_is_string(json_object_get(st, "workload")) && json_is_string(json_object_get(st, "step")))
+		snprintf(step, sizeof(step), " · %s: %s", json_string_value(json_object_get(st, "workload")),
+			 json_string_value(json_object_get(st, "step")));
+	fprintf(stderr, "\r\033[Kpagelab:   run %s: %.1f s · memory.current %lld MiB%s", c->spec->label,
+		ms_since(c, now) / 1000.0, c->have_usage ? (long long)(c->last_usage >> 20) : -1LL,
+		step);
+}
+
+/* A sample line's start: {"type":"sample","run":N,"t_ms":T,"cause":C —
+ * the stream's line; the document's sample is the same without its first
+ * two members (result.h: result_samples_here). */
+static void line_head(struct ctx *c)
+{
+	struct jw *w = &c->line;
+
+	jw_reset(w);
+	jw_obj(w);
+	jw_key(w, "type");
+	jw_str(w, "sample");
+	jw_key(w, "run");
+	jw_i64(w, c->run_index);
+	jw_key(w, RK_T_MS);
+}
+
+static void line_begin(struct ctx *c, double t, const char *cause)
+{
+	line_head(c);
+	jw_real(&c->line, t);
+	jw_key(&c->line, "cause");
+	jw_str(&c->line, cause);
+}
+
+/* The same for a sample read at CLOCK_MONOTONIC ns: its t_ms is ms_since(c,
+ * ns) printed without printf (jw_fixed: the same double). */
+static void line_begin_at(struct ctx *c, uint64_t ns, const char *cause)
+{
+	line_head(c);
+	jw_fixed(&c->line, ns >= c->t0_ns ? ns - c->t0_ns : 0, 6);
+	jw_key(&c->line, "cause");
+	jw_str(&c->line, cause);
+}
+
+/* The line's end and its one write — or, for a periodic line (a tick, a
+ * walk, the bursts folded before one), held with the others since the last
+ * flush and written with them once [sample] flush_ms has passed: at 250 ms
+ * every write to the file system is a cold one, and costs as much as
+ * parsing the line did.  Anything else written to the stream (a step, an
+ * event, the end) writes the held lines first. */
+static void line_end(struct ctx *c, bool periodic)
+{
+	jw_obj_end(&c->line);
+	jw_raw(&c->line, "\n", 1);
+	c->nr_samples++;
+	if (c->line.oom)
+		return;
+	if (!periodic || c->spec->flush_ms == 0) {
+		result_stream_text(c->res, c->line.data, c->line.len);
+		return;
+	}
+	if (result_stream_held(c->res) == 0)
+		c->held_since_ns = now_ns();
+	result_stream_hold(c->res, c->line.data, c->line.len);
+	/* Half an interval early: the line due at flush_ms goes with them. */
+	if (now_ns() - c->held_since_ns + (uint64_t)c->o->interval_ms * 500000ull >=
+	    (uint64_t)c->spec->flush_ms * 1000000ull)
+		result_stream_flush(c->res);
+}
+
+/* One burst reading into the fold: per zone the lowest free and when. */
+static void fold_zones(struct ctx *c, const struct zoneinfo *zi, double t)
+{
+	for (size_t i = 0; zi != NULL && i < zi->n; i++) {
+		const struct zone_info *z = &zi->zones[i];
+		struct fold *f = NULL;
+
+		if (z->present == 0)
+			continue;
+		for (size_t k = 0; k < c->nr_fold; k++)
+			if (c->fold[k].node == z->node && !strcmp(c->fold[k].zone, z->name))
+				f = &c->fold[k];
+		if (f == NULL) {
+			if (c->nr_fold == sizeof(c->fold) / sizeof(c->fold[0]))
+				continue;
+			f = &c->fold[c->nr_fold++];
+			f->node = z->node;
+			snprintf(f->zone, sizeof(f->zone), "%s", z->name);
+			f->free = ~0ull;
+		}
+		if (z->free < f->free) {
+			f->free = z->free;
+			f->min = z->min;
+			f->low = z->low;
+			f->high = z->high;
+			f->boost = z->boost;
+			f->managed = z->managed;
+			f->t_ms = t;
+		}
+		f->last_free = z->free;
+	}
+	if (c->fold_n++ == 0)
+		c->fold_from_ms = t;
+	c->fold_to_ms = t;
+}
+
+/* The folded bursts as one line, before the next full sample:
+ * {"t_ms" (the lowest zone's, nearest its low line), "cause": "burst",
+ *  "bursts": n, "from_ms", "to_ms", "zones": [{node, zone, free (the
+ *  lowest), min, low, high, boost, managed (at that moment), "t_ms" (its
+ *  moment), "last_free"}]}. */
+static void fold_flush(struct ctx *c)
+{
+	struct jw *w = &c->line;
+	const struct fold *deep = NULL;
+
+	if (c->fold_n == 0)
+		return;
+	for (size_t k = 0; k < c->nr_fold; k++) {
+		const struct fold *f = &c->fold[k];
+
+		if (f->free != ~0ull && f->managed > 0 &&
+		    (deep == NULL || (double)f->free - (double)f->low < (double)deep->free - (double)deep->low))
+			deep = f;
+	}
+	line_begin(c, deep != NULL ? deep->t_ms : c->fold_to_ms, "burst");
+	jw_key(w, "bursts");
+	jw_u64(w, c->fold_n);
+	jw_key(w, "from_ms");
+	jw_real(w, c->fold_from_ms);
+	jw_key(w, "to_ms");
+	jw_real(w, c->fold_to_ms);
+	jw_key(w, "zones");
+	jw_arr(w);
+	for (size_t k = 0; k < c->nr_fold; k++) {
+		const struct fold *f = &c->fold[k];
+
+		if (f->free == ~0ull)
+			continue;
+		jw_obj(w);
+		jw_key(w, "node");
+		jw_i64(w, f->node);
+		jw_key(w, "zone");
+		jw_str(w, f->zone);
+		jw_key(w, "free");
+		jw_u64(w, f->free);
+		jw_key(w, "min");
+		jw_u64(w, f->min);
+		jw_key(w, "low");
+		jw_u64(w, f->low);
+		jw_key(w, "high");
+		jw_u64(w, f->high);
+		jw_key(w, "boost");
+		jw_u64(w, f->boost);
+		jw_key(w, "managed");
+		jw_u64(w, f->managed);
+		jw_key(w, RK_T_MS);
+		jw_real(w, f->t_ms);
+		jw_key(w, "last_free");
+		jw_u64(w, f->last_free);
+		jw_obj_end(w);
+	}
+	jw_arr_end(w);
+	line_end(c, true);
+	c->burst_lines++;
+	c->fold_n = 0;
+	c->nr_fold = 0;
+}
+
+/* A burst sample: the time, the zones' free pages and lines, nothing else;
+ * a line of its own (burst_raw) or folded until the next full sample. */
+static void take_burst(struct ctx *c)
+{
+	uint64_t cpu0 = thread_cpu_ns(), wall0 = now_ns();
+	double t = ms_since(c, wall0);
+
+	trace_pull(c, false);
+	c->sctx.burst = true;           /* the burst sources in their slim form */
+	c->sctx.at_step = false;
+	if (c->o->burst_raw) {
+		line_begin_at(c, wall0, "burst");
+		source_set_emit(c->sources, SOURCE_BURST, &c->line);
+		note_zones(c, c->sctx.facts.zones, "burst", t);
+		line_end(c, true);
+		c->burst_lines++;
+	} else {
+		jw_reset(&c->scratch);
+		jw_obj(&c->scratch);
+		source_set_emit(c->sources, SOURCE_BURST, &c->scratch);
+		note_zones(c, c->sctx.facts.zones, "burst", t);
+		fold_zones(c, c->sctx.facts.zones, t);
+	}
+	c->nr_burst++;
+	{
+		double us = (double)(thread_cpu_ns() - cpu0) / 1e3;
+
+		c->burst_cpu_us += us;
+		c->burst_cost_us = c->burst_cost_us > 0 ? 0.8 * c->burst_cost_us + 0.2 * us : us;
+	}
+}
+
+/* A full sample, written as one line.  Returns the sample read back from
+ * its line (borrowed, valid until the next such sample) for a start, a step
+ * and the end — what steps[] and the summary take from it — and NULL for a
+ * tick or a walk, which nothing reads back. */
+static const json_t *take_sample(struct ctx *c, const char *cause)
+{
+	uint64_t cpu0, wall0;
+	double t;
+	unsigned cadences = SOURCE_TICK;
+	bool tick = strcmp(cause, "tick") == 0, walk = strcmp(cause, "walk") == 0;
+	struct jw *w = &c->line;
+
+	fold_flush(c);          /* the bursts before it come first */
+	trace_pull(c, false);   /* the events so far: not this sample's cost */
+	cpu0 = thread_cpu_ns();
+	wall0 = now_ns();
+	t = ms_since(c, wall0);
+	if (!tick) {
+		cadences |= SOURCE_STEP;
+		c->last_walk_ns = wall0;
+	}
+	c->sctx.at_step = !tick && !walk;
+	c->sctx.burst = false;
+	line_begin_at(c, wall0, cause);
+	source_set_emit(c->sources, cadences, w);
+	note_zones(c, c->sctx.facts.zones, cause, t);
+	if (c->sctx.facts.have_usage) {
+		c->have_usage = true;
+		c->last_usage = c->sctx.facts.usage_bytes;
+		if (c->last_usage > c->peak_usage)
+			c->peak_usage = c->last_usage;
+	}
+	/* What this sample cost the harness (scripts/bench): reading, parsing
+	 * and formatting the line, all but these last bytes and the write(2);
+	 * not the trace drain before it (the harness's schedstat has all). */
+	jw_key(w, "cost_us");
+	jw_obj(w);
+	jw_key(w, "cpu");
+	jw_fixed(w, thread_cpu_ns() - cpu0, 3);         /* µs: ns / 1e3 */
+	jw_key(w, "wall");
+	jw_fixed(w, now_ns() - wall0, 3);
+	jw_obj_end(w);
+	line_end(c, tick || walk);
+	c->last_full_ns = wall0;
+	if (tick || walk)
+		return NULL;
+	/* Rare (a step, the start, the end): read the line back. */
+	{
+		json_error_t je;
+		json_t *s = json_loadb(w->data, w->len, 0, &je);
+
+		if (s != NULL) {
+			json_object_del(s, "type");
+			json_object_del(s, "run");
+		}
+		json_decref(c->last_read);
+		c->last_read = s;
+	}
+	return c->last_read;
+}
+
+static void set_timer(struct ctx *c, unsigned ms)
+{
+	struct itimerspec its;
+
+	if (ms == c->cur_interval_ms)
+		return;
+	its.it_interval.tv_sec = ms / 1000;
+	its.it_interval.tv_nsec = (long)(ms % 1000) * 1000000L;
+	its.it_value = its.it_interval;
+	if (timerfd_settime(c->tfd, 0, &its, NULL) == 0)
+		c->cur_interval_ms = ms;
+}
+
+/* After each sample: burst while the trough may be near, tick otherwise.
+ * A memcg stall lasts tens of µs, so "open" is rarely caught at a sample:
+ * a stall closed since the last sample counts as one. */
+static void burst_decide(struct ctx *c)
+{
+	unsigned long long done = trace_stalls_done(c->tr);
+	bool want = c->o->burst_ms > 0 && c->o->burst_ms < c->o->interval_ms &&
+		    (c->o->burst_always || c->near_low || trace_kswapd_awake(c->tr) || trace_stall_open(c->tr) ||
+		     done != c->stalls_seen);
+	uint64_t now = now_ns();
+
+	c->stalls_seen = done;
+	/* A burst costs at most 5 % of a CPU: where a burst sample costs more
+	 * than 5 % of the interval (a TCG guest: ~1 ms), the interval
+	 * stretches to 20 samples' cost. */
+	unsigned eff = c->o->burst_ms;
+
+	if (c->burst_cost_us * 20 / 1000 > eff)
+		eff = (unsigned)(c->burst_cost_us * 20 / 1000) + 1;
+	if (eff > c->o->interval_ms / 2)
+		eff = c->o->interval_ms / 2;
+	if (want && c->bursting && eff != c->burst_eff_ms) {
+		c->burst_eff_ms = eff;
+		if (eff > c->burst_eff_max_ms)
+			c->burst_eff_max_ms = eff;
+		set_timer(c, eff);
+	}
+	if (want == c->bursting)
+		return;
+	c->bursting = want;
+	if (want) {
+		c->burst_since = now;
+		c->burst_windows++;
+		c->burst_eff_ms = eff;
+		if (eff > c->burst_eff_max_ms)
+			c->burst_eff_max_ms = eff;
+	} else {
+		c->burst_ms += (double)(now - c->burst_since) / 1e6;
+	}
+	set_timer(c, want ? eff : c->o->interval_ms);
+}
+
+/* Whether pid is a task of the sandbox: a workload, or a process whose
+ * memory cgroup is the sandbox's (cached: a run sees few tasks). */
+static bool pid_in_sandbox(void *ctx, int pid)
+{
+	struct ctx *c = ctx;
+	char cg[PATH_MAX];
+	const char *sp;
+	size_t n, m, slot;
+	struct lab_error e;
+	bool in = false;
+
+	if (pid <= 0)
+		return false;
+	for (size_t i = 0; i < c->spec->nr_workloads; i++)
+		if (c->wl[i].launched && c->wl[i].proc.pid == pid)
+			return true;
+	/* --sandbox self: the harness is in the sandbox too, and its own
+	 * allocations reclaim there.  In a container its cgroup is the mount's
+	 * root, "/", which the suffix test below cannot tell from any other. */
+	if (pid == getpid() && sandbox_is_self(c->sb))
+		return true;
+	for (size_t i = 0; i < sizeof(c->pidcache) / sizeof(c->pidcache[0]); i++)
+		if (c->pidcache[i].pid == pid)
+			return c->pidcache[i].in;
+	sp = sandbox_path(c->sb);
+	if (sp != NULL && sandbox_cgroup_of(pid, sandbox_version(c->sb), cg, sizeof(cg), &e) == 0) {
+		n = strlen(sp);
+		m = strlen(cg);
+		in = m > 1 && m <= n && !strcmp(sp + n - m, cg);
+	}
+	slot = c->pidcache_next++ % (sizeof(c->pidcache) / sizeof(c->pidcache[0]));
+	c->pidcache[slot].pid = pid;
+	c->pidcache[slot].in = in;
+	return in;
+}
+
+json_t *sampler_probe_once(struct lab_error *err)
+{
+	struct source_ctx sctx = { 0 };
+	struct source_set *set;
+	json_t *s;
+
+	if (source_set_open(&sctx, &set, err) < 0)
+		return NULL;
+	s = json_object();
+	source_set_sample(set, SOURCE_TICK | SOURCE_STEP, s);
+	source_set_close(set);
+	return s;
+}
+
+/* ------------------------------------------------------------------------ */
+
+static int watch(struct ctx *c, int fd, uint64_t tag)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.u64 = tag };
+
+	if (epoll_ctl(c->epfd, EPOLL_CTL_ADD, fd, &ev) < 0)
+		return lab_error_errno(c->err, errno, "epoll_ctl");
+	return 0;
+}
+
+static int start_workload(struct ctx *c, size_t i)
+{
+	struct wl *x = &c->wl[i];
+	json_t *argv = json_array();
+	int ret;
+
+	ret = launch_workload(x->spec->argv, c->o->bindir, c->sb, &x->proc, c->err);
+	if (ret < 0) {
+		json_decref(argv);
+		return lab_error_prefix(c->err, "start workload %s", x->spec->name);
+	}
+	x->launched = true;
+	c->sctx.procs[i].name = x->spec->name;
+	c->sctx.procs[i].pid = x->proc.pid;
+	c->sctx.procs[i].running = true;
+	for (int a = 0; a < x->spec->argc; a++)
+		json_array_append_new(argv, json_string(x->spec->argv[a]));
+	x->info = json_pack("{s:s, s:s, s:o, s:i, s:f}", "name", x->spec->name, "program", x->spec->program,
+			    "argv", argv, "pid", (int)x->proc.pid, "started_ms", ms_since(c, now_ns()));
+	json_array_append(json_object_get(c->run, RK_WORKLOADS), x->info);
+	json_decref(x->info);
+	result_stream(c->res, "workload", c->run_index, x->info);
+	ret = watch(c, x->proc.event_fd, TAG_EVENT | i);
+	if (ret == 0)
+		ret = watch(c, x->proc.pidfd, TAG_PIDFD | i);
+	if (c->o->verbose)
+		fprintf(stderr, "pagelab:   %s started (pid %d)\n", x->spec->name, (int)x->proc.pid);
+	return ret;
+}
+
+static void do_actions(struct ctx *c, size_t wi, const char *step, json_t *steprec)
+{
+	for (size_t a = 0; a < c->spec->nr_actions; a++) {
+		const struct run_action *ra = &c->spec->actions[a];
+		struct lab_error e;
+		unsigned long long before = 0;
+		json_t *rec;
+		int ret;
+
+		if (ra->workload != (int)wi || strcmp(ra->step, step) != 0)
+			continue;
+		if (sandbox_read(c->sb, &c->cg, &e) == 0)
+			before = c->cg.usage_bytes;
+		ret = sandbox_reclaim(c->sb, ra->reclaim_bytes, &e);
+		rec = json_pack("{s:s, s:s, s:I, s:s, s:I}", "action", "reclaim", "name", ra->name,
+				"bytes", (json_int_t)ra->reclaim_bytes,
+				"result", ret == 0 ? "ok" : ret == -EAGAIN ? "EAGAIN" : "error",
+				"usage_before_bytes", (json_int_t)before);
+		if (ret < 0 && ret != -EAGAIN)
+			json_object_set_new(rec, "error", json_string(e.msg));
+		if (sandbox_read(c->sb, &c->cg, &e) == 0)
+			json_object_set_new(rec, "usage_after_bytes", json_integer((json_int_t)c->cg.usage_bytes));
+		json_object_set_new(rec, "after_step", json_string(step));
+		json_object_set_new(rec, "t_ms", json_real(ms_since(c, now_ns())));
+		json_array_append(c->actions, rec);
+		json_object_set(steprec, "action", rec);
+		result_stream(c->res, "action", c->run_index, rec);
+		json_decref(rec);
+		if (c->o->verbose)
+			fprintf(stderr, "pagelab:   action %s: reclaim %llu bytes: %s\n", ra->name,
+				ra->reclaim_bytes, ret == 0 ? "ok" : ret == -EAGAIN ? "EAGAIN" : e.msg);
+	}
+}
+
+/* The region a workload's start event names (workloads/region.c:
+ * region_start, region_end, page_size), for the pagemap source. */
+static void note_region(struct source_proc *p, const json_t *ev)
+{
+	json_t *a = json_object_get(ev, "region_start"), *b = json_object_get(ev, "region_end");
+	json_t *ps = json_object_get(ev, "page_size");
+
+	if (json_is_integer(a) && json_is_integer(b) && json_is_integer(ps) &&
+	    json_integer_value(b) > json_integer_value(a) && json_integer_value(ps) > 0) {
+		p->region_start = (unsigned long)json_integer_value(a);
+		p->region_end = (unsigned long)json_integer_value(b);
+		p->page_size = (size_t)json_integer_value(ps);
+	}
+}
+
+static int handle_line(struct ctx *c, size_t wi, const char *line)
+{
+	struct wl *x = &c->wl[wi];
+	json_error_t je;
+	json_t *ev = json_loads(line, 0, &je);
+	const char *type;
+
+	if (ev == NULL || !json_is_object(ev)) {
+		json_decref(ev);
+		snprintf(x->error, sizeof(x->error), "unreadable event line: %.120s", line);
+		return 0;
+	}
+	type = json_string_value(json_object_get(ev, "event"));
+	if (type == NULL) {
+		json_decref(ev);
+		return 0;
+	}
+	if (!strcmp(type, "start")) {
+		json_object_set(x->info, "facts", ev);
+		x->proc.started = true;
+		note_region(&c->sctx.procs[wi], ev);
+	} else if (!strcmp(type, "error")) {
+		const char *m = json_string_value(json_object_get(ev, "msg"));
+
+		snprintf(x->error, sizeof(x->error), "%s", m ? m : "error");
+		json_object_set_new(x->info, "error", json_string(x->error));
+	} else if (!strcmp(type, "step")) {
+		const char *step = json_string_value(json_object_get(ev, "step"));
+		json_t *arg = json_object_get(ev, "arg");
+		json_t *tns = json_object_get(ev, "t_ns");
+		json_t *rec = json_object(), *counters = json_deep_copy(ev);
+		const json_t *smp;
+		char stepname[32];
+
+		snprintf(stepname, sizeof(stepname), "%s", step ? step : "?");
+		x->steps_done++;
+		json_object_del(counters, "event");
+		json_object_del(counters, "seq");
+		json_object_del(counters, "step");
+		json_object_del(counters, "arg");
+		json_object_del(counters, "t_ns");
+		json_object_set_new(rec, RK_WORKLOAD, json_string(x->spec->name));
+		json_object_set(rec, RK_SEQ, json_object_get(ev, RK_SEQ));
+		json_object_set_new(rec, RK_STEP, json_string(stepname));
+		json_object_set(rec, RK_ARG, arg ? arg : json_null());
+		json_object_set_new(rec, RK_T_MS, json_real(json_is_integer(tns)
+			? ms_since(c, (uint64_t)json_integer_value(tns)) : ms_since(c, now_ns())));
+		json_object_set_new(rec, RK_COUNTERS, counters);
+		{
+			char mk[96];
+
+			snprintf(mk, sizeof(mk), "step %s %s", x->spec->name, stepname);
+			trace_marker(c->tr, mk);
+		}
+		smp = take_sample(c, "step");
+		for (size_t k = 0; source_table[k] != NULL; k++) {
+			const struct source *src = source_table[k];
+			json_t *v = json_object_get(smp, src->name);
+
+			if (src->in_steps && v != NULL)
+				json_object_set(rec, src->name, v);
+		}
+		json_object_set_new(rec, RK_SAMPLE, json_integer((json_int_t)c->nr_samples - 1));
+		do_actions(c, wi, stepname, rec);
+		json_array_append(c->steps, rec);
+		result_stream(c->res, "step", c->run_index, rec);
+		json_decref(rec);
+		if (c->o->verbose)
+			fprintf(stderr, "pagelab:   %s: step %s%s%s\n", x->spec->name, stepname,
+				json_is_string(arg) ? " " : "", json_is_string(arg) ? json_string_value(arg) : "");
+		/* Workloads waiting for this step start now, before the ack. */
+		for (size_t j = 0; j < c->spec->nr_workloads; j++) {
+			const struct run_workload *w = &c->spec->workloads[j];
+
+			if (!c->wl[j].launched && w->start_after == (int)wi && !strcmp(w->start_step, stepname)) {
+				int ret = start_workload(c, j);
+
+				if (ret < 0) {
+					json_decref(ev);
+					return ret;
+				}
+			}
+		}
+		if (x->proc.ack_fd >= 0 && write(x->proc.ack_fd, "k", 1) != 1) {
+			/* It died meanwhile: its pidfd will tell. */
+		}
+	}
+	json_decref(ev);
+	return 0;
+}
+
+/* Read what the workload wrote; hand complete lines on. */
+static int drain_events(struct ctx *c, size_t wi)
+{
+	struct workload_proc *p = &c->wl[wi].proc;
+
+	while (p->event_fd >= 0) {
+		char chunk[4096];
+		ssize_t n = read(p->event_fd, chunk, sizeof(chunk));
+		char *nl;
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN)
+			return 0;
+		if (n <= 0) {
+			epoll_ctl(c->epfd, EPOLL_CTL_DEL, p->event_fd, NULL);
+			close(p->event_fd);
+			p->event_fd = -1;
+			return 0;
+		}
+		if (p->len + (size_t)n + 1 > p->cap) {
+			size_t cap = (p->len + (size_t)n + 1) * 2;
+			char *nb = realloc(p->buf, cap);
+
+			if (nb == NULL)
+				return lab_error_errno(c->err, ENOMEM, "event buffer");
+			p->buf = nb;
+			p->cap = cap;
+		}
+		memcpy(p->buf + p->len, chunk, (size_t)n);
+		p->len += (size_t)n;
+		p->buf[p->len] = '\0';
+		while ((nl = memchr(p->buf, '\n', p->len)) != NULL) {
+			size_t ll = (size_t)(nl - p->buf);
+			int ret;
+
+			*nl = '\0';
+			ret = handle_line(c, wi, p->buf);
+			memmove(p->buf, nl + 1, p->len - ll - 1);
+			p->len -= ll + 1;
+			p->buf[p->len] = '\0';
+			if (ret < 0)
+				return ret;
+		}
+	}
+	return 0;
+}
+
+static const char *fate(struct ctx *c, struct wl *x, bool *oom)
+{
+	int st = x->proc.wstatus;
+
+	*oom = false;
+	if (WIFEXITED(st))
+		return WEXITSTATUS(st) == 0 ? "completed" : "failed";
+	if (WTERMSIG(st) == SIGSYS)
+		return "seccomp";
+	if (WTERMSIG(st) == SIGKILL && !x->stopped_by_us) {
+		struct lab_error e;
+
+		if (sandbox_read(c->sb, &c->cg, &e) == 0 && c->cg.oom_kill > c->oom_seen) {
+			c->oom_seen = c->cg.oom_kill;
+			*oom = true;
+			return "oom_killed";
+		}
+		/* v2 memory.oom.group = 1: the OOM killer took the whole sandbox
+		 * (mm/oom_kill.c: oom_kill_memcg_member), so every workload that
+		 * died of SIGKILL is a victim, not only the first one reaped. */
+		if (c->cg.oom_group_kill > c->group_base) {
+			*oom = true;
+			return "oom_killed";
+		}
+	}
+	return x->stopped_by_us ? "stopped" : "killed";
+}
+
+static void record_exit(struct ctx *c, struct wl *x)
+{
+	bool oom;
+	const char *f;
+	int st = x->proc.wstatus;
+
+	drain_events(c, (size_t)(x - c->wl));
+	c->sctx.procs[x - c->wl].running = false;
+	f = fate(c, x, &oom);
+	json_object_set_new(x->info, RK_CODE, WIFEXITED(st) ? json_integer(WEXITSTATUS(st)) : json_null());
+	json_object_set_new(x->info, RK_SIGNAL, WIFSIGNALED(st) ? json_integer(WTERMSIG(st)) : json_null());
+	json_object_set_new(x->info, RK_OOM_KILLED, json_boolean(oom));
+	json_object_set_new(x->info, RK_FATE, json_string(f));
+	json_object_set_new(x->info, RK_STEPS_DONE, json_integer(x->steps_done));
+	json_object_set_new(x->info, RK_ENDED_MS, json_real(ms_since(c, now_ns())));
+	if (c->o->verbose || oom) {
+		progress_line(c, true);
+		fprintf(stderr, "pagelab:   %s (pid %d) ended: %s\n", x->spec->name, (int)x->proc.pid, f);
+	}
+}
+
+static void reap_one(struct ctx *c, size_t i)
+{
+	struct wl *x = &c->wl[i];
+	struct lab_error e;
+
+	if (!x->launched || x->proc.exited)
+		return;
+	if (launch_reap(&x->proc, &e) != 0)
+		return;
+	if (x->proc.pidfd >= 0) {
+		epoll_ctl(c->epfd, EPOLL_CTL_DEL, x->proc.pidfd, NULL);
+		close(x->proc.pidfd);
+		x->proc.pidfd = -1;
+	}
+	record_exit(c, x);
+}
+
+/* Stop every workload still running: SIGTERM, up to 2 s, then SIGKILL. */
+static void stop_all(struct ctx *c, int sig)
+{
+	uint64_t deadline = now_ns() + 2000000000ull;
+	bool any;
+
+	for (size_t i = 0; i < c->spec->nr_workloads; i++) {
+		struct wl *x = &c->wl[i];
+
+		/* One already dead (e.g. killed with the whole group by the OOM
+		 * killer) is reaped first, so its fate is not "stopped". */
+		reap_one(c, i);
+		if (x->launched && !x->proc.exited) {
+			x->stopped_by_us = true;
+			kill(x->proc.pid, sig);
+		}
+	}
+	do {
+		any = false;
+		for (size_t i = 0; i < c->spec->nr_workloads; i++) {
+			reap_one(c, i);
+			any |= c->wl[i].launched && !c->wl[i].proc.exited;
+		}
+		if (any) {
+			struct timespec ts = { 0, 20000000 };
+
+			nanosleep(&ts, NULL);
+		}
+	} while (any && now_ns() < deadline);
+	if (any) {
+		struct lab_error e;
+
+		sandbox_kill(c->sb, &e);
+		for (size_t i = 0; i < c->spec->nr_workloads; i++) {
+			struct wl *x = &c->wl[i];
+
+			if (x->launched && !x->proc.exited) {
+				kill(x->proc.pid, SIGKILL);
+				waitpid(x->proc.pid, NULL, 0);
+				x->proc.exited = true;
+				x->proc.wstatus = SIGKILL;
+				record_exit(c, x);
+			}
+		}
+	}
+}
+
+/* The run's derived figures: the lowest free page count per zone and how it
+ * was sampled, the bursts, and what the tracepoints add up to, with the
+ * counters they stand beside (kswapd_{low,high}_wmark_hit_quickly). */
+static void run_summary_extra(struct ctx *c, json_t *sum)
+{
+	json_t *lw = json_array();
+	json_t *vm = NULL;
+
+	/* The counters at the end: the last full sample's (the "end" one). */
+	vm = json_object_get(c->last_read, "vmstat_delta");
+	vm = vm != NULL ? json_incref(vm) : json_object();
+
+	for (size_t k = 0; k < c->nr_lowest; k++) {
+		const struct lowest *l = &c->lowest[k];
+
+		if (l->free == ~0ull)
+			continue;
+		json_array_append_new(lw, json_pack("{s:i, s:s, s:I, s:I, s:I, s:f, s:s}", "node", l->node,
+						    "zone", l->zone, "free_pages", (json_int_t)l->free,
+						    "low_pages", (json_int_t)l->low, "min_pages", (json_int_t)l->min,
+						    "t_ms", l->t_ms, "sampled_by", l->cause));
+	}
+	json_object_set_new(sum, "lowest_free", lw);
+	if (c->bursting)
+		c->burst_ms += (double)(now_ns() - c->burst_since) / 1e6;
+	json_object_set_new(sum, "bursts",
+			    json_pack("{s:i, s:i, s:i, s:I, s:I, s:I, s:b, s:f, s:f, s:f}", "interval_ms", (int)c->o->burst_ms,
+				      "stretched_to_ms", (int)c->burst_eff_max_ms,
+				      "margin_pct", (int)c->o->burst_margin_pct, "windows",
+				      (json_int_t)c->burst_windows, "samples", (json_int_t)c->nr_burst,
+				      "lines", (json_int_t)c->burst_lines, "raw", c->o->burst_raw,
+				      "ms", c->burst_ms, "cpu_us", c->burst_cpu_us,
+				      "cpu_us_per_sample", c->nr_burst ? c->burst_cpu_us / (double)c->nr_burst : 0.0));
+	if (c->tr != NULL) {
+		json_t *t = trace_summary(c->tr, now_ns());
+		json_t *ks = json_object_get(t, "kswapd");
+
+		static const char *const ctr[] = { "kswapd_low_wmark_hit_quickly", "kswapd_high_wmark_hit_quickly" };
+
+		for (size_t i = 0; i < 2; i++) {
+			json_t *v = json_object_get(vm, ctr[i]);
+
+			json_object_set_new(ks, ctr[i] + 7, v ? json_incref(v) : json_integer(0));
+		}
+		if (c->trace_error[0])
+			json_object_set_new(t, "error", json_string(c->trace_error));
+		{
+			json_int_t lost = json_integer_value(json_object_get(json_object_get(t, "lost"), "total"));
+
+			/* Never silent: a run that lost events says so here and in its report. */
+			if (lost > 0 || json_is_true(json_object_get(json_object_get(t, "lost"), "missed_unknown")))
+				fprintf(stderr, "pagelab: warning: run %d lost %lld trace event(s) (summary.trace.lost)\n",
+					c->run_index + 1, (long long)lost);
+			if (c->trace_error[0])
+				fprintf(stderr, "pagelab: warning: run %d: tracing: %s\n", c->run_index + 1, c->trace_error);
+		}
+		json_object_set_new(sum, "trace", t);
+	} else {
+		json_object_set_new(sum, "trace", json_null());
+	}
+	json_decref(vm);
+}
+
+int sampler_run(const struct run_spec *spec, struct sandbox *sb, const struct sampler_opts *o,
+		struct result *res, int run_index, json_t *run, int *signo, struct lab_error *err)
+{
+	struct ctx c;
+	struct itimerspec its;
+	size_t main_wl = spec->nr_workloads - 1;
+	const char *outcome = NULL;
+	uint64_t deadline;
+	int ret = 0, interrupted = 0;
+	struct wl *mx;
+	json_t *exit_o, *victims;
+
+	memset(&c, 0, sizeof(c));
+	c.spec = spec;
+	c.sb = sb;
+	c.o = o;
+	c.res = res;
+	c.run_index = run_index;
+	c.run = run;
+	c.err = err;
+	c.epfd = c.tfd = -1;
+	*signo = 0;
+	for (size_t i = 0; i < spec->nr_workloads; i++) {
+		c.wl[i].spec = &spec->workloads[i];
+		c.wl[i].proc.pidfd = c.wl[i].proc.event_fd = c.wl[i].proc.ack_fd = -1;
+	}
+	c.steps = json_array();
+	c.actions = json_array();
+	json_object_set_new(run, RK_WORKLOADS, json_array());
+	json_object_set_new(run, RK_STEPS, c.steps);
+	/* The samples go to the stream only; the document gets them at its end. */
+	json_object_set_new(run, RK_SAMPLES, result_samples_here(res, run_index));
+	json_object_set_new(run, RK_ACTIONS, c.actions);
+	c.events = json_array();
+	c.trace_intervals = json_array();
+	json_object_set_new(run, RK_EVENTS, c.events);
+	json_object_set_new(run, RK_TRACE_INTERVALS, c.trace_intervals);
+
+	/* Tracing starts before the counters' baseline, so a counter's delta
+	 * and the events it counts cover the same span. */
+	c.t0_ns = now_ns();
+	if (o->trace != NULL && o->trace->set != TRACE_SET_NONE &&
+	    (ret = trace_open(o->trace, run_index, c.t0_ns, pid_in_sandbox, &c, &c.tr, err)) < 0) {
+		ret = lab_error_prefix(err, "tracing");
+		goto out;
+	}
+	launch_set_marker_fd(trace_marker_fd(c.tr));
+	c.sctx.sb = sb;
+	c.sctx.cg = sandbox_version(sb);
+	c.sctx.nr_procs = spec->nr_workloads;
+	if ((ret = source_set_open(&c.sctx, &c.sources, err)) < 0)
+		goto out;
+	source_set_record_start(c.sources, run);
+	json_object_set_new(run, "sources", source_set_describe(c.sources));
+	{
+		json_t *line = json_pack("{s:O}", "sources", json_object_get(run, "sources"));
+
+		result_stream(res, "sources", run_index, line);
+		json_decref(line);
+	}
+	c.epfd = epoll_create1(EPOLL_CLOEXEC);
+	c.tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	if (c.epfd < 0 || c.tfd < 0) {
+		ret = lab_error_errno(err, errno, "epoll/timerfd");
+		goto out;
+	}
+	its.it_interval.tv_sec = o->interval_ms / 1000;
+	its.it_interval.tv_nsec = (long)(o->interval_ms % 1000) * 1000000L;
+	its.it_value = its.it_interval;
+	if (timerfd_settime(c.tfd, 0, &its, NULL) < 0) {
+		ret = lab_error_errno(err, errno, "timerfd_settime");
+		goto out;
+	}
+	c.cur_interval_ms = o->interval_ms;
+	if ((ret = watch(&c, c.tfd, TAG_TIMER)) < 0 || (ret = watch(&c, o->sigfd, TAG_SIGNAL)) < 0)
+		goto out;
+	/* The trace buffers say when they hold records (else each sample
+	 * reads every CPU's). */
+	trace_watch(c.tr, c.epfd, TAG_TRACE);
+	if (sandbox_read(sb, &c.cg, err) == 0) {
+		c.oom_seen = c.oom_base = c.cg.oom_kill;
+		c.group_base = c.cg.oom_group_kill;
+	}
+	take_sample(&c, "start");
+	for (size_t i = 0; i < spec->nr_workloads; i++)
+		if (spec->workloads[i].start_after < 0 && (ret = start_workload(&c, i)) < 0)
+			goto out;
+	deadline = c.t0_ns + (uint64_t)o->timeout_s * 1000000000ull;
+
+	for (;;) {
+		struct epoll_event evs[64];
+		int n;
+
+		if (c.wl[main_wl].proc.exited)
+			break;
+		/* The main workload waits for a step of one that has ended: it never starts. */
+		if (!c.wl[main_wl].launched) {
+			int trig = spec->workloads[main_wl].start_after;
+
+			if (trig >= 0 && c.wl[trig].proc.exited) {
+				outcome = "failed";
+				snprintf(c.wl[main_wl].error, sizeof(c.wl[main_wl].error),
+					 "never started: %s ended before its step %s", c.wl[trig].spec->name,
+					 spec->workloads[main_wl].start_step);
+				break;
+			}
+		}
+		if (now_ns() > deadline) {
+			outcome = "timeout";
+			break;
+		}
+		/* The timer wakes the loop every interval: no timeout of its own (a
+		 * finite one arms a second hrtimer at every wait). */
+		n = epoll_wait(c.epfd, evs, (int)(sizeof(evs) / sizeof(evs[0])), c.cur_interval_ms > 0 ? -1 : 1000);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			ret = lab_error_errno(err, errno, "epoll_wait");
+			goto out;
+		}
+		/* The trace buffers that hold records first, so the samples below
+		 * read them; a full batch may have left some out: then all. */
+		for (int k = 0; k < n; k++)
+			if (evs[k].data.u64 & TAG_TRACE)
+				trace_ready(c.tr, (int)(evs[k].data.u64 & 0xff));
+		if (n == (int)(sizeof(evs) / sizeof(evs[0])))
+			trace_ready(c.tr, -1);
+		else
+			trace_seen(c.tr, now_ns());
+		for (int k = 0; k < n; k++) {
+			uint64_t tag = evs[k].data.u64;
+
+			if (tag == TAG_TIMER) {
+				uint64_t ticks;
+
+				if (read(c.tfd, &ticks, sizeof(ticks)) > 0) {
+					/* In a burst the full sample still comes every tick. */
+					if (!c.bursting ||
+					    now_ns() - c.last_full_ns + 1000000ull * c.o->burst_ms / 2 >=
+						    1000000ull * o->interval_ms) {
+						take_sample(&c, walk_due(&c) ? "walk" : "tick");
+						progress_line(&c, false);
+					} else {
+						take_burst(&c);
+					}
+					burst_decide(&c);
+				}
+			} else if (tag == TAG_SIGNAL) {
+				struct signalfd_siginfo si;
+
+				if (read(o->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+					*signo = (int)si.ssi_signo;
+					interrupted = 1;
+				}
+			} else if (tag & TAG_EVENT) {
+				if ((ret = drain_events(&c, tag & 0xff)) < 0)
+					goto out;
+			} else if (tag & TAG_PIDFD) {
+				reap_one(&c, tag & 0xff);
+			}
+		}
+		/* A stream that cannot be written (a full disk) stops the run:
+		 * what it measures would be lost. */
+		if ((ret = result_stream_error(c.res, err)) < 0)
+			goto out;
+		if (interrupted) {
+			outcome = "interrupted";
+			progress_line(&c, true);
+			fprintf(stderr, "pagelab: %s received: stopping the workloads\n", strsignal(*signo));
+			break;
+		}
+	}
+out:
+	progress_line(&c, true);
+	for (size_t i = 0; i < spec->nr_workloads; i++)
+		if (c.wl[i].launched && !c.wl[i].proc.exited)
+			drain_events(&c, i);
+	stop_all(&c, SIGTERM);
+	if (c.sources != NULL && c.epfd >= 0)
+		take_sample(&c, "end");
+	trace_pull(&c, true);
+	mx = &c.wl[main_wl];
+	if (outcome == NULL)
+		outcome = ret < 0 ? "error" : mx->launched && mx->proc.exited
+			? json_string_value(json_object_get(mx->info, "fate")) : "failed";
+	if (outcome == NULL)
+		outcome = "failed";
+	exit_o = json_object();
+	victims = json_array();
+	for (size_t i = 0; i < spec->nr_workloads; i++)
+		if (c.wl[i].info && json_is_true(json_object_get(c.wl[i].info, RK_OOM_KILLED)))
+			json_array_append_new(victims, json_string(c.wl[i].spec->name));
+	json_object_set_new(exit_o, RK_OUTCOME, json_string(outcome));
+	json_object_set(exit_o, RK_WORKLOADS, json_object_get(run, RK_WORKLOADS));
+	{
+		struct lab_error e;
+
+		if (sandbox_read(sb, &c.cg, &e) == 0)
+			json_object_set_new(exit_o, RK_OOM_KILL_COUNT,
+					    json_integer((json_int_t)(c.cg.oom_kill - c.oom_base)));
+	}
+	json_object_set_new(exit_o, RK_VICTIMS, victims);
+	if (mx->error[0])
+		json_object_set_new(exit_o, RK_ERROR, json_string(mx->error));
+	json_object_set_new(run, RK_EXIT, exit_o);
+	json_object_set_new(run, RK_SUMMARY,
+			    json_pack("{s:f, s:i, s:I}", "duration_ms", ms_since(&c, now_ns()),
+				      "samples", (int)c.nr_samples, "peak_usage_bytes",
+				      (json_int_t)c.peak_usage));
+	run_summary_extra(&c, json_object_get(run, "summary"));
+	for (size_t i = 0; i < spec->nr_workloads; i++)
+		launch_release(&c.wl[i].proc);
+	launch_set_marker_fd(-1);
+	trace_close(c.tr);
+	if (c.tfd >= 0)
+		close(c.tfd);
+	if (c.epfd >= 0)
+		close(c.epfd);
+	source_set_close(c.sources);
+	sandbox_counters_free(&c.cg);
+	jw_free(&c.line);
+	jw_free(&c.scratch);
+	json_decref(c.last_read);
+	if (ret < 0)
+		return ret;
+	return interrupted;
+}
+
+bool sampler_run_failed(const json_t *run, char *msg, size_t len)
+{
+	const json_t *ex = json_object_get(run, "exit");
+	const json_t *ws = json_object_get(run, "workloads");
+	const char *why;
+	size_t i;
+
+	for (i = 0; i < json_array_size(ws); i++) {
+		const json_t *w = json_array_get(ws, i);
+		const char *name = json_string_value(json_object_get(w, "name"));
+
+		if (!json_is_string(json_object_get(w, "fate")) ||
+		    strcmp(json_string_value(json_object_get(w, "fate")), "failed") != 0)
+			continue;
+		why = json_string_value(json_object_get(w, "error"));
+		if (why != NULL)
+			snprintf(msg, len, "workload %s failed: %s", name ? name : "?", why);
+		else
+			snprintf(msg, len, "workload %s failed: exit code %lld", name ? name : "?",
+				 (long long)json_integer_value(json_object_get(w, "code")));
+		return true;
+	}
+	why = json_string_value(json_object_get(ex, "outcome"));
+	if (why != NULL && strcmp(why, "failed") == 0) {
+		const char *e = json_string_value(json_object_get(ex, "error"));
+
+		snprintf(msg, len, "the run failed: %s", e ? e : "its main workload did not complete");
+		return true;
+	}
+	return false;
+}

@@ -1,0 +1,58 @@
+/* sampler.h — one run of one variant: launch its workloads in the sandbox and
+ * sample the kernel's counters from ONE event loop (epoll over a timerfd, the
+ * workloads' event pipes and pidfds, and the harness's signalfd) until the
+ * scenario's main (last-listed) workload ends.  Every workload step forces a
+ * sample while the workload waits for its ack, so step tables are exact.
+ * What a sample holds is the table of sources (sources/source.h): the tick
+ * reads the O(1) ones; steps, the start, the end and a walk tick every
+ * spec->walk_interval_ms read the page walks too. */
+#ifndef PAGELAB_SAMPLER_H
+#define PAGELAB_SAMPLER_H
+
+#include <stdbool.h>
+#include <jansson.h>
+
+#include "base/error.h"
+#include "result/result.h"
+#include "sandbox/sandbox.h"
+#include "plan/scenario.h"
+#include "sample/trace/trace.h"
+
+struct sampler_opts {
+	unsigned interval_ms;   /* tick, default 250 */
+	unsigned timeout_s;     /* a run that lasts longer is stopped: outcome "timeout" */
+	const char *bindir;     /* workload programs */
+	int sigfd;              /* signalfd for SIGINT/SIGTERM/SIGHUP, owned by the caller */
+	bool verbose;           /* a stderr line per workload step */
+	const struct trace_config *trace;       /* NULL: no tracepoints */
+	/* Adaptive bursts: the tick drops to burst_ms (0 = never) while a zone's
+	 * free pages are within burst_margin_pct of its low-high gap above the
+	 * low line, or kswapd is awake, or a reclaim stall is open. */
+	unsigned burst_ms;
+	unsigned burst_margin_pct;
+	bool burst_always;      /* whatever the trigger (a benchmark of the burst's cost) */
+	/* Each burst sample as a line of its own (--trace-raw, [trace] raw);
+	 * else the bursts between two full samples are folded into one line:
+	 * per zone the lowest free seen, when, and the last (harness/result/result.md). */
+	bool burst_raw;
+};
+
+/* Fills run (a JSON object) with workloads, steps, samples, actions, exit and
+ * summary.  Returns 0 when the run ended by itself, 1 when a signal stopped it
+ * (outcome "interrupted"; *signo gets the signal), or negative on a harness
+ * failure (run still holds what was gathered). */
+int sampler_run(const struct run_spec *spec, struct sandbox *sb, const struct sampler_opts *o,
+		struct result *res, int run_index, json_t *run, int *signo, struct lab_error *err);
+
+/* One sample of the machine-wide sources of the table, as in a result's
+ * samples[] (no sandbox or workloads); NULL with err filled on failure. */
+json_t *sampler_probe_once(struct lab_error *err);
+
+/* Did a workload of this run (its JSON as sampler_run left it) fail on its
+ * own — exit with a non-zero code, or never start — rather than end, be
+ * stopped or be killed (an OOM kill is data)?  Then msg gets "NAME: why" (the
+ * workload's own error message when it sent one) and it returns true: the
+ * harness exits 1, not 0. */
+bool sampler_run_failed(const json_t *run, char *msg, size_t len);
+
+#endif

@@ -1,0 +1,172 @@
+/* source.h — what a sample is made of: data sources behind one interface,
+ * listed in ONE table (sources/registry.c).  The sampler only iterates it.
+ *
+ * A source is one file, harness/sample/sources/NAME.c, defining one
+ * `const struct source source_NAME`: its key in a sample, where it exists
+ * (the machine, a v1 or v2 sandbox, each workload), its cadence, the files it
+ * reads, a pure parser (buffer -> JSON, unit-tested on every captured fixture
+ * named `fixture` and fuzzed) and a read (the files -> JSON, with any state it
+ * keeps between samples).  Adding a source is that file, one row in the
+ * table and a fixture (docs/extending.md, "A source").
+ *
+ * Cadence is what a read costs, not what it is worth:
+ *   SOURCE_TICK  O(1) in the workloads' size (a counters file): read at
+ *                every sample, including the periodic tick;
+ *   SOURCE_STEP  grows with what the workloads hold (a page-table walk:
+ *                smaps_rollup, pagemap) or is bulky: read at each workload
+ *                step, at the run's start and end, and every
+ *                `[sample] walk_interval_ms` (harness/plan/scenario.md) — never
+ *                at a plain tick, so the tick costs what its files cost.
+ * A burst sample (the sampler's fast interval near a zone's low line) reads
+ * only the sources marked in_bursts, in their slim form.
+ */
+#ifndef PAGELAB_SOURCE_H
+#define PAGELAB_SOURCE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+#include <jansson.h>
+
+#include "base/error.h"
+#include "base/fileio.h"
+#include "sandbox/sandbox.h"
+#include "base/jsonw.h"
+
+struct zoneinfo;
+
+enum source_cadence { SOURCE_TICK = 1, SOURCE_STEP = 2 };
+/* Passed to source_set_sample for a burst sample (the sampler's adaptive
+ * 10 ms bursts near a zone's low line): only the sources marked in_bursts,
+ * in their slim form (ctx->burst). */
+#define SOURCE_BURST 4u
+
+/* Where a source exists (bits). */
+enum source_where {
+	SOURCE_MACHINE = 1 << 0,        /* /proc files of the whole machine */
+	SOURCE_CG_V1 = 1 << 1,          /* a file of a cgroup v1 sandbox */
+	SOURCE_CG_V2 = 1 << 2,          /* a file of a cgroup v2 sandbox */
+	SOURCE_WORKLOAD = 1 << 3,       /* /proc/PID files of each running workload */
+};
+#define SOURCE_CG (SOURCE_CG_V1 | SOURCE_CG_V2)
+
+#define SOURCE_MAX_PROCS 8
+
+/* A workload as the sources see it (filled by the sampler). */
+struct source_proc {
+	const char *name;               /* the scenario's workload name */
+	pid_t pid;
+	bool running;                   /* launched and not yet reaped */
+	unsigned long region_start, region_end;   /* its start event's region, 0 = none */
+	size_t page_size;
+};
+
+/* What a read may use.  sb is NULL where there is no sandbox (sampler probes). */
+struct source_ctx {
+	struct sandbox *sb;
+	enum cg_version cg;
+	size_t nr_procs;
+	struct source_proc procs[SOURCE_MAX_PROCS];
+	bool burst;                     /* this sample is a burst's: the slim form */
+	bool at_step;                   /* this sample is a step's, the start's or the end's
+					 * (not a tick's or a walk's): baselines move here */
+	struct lab_buf buf;             /* reused by every read (source_read*): a tick
+					 * allocates no read buffer; freed by source_set_close */
+	/* What the sampler needs of this sample, typed, so it never reads the
+	 * sample's text back: set by the sources that read it (memcg, zones),
+	 * cleared before each sample. */
+	struct source_facts {
+		bool have_usage;
+		unsigned long long usage_bytes;         /* memcg: memory.current */
+		const struct zoneinfo *zones;           /* zones: this sample's /proc/zoneinfo */
+	} facts;
+};
+
+struct source {
+	const char *name;               /* key in samples[] (and the source's name) */
+	const char *into;               /* NULL, or an earlier source's key whose object
+					 * this one's fields join (peak -> memcg.peak_bytes) */
+	unsigned where;                 /* enum source_where bits */
+	enum source_cadence cadence;
+	bool in_steps;                  /* steps[] carry it too, from their forced sample */
+	bool in_bursts;                 /* read in burst samples too (slim when ctx->burst) */
+	const char *files;              /* what it reads, blank-separated: "/proc/vmstat";
+					 * sandbox files by their v2 name ("memory.stat");
+					 * per workload "/proc/PID/smaps_rollup" */
+	const char *fixture;            /* tests/fixtures/DIR/<name> its parser reads, blank-
+					 * separated alternatives (v1 and v2 spellings), or NULL */
+	const char *doc;                /* one line: what it holds (pagelab check, docs) */
+	/* Pure: a file's contents (buf[len] == '\0'; binary for pagemap) ->
+	 * a new JSON value.  NULL when the source has no single-file parser
+	 * (its parsers are tested by their own units: kv, zoneinfo). */
+	int (*parse)(const char *buf, size_t len, json_t **out, struct lab_error *err);
+	size_t state_size;              /* zeroed state handed to open/read/close */
+	/* Optional: called once before the first read (e.g. a baseline).
+	 * -ENOENT/-EOPNOTSUPP: not on this host (recorded, never read). */
+	int (*open)(struct source_ctx *ctx, void *state, struct lab_error *err);
+	/* This sample's value, one of two ways (exactly one is set):
+	 * emit     writes it as JSON text at w (sources/jsonw.h) — every tick
+	 *          source: a sample is one line, no json_t per key.  A source
+	 *          with `into` writes members only ("peak_bytes": N), inside
+	 *          the host's object.  Its parse, where it has one, is the same
+	 *          writer over a buffer, loaded back (jw_load), so the unit tests
+	 *          and fuzzers run the code the tick runs;
+	 * read     builds a new json_t (*out, a new reference) — the step
+	 *          sources (page walks, buddyinfo): dumped into the line.
+	 * An error is recorded in the sample as {"error": msg}, never fatal. */
+	int (*emit)(struct source_ctx *ctx, void *state, struct jw *w, struct lab_error *err);
+	int (*read)(struct source_ctx *ctx, void *state, json_t **out, struct lab_error *err);
+	void (*close)(void *state);
+	/* Optional: what open recorded, kept once per run as runs[].<run_key>
+	 * (vmstat: the whole file at the start, "vmstat_start"). */
+	const char *run_key;
+	json_t *(*start)(const void *state);
+};
+
+/* The table, in sample order, NULL-terminated (sources/registry.c). */
+extern const struct source *const source_table[];
+
+const struct source *source_find(const char *name);
+const char *source_cadence_name(enum source_cadence c);
+
+/* The sources of one run, opened. */
+struct source_set;
+
+/* Open every source of the table that exists where ctx points (a sandbox of
+ * ctx->cg, the machine).  The set keeps ctx by pointer: the caller updates
+ * its procs as workloads start and end. */
+int source_set_open(struct source_ctx *ctx, struct source_set **out, struct lab_error *err);
+
+/* Write the sources of the given cadences (bits of enum source_cadence, or
+ * SOURCE_BURST) as members ("key": value, …) of the object open at w, in
+ * table order; ctx->facts says what they read. */
+void source_set_emit(struct source_set *set, unsigned cadences, struct jw *w);
+
+/* The same into a json_t object (sampler_probe_once): emitted, loaded, merged. */
+void source_set_sample(struct source_set *set, unsigned cadences, json_t *sample);
+
+/* Each opened source's start record (run_key) into run. */
+void source_set_record_start(const struct source_set *set, json_t *run);
+
+/* What was opened, for the result: [{name, cadence, files, available, reason}]. */
+json_t *source_set_describe(const struct source_set *set);
+
+void source_set_close(struct source_set *set);
+
+/* Helpers the sources share. */
+json_t *source_kv_json(const struct kv_list *l);
+/* {"key": value, …} of a kv list at w. */
+void source_kv_emit(struct jw *w, const struct kv_list *l);
+/* The same straight from a file's text (kv.h: kv_each_space, or
+ * kv_each_colon when colon), with no list: the tick's path.  On an error
+ * (kv.h's) the text at w is unfinished: the caller rewinds it. */
+int source_kv_emit_text(struct jw *w, const char *buf, bool colon, struct lab_error *err);
+/* A pure parse's end: the text at w (freed) as *out; -EINVAL if it does not load. */
+int source_emitted(struct jw *w, json_t **out, struct lab_error *err);
+/* Read a file whole into ctx->buf; *text points into it until the next read.
+ * source_read_sandbox: a sandbox file by its canonical v2 name. */
+int source_read(struct source_ctx *ctx, const char *path, const char **text, struct lab_error *err);
+int source_read_sandbox(struct source_ctx *ctx, const char *v2name, const char **text,
+			struct lab_error *err);
+
+#endif

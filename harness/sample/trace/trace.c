@@ -1,0 +1,873 @@
+/* trace.c — a private tracing instance per run (see trace.h). */
+#include "trace.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <fcntl.h>
+#include <sys/epoll.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <tracefs.h>
+#include <event-parse.h>
+#include <kbuffer.h>
+
+#include "base/fileio.h"
+#include "result/keys.h"
+
+#define TRACEFS_DIR "/sys/kernel/tracing"
+#define TRACEFS_MAGIC_NR 0x74726163     /* include/uapi/linux/magic.h TRACEFS_MAGIC */
+#define INSTANCE_PREFIX "pagelab-"
+/* trace_marker lines that map a pid namespace's pids to the kernel's: each
+ * workload's before its exec (launch.c), the harness's when tracing starts. */
+#define MARK_CHILD "pagelab child "
+#define MARK_HARNESS "pagelab harness "
+#define MAX_CPUS 256
+
+struct cpu_reader {
+	int cpu;
+	struct tracefs_cpu *tcpu;
+	unsigned long long missed;      /* kbuffer_missed_events(), summed */
+	bool missed_unknown;
+};
+
+struct trace {
+	struct trace_config cfg;
+	char name[64];
+	struct tracefs_instance *inst;
+	struct tep_handle *tep;
+	struct kbuffer *kbuf;
+	void *page;
+	int page_size;
+	int ids[64];                    /* tep event id per trace_events row, -1 = not enabled */
+	bool enabled[64];
+	json_t *missing;                /* events this kernel does not have */
+	struct cpu_reader cpus[MAX_CPUS];
+	int nr_cpus;
+	/* A second descriptor of each CPU's trace_pipe_raw, only watched: in
+	 * the sampler's epoll set, one-shot (trace_watch), so a CPU's first
+	 * record after a drain marks it ready (trace_ready) and a drain reads
+	 * only the CPUs marked — no system call per CPU at every sample while
+	 * nothing is traced.  The instance's buffer_percent is 0, so a buffer
+	 * with any record in it is readable. */
+	int wfd[MAX_CPUS];
+	bool ready[MAX_CPUS];
+	int epfd;                       /* -1: not watched, every drain reads every CPU */
+	uint64_t tag;
+	uint64_t seen_ns;               /* trace_seen: readiness passed on up to here */
+	bool marker_ok;
+	struct timeline *tl;
+	trace_sandbox_fn in_sandbox;
+	void *sctx;
+	struct trace_rec *batch;
+	size_t n_batch, cap_batch;
+	unsigned long long records, drains, reads;
+	double drain_cpu_us;
+	struct { int pid; char comm[20]; } comms[64];     /* /proc/PID/comm, read once per pid */
+	bool iterate;                   /* PAGELAB_TRACE_READER=iterate */
+	int marker_fd;                  /* for the workloads' "pagelab child PID" lines */
+	struct { int global, local; } pidmap[64];       /* from those lines */
+	size_t n_pidmap;
+	unsigned comm_next;
+};
+
+static void close_watched(struct trace *t)
+{
+	for (int c = 0; c < t->nr_cpus; c++) {
+		if (t->wfd[c] >= 0)
+			close(t->wfd[c]);      /* leaves the epoll set with it */
+		t->wfd[c] = -1;
+	}
+	t->epfd = -1;
+}
+
+/* The watched descriptors (see struct trace).  Any failure — no
+ * buffer_percent file, a CPU's file that does not open — leaves them
+ * closed: trace_watch then refuses and every drain reads every CPU. */
+static void open_watched(struct trace *t)
+{
+	if (tracefs_instance_file_write(t->inst, "buffer_percent", "0") < 0)
+		return;
+	for (int c = 0; c < t->nr_cpus; c++) {
+		char file[64];
+
+		if (t->cpus[c].tcpu == NULL)
+			continue;
+		snprintf(file, sizeof(file), "per_cpu/cpu%d/trace_pipe_raw", c);
+		t->wfd[c] = tracefs_instance_file_open(t->inst, file, O_RDONLY | O_NONBLOCK);
+		if (t->wfd[c] < 0) {
+			close_watched(t);
+			return;
+		}
+	}
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static bool tracefs_mounted(void)
+{
+	struct statfs sf;
+
+	return statfs(TRACEFS_DIR, &sf) == 0 && (unsigned long)sf.f_type == TRACEFS_MAGIC_NR;
+}
+
+static bool we_mounted;
+
+int trace_available(bool *mounted, struct lab_error *err)
+{
+	*mounted = false;
+	if (geteuid() != 0)
+		return lab_error_set(err, EPERM, "tracing needs root (tracefs instances)");
+	if (!tracefs_mounted()) {
+		/* Mounted here only when nobody has; taken down by whoever made it. */
+		if (mount("nodev", TRACEFS_DIR, "tracefs", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
+			return lab_error_errno(err, errno, "mount tracefs on %s (CONFIG_TRACING?)", TRACEFS_DIR);
+		*mounted = we_mounted = true;
+	}
+	if (access(TRACEFS_DIR "/instances", W_OK) < 0)
+		return lab_error_errno(err, errno, "%s/instances", TRACEFS_DIR);
+	if (access(TRACEFS_DIR "/events/vmscan", R_OK) < 0)
+		return lab_error_errno(err, errno, "%s/events/vmscan (a kernel without vmscan tracepoints)",
+				       TRACEFS_DIR);
+	return 0;
+}
+
+void trace_unmount(void)
+{
+	/* EBUSY when another run has files open in it: then it stays. */
+	if (we_mounted && umount2(TRACEFS_DIR, 0) == 0)
+		we_mounted = false;
+}
+
+/* The pid namespace's inode: instance names carry it, since a pid means
+ * nothing across namespaces (two containers each run pagelab as pid 1, and
+ * the host's pid 1 is alive whatever a container's pagelab did). */
+static unsigned long long pidns_ino(void)
+{
+	struct stat st;
+
+	return stat("/proc/self/ns/pid", &st) == 0 ? (unsigned long long)st.st_ino : 0;
+}
+
+/* "pagelab-PID-RUN-nsINO": the namespace part, 0 when absent. */
+static unsigned long long instance_ns(const char *name)
+{
+	const char *p = strstr(name, "-ns");
+	char *end;
+	unsigned long long v;
+
+	if (p == NULL)
+		return 0;
+	errno = 0;
+	v = strtoull(p + 3, &end, 10);
+	return errno || *end != '\0' ? 0 : v;
+}
+
+static long instance_pid(const char *name)
+{
+	char *end;
+	long pid;
+
+	if (strncmp(name, INSTANCE_PREFIX, strlen(INSTANCE_PREFIX)) != 0)
+		return -1;
+	errno = 0;
+	pid = strtol(name + strlen(INSTANCE_PREFIX), &end, 10);
+	if (errno || end == name + strlen(INSTANCE_PREFIX) || *end != '-' || pid <= 0)
+		return -1;
+	return pid;
+}
+
+struct sweep {
+	int removed;
+	int ret;
+	struct lab_error *err;
+	unsigned long long ns;
+};
+
+/* tracefs_instances_walk() callback (tracefs_instances() leaks its regex in 1.6.4). */
+static int sweep_one(const char *name, void *ctx)
+{
+	struct sweep *sw = ctx;
+	long pid = instance_pid(name);
+	struct tracefs_instance *inst;
+
+	if (pid < 0 || pid == (long)getpid())
+		return 0;
+	/* Another pid namespace's run: its pid cannot be checked from here. */
+	if (instance_ns(name) != 0 && instance_ns(name) != sw->ns)
+		return 0;
+	/* A live pid (or one we may not signal) keeps its instance. */
+	if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+		return 0;
+	inst = tracefs_instance_alloc(NULL, name);
+	if (inst == NULL)
+		return 0;
+	if (tracefs_instance_destroy(inst) == 0)
+		sw->removed++;
+	else if (sw->ret == 0)
+		sw->ret = lab_error_errno(sw->err, errno, "remove tracing instance %s", name);
+	tracefs_instance_free(inst);
+	return 0;
+}
+
+int trace_sweep(int *removed, struct lab_error *err)
+{
+	struct sweep sw = { 0, 0, err, pidns_ino() };
+
+	*removed = 0;
+	if (!tracefs_mounted())
+		return 0;
+	tracefs_instances_walk(sweep_one, &sw);
+	*removed = sw.removed;
+	return sw.ret;
+}
+
+static int set_file(struct trace *t, const char *file, const char *val, struct lab_error *err)
+{
+	if (tracefs_instance_file_write(t->inst, file, val) < 0)
+		return lab_error_errno(err, errno ? errno : EIO, "tracing instance %s: write %s", t->name, file);
+	return 0;
+}
+
+int trace_open(const struct trace_config *cfg, int run_index, uint64_t t0_ns, trace_sandbox_fn in_sandbox,
+	       void *sctx, struct trace **out, struct lab_error *err)
+{
+	static const char *systems[] = { "vmscan", "compaction", "oom", "ftrace", NULL };
+	struct trace *t = calloc(1, sizeof(*t));
+	char kb[32];
+	int ret;
+
+	*out = NULL;
+	if (t == NULL)
+		return lab_error_errno(err, ENOMEM, "trace");
+	t->cfg = *cfg;
+	if (t->cfg.bin_ms == 0)
+		t->cfg.bin_ms = 1000;
+	if (t->cfg.buffer_kb == 0)
+		t->cfg.buffer_kb = 4096;
+	t->in_sandbox = in_sandbox;
+	t->sctx = sctx;
+	t->marker_fd = -1;
+	t->epfd = -1;
+	for (int c = 0; c < MAX_CPUS; c++)
+		t->wfd[c] = -1;
+	t->missing = json_array();
+	snprintf(t->name, sizeof(t->name), INSTANCE_PREFIX "%d-%d-ns%llu", (int)getpid(), run_index, pidns_ino());
+	/* The formats of the running kernel: fields differ between 6.1, 6.12, 6.18. */
+	t->tep = tracefs_local_events_system(NULL, systems);
+	if (t->tep == NULL) {
+		ret = lab_error_errno(err, errno ? errno : ENOENT, "read the event formats from %s/events",
+				      TRACEFS_DIR);
+		goto fail;
+	}
+	if (tracefs_instance_exists(t->name)) {
+		struct tracefs_instance *old = tracefs_instance_alloc(NULL, t->name);
+
+		if (old != NULL) {
+			tracefs_instance_destroy(old);
+			tracefs_instance_free(old);
+		}
+	}
+	t->inst = tracefs_instance_create(t->name);
+	if (t->inst == NULL) {
+		ret = lab_error_errno(err, errno ? errno : EIO, "create tracing instance %s", t->name);
+		goto fail;
+	}
+	if ((ret = set_file(t, "tracing_on", "0", err)) < 0 || (ret = set_file(t, "trace_clock", "mono", err)) < 0)
+		goto fail;
+	snprintf(kb, sizeof(kb), "%u", t->cfg.buffer_kb);
+	if ((ret = set_file(t, "buffer_size_kb", kb, err)) < 0)
+		goto fail;
+	for (size_t i = 0; i < trace_nr_events && i < 64; i++) {
+		const struct trace_event_def *d = &trace_events[i];
+		struct tep_event *ev;
+
+		t->ids[i] = -1;
+		if (!tracedef_in_set(d, t->cfg.set))
+			continue;
+		ev = tep_find_event_by_name(t->tep, d->system, d->name);
+		if (ev == NULL) {
+			json_array_append_new(t->missing, json_sprintf("%s/%s", d->system, d->name));
+			continue;
+		}
+		if (!d->always_on && tracefs_event_enable(t->inst, d->system, d->name) < 0) {
+			json_array_append_new(t->missing, json_sprintf("%s/%s", d->system, d->name));
+			continue;
+		}
+		t->ids[i] = ev->id;
+		t->enabled[i] = true;
+		if (d->point == TP_MARKER) {
+			char *path = tracefs_instance_get_file(t->inst, "trace_marker");
+
+			t->marker_ok = tracefs_print_init(t->inst) == 0;
+			if (path != NULL)
+				t->marker_fd = open(path, O_WRONLY | O_CLOEXEC);
+			tracefs_put_tracing_file(path);
+		}
+	}
+	t->nr_cpus = (int)sysconf(_SC_NPROCESSORS_CONF);
+	if (t->nr_cpus > MAX_CPUS)
+		t->nr_cpus = MAX_CPUS;
+	t->iterate = getenv("PAGELAB_TRACE_READER") && !strcmp(getenv("PAGELAB_TRACE_READER"), "iterate");
+	for (int c = 0; c < t->nr_cpus; c++) {
+		t->cpus[c].cpu = c;
+		t->cpus[c].tcpu = tracefs_cpu_open(t->inst, c, true);   /* NULL: an offline CPU */
+		if (t->cpus[c].tcpu != NULL && t->page_size == 0)
+			t->page_size = tracefs_cpu_read_size(t->cpus[c].tcpu);
+		/* The iterator opens the buffers itself: ours stay for the stats only. */
+	}
+	if (!t->iterate)
+		open_watched(t);
+	if (t->page_size <= 0) {
+		ret = lab_error_errno(err, errno ? errno : EIO, "open %s/instances/%s/per_cpu/*/trace_pipe_raw",
+				      TRACEFS_DIR, t->name);
+		goto fail;
+	}
+	t->page = malloc((size_t)t->page_size);
+	/* Ours to free (kbuffer_free); the host's word size and byte order. */
+	t->kbuf = kbuffer_alloc(sizeof(long) == 8 ? KBUFFER_LSIZE_8 : KBUFFER_LSIZE_4,
+				__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ ? KBUFFER_ENDIAN_BIG : KBUFFER_ENDIAN_LITTLE);
+	t->tl = timeline_new(t0_ns, t->cfg.bin_ms, t->cfg.raw);
+	if (t->page == NULL || t->kbuf == NULL || t->tl == NULL) {
+		ret = lab_error_errno(err, ENOMEM, "trace buffers");
+		goto fail;
+	}
+	if ((ret = set_file(t, "tracing_on", "1", err)) < 0)
+		goto fail;
+	/* The harness says who it is too, as each workload does before its exec:
+	 * in a container's pid namespace its own reclaim (with --sandbox self it
+	 * is in the sandbox, and its allocations reclaim there) is otherwise a
+	 * global pid that names nothing here, and was counted as another task's. */
+	if (t->marker_fd >= 0) {
+		char line[48];
+		int n = snprintf(line, sizeof(line), "%s%d\n", MARK_HARNESS, (int)getpid());
+
+		if (n > 0 && (size_t)n < sizeof(line) && write(t->marker_fd, line, (size_t)n) < 0) {
+			/* no map for the harness: its records stay unattributed */
+		}
+	}
+	*out = t;
+	return 0;
+fail:
+	trace_close(t);
+	return ret;
+}
+
+static long long num_field(struct tep_event *ev, const char *name, const void *data)
+{
+	struct tep_format_field *f = tep_find_field(ev, name);
+	unsigned long long v;
+
+	if (f == NULL || tep_read_number_field(f, data, &v) < 0)
+		return -1;
+	return (long long)v;
+}
+
+static json_t *string_field(struct tep_format_field *f, const void *data, int size)
+{
+	const char *p;
+	int len;
+
+	if (f->flags & TEP_FIELD_IS_DYNAMIC) {
+		unsigned long long loc;
+
+		if (tep_read_number_field(f, data, &loc) < 0)
+			return json_null();
+		len = (int)(loc >> 16);
+		p = (const char *)data + (loc & 0xffff) + ((f->flags & TEP_FIELD_IS_RELATIVE) ? f->offset + f->size : 0);
+	} else {
+		p = (const char *)data + f->offset;
+		len = f->size > 0 ? f->size : size - f->offset;
+	}
+	if (len < 0 || p < (const char *)data || p + len > (const char *)data + size)
+		return json_null();
+	len = (int)strnlen(p, (size_t)len);
+	while (len > 0 && (p[len - 1] == '\n' || p[len - 1] == ' '))
+		len--;
+	return json_stringn(p, (size_t)len);
+}
+
+static json_t *comm_of(struct trace *t, int pid)
+{
+	char path[48];
+	cleanup_free char *buf = NULL;
+	struct lab_error e;
+	size_t n, slot;
+
+	if (pid <= 0)
+		return json_string(pid == 0 ? "swapper" : "?");
+	for (size_t i = 0; i < sizeof(t->comms) / sizeof(t->comms[0]); i++)
+		if (t->comms[i].pid == pid)
+			return json_string(t->comms[i].comm);
+	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+	if (lab_read_file(path, &buf, &n, &e) < 0)
+		return json_null();     /* gone already */
+	while (n > 0 && buf[n - 1] == '\n')
+		buf[--n] = '\0';
+	slot = t->comm_next++ % (sizeof(t->comms) / sizeof(t->comms[0]));
+	t->comms[slot].pid = pid;
+	snprintf(t->comms[slot].comm, sizeof(t->comms[slot].comm), "%.19s", buf);
+	return json_string(buf);
+}
+
+/* Every field the kernel's format has (common_* aside): numbers as numbers,
+ * strings as strings.  So a field that 6.1 lacks is simply absent. */
+static json_t *record_json(struct trace *t, const struct trace_event_def *d, struct tep_event *ev,
+			   struct tep_record *rec, int pid, bool in_sb)
+{
+	json_t *o = json_pack("{s:s, s:i, s:i, s:b}", RK_EVENT, d->name, "cpu", rec->cpu, "task_pid", pid,
+			      "sandbox", in_sb);
+	struct tep_format_field **fields = tep_event_fields(ev);
+
+	json_object_set_new(o, "task_comm", comm_of(t, pid));
+	for (size_t i = 0; fields && fields[i]; i++) {
+		struct tep_format_field *f = fields[i];
+		unsigned long long v;
+
+		if (!strcmp(f->name, "ip"))
+			continue;       /* ftrace/print's caller address: nothing to compare */
+		if (f->flags & TEP_FIELD_IS_STRING) {
+			json_object_set_new(o, f->name, string_field(f, rec->data, rec->size));
+		} else if (!(f->flags & TEP_FIELD_IS_ARRAY) && tep_read_number_field(f, rec->data, &v) == 0) {
+			long long sv = (long long)v;
+
+			if ((f->flags & TEP_FIELD_IS_SIGNED) && f->size < 8 && f->size > 0) {
+				int shift = 64 - 8 * f->size;
+
+				sv = (long long)(v << shift) >> shift;
+			}
+			json_object_set_new(o, f->name, json_integer(sv));
+		}
+	}
+	free(fields);
+	return o;
+}
+
+static int batch_push(struct trace *t, const struct trace_rec *r)
+{
+	if (t->n_batch == t->cap_batch) {
+		size_t cap = t->cap_batch ? t->cap_batch * 2 : 1024;
+		struct trace_rec *nb = realloc(t->batch, cap * sizeof(*nb));
+
+		if (nb == NULL)
+			return -ENOMEM;
+		t->batch = nb;
+		t->cap_batch = cap;
+	}
+	t->batch[t->n_batch++] = *r;
+	return 0;
+}
+
+static int decode_record(struct trace *t, int cpu, void *data, int size, unsigned long long ts)
+{
+	struct tep_record rec = { .ts = ts, .cpu = cpu, .data = data, .size = size };
+	int id = tep_data_type(t->tep, &rec);
+	struct trace_rec r;
+	struct tep_event *ev;
+	size_t i;
+
+	for (i = 0; i < trace_nr_events; i++)
+		if (t->enabled[i] && t->ids[i] == id)
+			break;
+	if (i == trace_nr_events)
+		return 0;
+	ev = tep_find_event(t->tep, id);
+	if (ev == NULL)
+		return 0;
+	memset(&r, 0, sizeof(r));
+	r.def = &trace_events[i];
+	r.ts_ns = ts;
+	r.cpu = cpu;
+	r.pid = tep_data_pid(t->tep, &rec);
+	r.in_sandbox = false;           /* classify(), once the whole drain is read */
+	r.nid = num_field(ev, "nid", data);
+	r.nr_reclaimed = num_field(ev, "nr_reclaimed", data);
+	r.victim_pid = r.def->point == TP_MARK_VICTIM ? num_field(ev, "pid", data) : -1;
+	/* Only what will be kept is decoded in full: a memcg reclaim storm
+	 * stays counts and histograms unless --trace-raw. */
+	if (!r.def->high_rate || t->cfg.raw)
+		r.raw = record_json(t, r.def, ev, &rec, r.pid, r.in_sandbox);
+	t->records++;
+	if (batch_push(t, &r) < 0) {
+		json_decref(r.raw);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static int decode_page(struct trace *t, struct cpu_reader *cr)
+{
+	unsigned long long ts;
+	void *data;
+	int missed;
+
+	if (kbuffer_load_subbuffer(t->kbuf, t->page) < 0)
+		return 0;
+	missed = kbuffer_missed_events(t->kbuf);
+	if (missed > 0)
+		cr->missed += (unsigned long long)missed;
+	else if (missed < 0)
+		cr->missed_unknown = true;
+	for (data = kbuffer_read_event(t->kbuf, &ts); data; data = kbuffer_next_event(t->kbuf, &ts)) {
+		int ret = decode_record(t, cr->cpu, data, kbuffer_event_size(t->kbuf), ts);
+
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}
+
+/* PAGELAB_TRACE_READER=iterate: libtracefs's tracefs_iterate_raw_events()
+ * instead of our per-CPU readers — kept to measure which perturbs less
+ * (docs/benchmark.md); the default is the per-CPU readers. */
+static int iterate_cb(struct tep_event *ev, struct tep_record *rec, int cpu, void *ctx)
+{
+	struct trace *t = ctx;
+
+	(void)ev;
+	if (rec->missed_events > 0 && cpu >= 0 && cpu < t->nr_cpus)
+		t->cpus[cpu].missed += (unsigned long long)rec->missed_events;
+	else if (rec->missed_events < 0 && cpu >= 0 && cpu < t->nr_cpus)
+		t->cpus[cpu].missed_unknown = true;
+	return decode_record(t, cpu, rec->data, rec->size, rec->ts) < 0 ? -1 : 0;
+}
+
+/* The kernel's global pid -> this pid namespace's (the same outside a
+ * container), from the workloads' "pagelab child PID" markers. */
+static int local_pid(const struct trace *t, int global)
+{
+	for (size_t i = 0; i < t->n_pidmap; i++)
+		if (t->pidmap[i].global == global)
+			return t->pidmap[i].local;
+	return global;
+}
+
+/* After a drain is read whole (markers on one CPU may follow records on
+ * another): learn the pid map, then say which records are the sandbox's. */
+static void classify(struct trace *t)
+{
+	for (size_t i = 0; i < t->n_batch; i++) {
+		struct trace_rec *r = &t->batch[i];
+		const char *buf;
+		char *end;
+		long local;
+
+		if (r->def->point != TP_MARKER || r->raw == NULL)
+			continue;
+		buf = json_string_value(json_object_get(r->raw, "buf"));
+		if (buf != NULL && strncmp(buf, MARK_CHILD, strlen(MARK_CHILD)) == 0)
+			buf += strlen(MARK_CHILD);
+		else if (buf != NULL && strncmp(buf, MARK_HARNESS, strlen(MARK_HARNESS)) == 0)
+			buf += strlen(MARK_HARNESS);
+		else
+			continue;
+		errno = 0;
+		local = strtol(buf, &end, 10);
+		if (errno || end == buf || local <= 0 || t->n_pidmap == sizeof(t->pidmap) / sizeof(t->pidmap[0]))
+			continue;
+		if (local != r->pid) {
+			t->pidmap[t->n_pidmap].global = r->pid;
+			t->pidmap[t->n_pidmap].local = (int)local;
+			t->n_pidmap++;
+		}
+	}
+	for (size_t i = 0; i < t->n_batch; i++) {
+		struct trace_rec *r = &t->batch[i];
+		int who = local_pid(t, r->pid);
+
+		if (r->def->point == TP_MARK_VICTIM && r->victim_pid > 0) {
+			int v = local_pid(t, (int)r->victim_pid);
+
+			if (r->raw != NULL && v != r->victim_pid)
+				json_object_set_new(r->raw, "victim_run_pid", json_integer(v));
+			r->victim_pid = v;
+			who = v;
+		}
+		r->in_sandbox = t->in_sandbox ? t->in_sandbox(t->sctx, who) : false;
+		if (r->raw != NULL) {
+			json_object_set_new(r->raw, "sandbox", json_boolean(r->in_sandbox));
+			if (who != r->pid && r->def->point != TP_MARK_VICTIM)
+				json_object_set_new(r->raw, "task_run_pid", json_integer(who));
+		}
+	}
+}
+
+int trace_marker_fd(const struct trace *t)
+{
+	return t != NULL ? t->marker_fd : -1;
+}
+
+/* Which CPUs a drain reads: all when not watched or at the final drain;
+ * else those marked ready since their last drain. */
+static bool cpu_wanted(const struct trace *t, int c, bool final)
+{
+	return final || t->epfd < 0 || t->ready[c];
+}
+
+static int arm(struct trace *t, int c, int op)
+{
+	struct epoll_event ev = { .events = EPOLLIN | EPOLLONESHOT, .data.u64 = t->tag | (uint64_t)c };
+
+	return epoll_ctl(t->epfd, op, t->wfd[c], &ev);
+}
+
+int trace_watch(struct trace *t, int epfd, uint64_t tag)
+{
+	int c;
+
+	if (t == NULL || t->iterate)
+		return -EOPNOTSUPP;
+	for (c = 0; c < t->nr_cpus; c++)
+		if (t->cpus[c].tcpu != NULL && t->wfd[c] < 0)
+			return -EOPNOTSUPP;
+	t->epfd = epfd;
+	t->tag = tag;
+	for (c = 0; c < t->nr_cpus; c++) {
+		if (t->wfd[c] < 0)
+			continue;
+		if (arm(t, c, EPOLL_CTL_ADD) < 0) {
+			int e = errno;
+
+			while (--c >= 0)
+				if (t->wfd[c] >= 0)
+					epoll_ctl(epfd, EPOLL_CTL_DEL, t->wfd[c], NULL);
+			t->epfd = -1;
+			return -e;
+		}
+	}
+	return 0;
+}
+
+void trace_ready(struct trace *t, int cpu)
+{
+	if (t != NULL && cpu >= 0 && cpu < t->nr_cpus)
+		t->ready[cpu] = true;
+	else if (t != NULL && cpu < 0)
+		for (int c = 0; c < t->nr_cpus; c++)
+			t->ready[c] = true;
+}
+
+void trace_seen(struct trace *t, uint64_t ns)
+{
+	if (t != NULL)
+		t->seen_ns = ns;
+}
+
+/* A drain's horizon: the records before it are all read (later ones wait
+ * for the next drain, so that records of every CPU are taken in time
+ * order).  Reading every CPU, that is the drain's start.  Reading only the
+ * ready ones, it is the last moment the caller's epoll set was seen whole,
+ * less the time a record's wakeup may take to reach it (an irq_work on the
+ * writing CPU: microseconds; 2 ms leaves room for an emulated one). */
+#define WAKE_SLACK_NS 2000000ull
+
+static uint64_t horizon_of(const struct trace *t, uint64_t now)
+{
+	bool all = true;
+
+	for (int c = 0; c < t->nr_cpus && all && t->epfd >= 0; c++)
+		all = t->wfd[c] < 0 || t->ready[c];
+	if (all)
+		return now;
+	if (t->seen_ns < WAKE_SLACK_NS)
+		return 0;
+	return t->seen_ns - WAKE_SLACK_NS < now ? t->seen_ns - WAKE_SLACK_NS : now;
+}
+
+int trace_drain(struct trace *t, bool final, json_t *events, json_t *intervals, timeline_emit_fn emit,
+		void *ectx, struct lab_error *err)
+{
+	uint64_t horizon, c0 = cpu_ns();
+	int ret;
+
+	if (t == NULL)
+		return 0;
+	horizon = horizon_of(t, mono_ns());
+	t->n_batch = 0;
+	if (t->iterate && tracefs_iterate_raw_events(t->tep, t->inst, NULL, 0, iterate_cb, t) < 0 &&
+	    t->n_batch == 0 && errno != 0 && errno != ENOENT)
+		return lab_error_errno(err, errno, "tracefs_iterate_raw_events");
+	for (int c = 0; !t->iterate && c < t->nr_cpus; c++) {
+		struct cpu_reader *cr = &t->cpus[c];
+
+		if (cr->tcpu == NULL || !cpu_wanted(t, c, final))
+			continue;
+		t->ready[c] = false;
+		for (;;) {
+			int n = tracefs_cpu_read(cr->tcpu, t->page, true);
+
+			t->reads++;
+			if (n <= 0)
+				break;
+			if ((ret = decode_page(t, cr)) < 0)
+				return lab_error_errno(err, -ret, "decode trace records");
+		}
+		/* Watched again once read empty: a record written since the
+		 * last read makes it ready at once, none waits unseen. */
+		if (t->epfd >= 0 && t->wfd[c] >= 0)
+			arm(t, c, EPOLL_CTL_MOD);
+	}
+	classify(t);
+	ret = timeline_feed(t->tl, t->batch, t->n_batch, final ? UINT64_MAX : horizon, events, intervals, emit,
+			    ectx);
+	t->n_batch = 0;
+	if (final)
+		timeline_finish(t->tl, intervals, emit, ectx);
+	t->drains++;
+	t->drain_cpu_us += (double)(cpu_ns() - c0) / 1e3;
+	if (ret < 0)
+		return lab_error_errno(err, -ret, "trace timeline");
+	return 0;
+}
+
+void trace_marker(struct trace *t, const char *text)
+{
+	if (t != NULL && t->marker_ok)
+		tracefs_printf(t->inst, "pagelab %s\n", text);
+}
+
+bool trace_kswapd_awake(const struct trace *t)
+{
+	return t != NULL && timeline_kswapd_awake(t->tl);
+}
+
+bool trace_stall_open(const struct trace *t)
+{
+	return t != NULL && timeline_stall_open(t->tl);
+}
+
+unsigned long long trace_stalls_done(const struct trace *t)
+{
+	return t != NULL ? timeline_stalls_done(t->tl) : 0;
+}
+
+/* "overrun: 0\ncommit overrun: 0\n…dropped events: 0\n" of per_cpu/cpuN/stats. */
+static unsigned long long stat_line(const char *buf, const char *key)
+{
+	size_t kl = strlen(key);
+
+	for (const char *p = buf; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
+		if (!strncmp(p, key, kl) && p[kl] == ':') {
+			char *end;
+			unsigned long long v;
+
+			errno = 0;
+			v = strtoull(p + kl + 1, &end, 10);
+			if (errno == 0 && end != p + kl + 1)
+				return v;
+		}
+	}
+	return 0;
+}
+
+json_t *trace_summary(struct trace *t, uint64_t end_ns)
+{
+	json_t *o, *loss = json_object(), *per = json_array();
+	unsigned long long overrun = 0, commit = 0, dropped = 0, missed = 0;
+	bool unknown = false;
+	char set[160];
+
+	if (t == NULL)
+		return json_null();
+	o = timeline_summary(t->tl, end_ns);
+	for (int c = 0; c < t->nr_cpus; c++) {
+		char file[64];
+		char *buf;
+		unsigned long long ov = 0, co = 0, dr = 0;
+
+		if (t->cpus[c].tcpu == NULL)
+			continue;
+		snprintf(file, sizeof(file), "per_cpu/cpu%d/stats", c);
+		buf = tracefs_instance_file_read(t->inst, file, NULL);
+		if (buf != NULL) {
+			ov = stat_line(buf, "overrun");
+			co = stat_line(buf, "commit overrun");
+			dr = stat_line(buf, "dropped events");
+			free(buf);
+		}
+		overrun += ov;
+		commit += co;
+		dropped += dr;
+		missed += t->cpus[c].missed;
+		unknown |= t->cpus[c].missed_unknown;
+		json_array_append_new(per, json_pack("{s:i, s:I, s:I, s:I, s:I}", "cpu", c, "overrun",
+						     (json_int_t)ov, "commit_overrun", (json_int_t)co,
+						     "dropped_events", (json_int_t)dr, "missed",
+						     (json_int_t)t->cpus[c].missed));
+	}
+	json_object_set_new(loss, "overrun", json_integer((json_int_t)overrun));
+	json_object_set_new(loss, "commit_overrun", json_integer((json_int_t)commit));
+	json_object_set_new(loss, "dropped_events", json_integer((json_int_t)dropped));
+	json_object_set_new(loss, "missed", json_integer((json_int_t)missed));
+	json_object_set_new(loss, "missed_unknown", json_boolean(unknown));
+	json_object_set_new(loss, "total", json_integer((json_int_t)(overrun + commit + dropped + missed)));
+	json_object_set_new(loss, "per_cpu", per);
+	json_object_set_new(o, "lost", loss);
+	tracedef_set_text(t->cfg.set, set, sizeof(set));
+	json_object_set_new(o, "set", json_string(set));
+	json_object_set_new(o, "raw", json_boolean(t->cfg.raw));
+	json_object_set_new(o, "instance", json_string(t->name));
+	json_object_set_new(o, "clock", json_string("mono"));
+	json_object_set_new(o, "buffer_kb", json_integer(t->cfg.buffer_kb));
+	json_object_set_new(o, "bin_ms", json_integer(t->cfg.bin_ms));
+	json_object_set(o, "missing_events", t->missing);
+	json_object_set_new(o, "records", json_integer((json_int_t)t->records));
+	json_object_set_new(o, "drains", json_integer((json_int_t)t->drains));
+	json_object_set_new(o, "buffer_reads", json_integer((json_int_t)t->reads));
+	json_object_set_new(o, "watched", json_boolean(t->epfd >= 0));
+	json_object_set_new(o, "drain_cpu_us", json_real(t->drain_cpu_us));
+	json_object_set_new(o, "reader", json_string(t->iterate ? "tracefs_iterate_raw_events" : "per-cpu trace_pipe_raw"));
+	return o;
+}
+
+void trace_close(struct trace *t)
+{
+	if (t == NULL)
+		return;
+	if (t->inst != NULL) {
+		tracefs_instance_file_write(t->inst, "tracing_on", "0");
+		for (int c = 0; c < t->nr_cpus; c++)
+			if (t->cpus[c].tcpu != NULL)
+				tracefs_cpu_close(t->cpus[c].tcpu);
+		close_watched(t);
+		tracefs_event_disable(t->inst, NULL, NULL);
+		/* An open trace_marker keeps the instance busy (rmdir: EBUSY). */
+		if (t->marker_ok)
+			tracefs_print_close(t->inst);
+		if (t->marker_fd >= 0)
+			close(t->marker_fd);
+		tracefs_instance_destroy(t->inst);
+		tracefs_instance_free(t->inst);
+	}
+	for (size_t i = 0; i < t->n_batch; i++)
+		json_decref(t->batch[i].raw);
+	free(t->batch);
+	timeline_free(t->tl);
+	if (t->kbuf)
+		kbuffer_free(t->kbuf);
+	free(t->page);
+	if (t->tep)
+		tep_free(t->tep);
+	json_decref(t->missing);
+	free(t);
+}
