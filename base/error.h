@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* error.h — the one error type every fallible pagelab function fills.
  *
  * A fallible function returns a negative errno-style value and fills its last

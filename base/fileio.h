@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* fileio.h — the one way pagelab reads and writes /proc, /sys and cgroup files.
  *
  * Whole-file reads loop to EOF, retry EINTR, grow the buffer and NUL-terminate,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* jsonw.c — JSON text into a reused buffer (see jsonw.h). */
 #include "jsonw.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* jsonw.h — a sample written as JSON text, straight into a reused buffer.
  *
  * The tick's sources write their values through this (sources/source.h:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* kv.c — the two keyed-number shapes the kernel prints.
  *
  * "key value" comes from seq_printf(m, "%s %lu\n", ...) in mm/vmstat.c

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* kv.h — pure parsers for the two keyed-number shapes the kernel prints.
  *
  *   "key value\n"          /proc/vmstat, memory.stat (v1 and v2), memory.events,

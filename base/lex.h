@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* lex.h — the scanning that pagelab's parsers share: lines, blanks, and the
  * one strict unsigned-number parser (sources/kv.c, sources/zoneinfo.c,
  * sources/smaps.c and size.c).

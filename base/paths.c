@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* paths.c — the data and workload directories of an in-tree or installed pagelab (paths.h). */
 #include "paths.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* paths.h — where an in-tree build and an installed pagelab find their files.
  *
  * An installed pagelab (cmake --install, the Debian package) lives in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* size.c — sizes and byte patterns as people write them in scenarios and --set.
  *
  * strtoull alone is too forgiving for input a person typed: it skips leading

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* size.h — sizes and byte patterns as people write them in scenarios and --set. */
 #ifndef PAGELAB_SIZE_H
 #define PAGELAB_SIZE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* smaps.c — /proc/PID/smaps, summed over the VMAs inside one address range.
  *
  * The format is fs/proc/task_mmu.c: show_map_vma prints the header

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* smaps.h — pure parser of /proc/PID/smaps for one address range.
  *
  * The region workload reads its own region's counters from /proc/self/smaps:

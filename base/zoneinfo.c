@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* zoneinfo.c — /proc/zoneinfo, per zone.
  *
  * The format is mm/vmstat.c: zoneinfo_show_print.  Every zone of every node

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* zoneinfo.h — pure parser of /proc/zoneinfo.
  *
  * Per zone: the free count and the three watermark lines as the kernel

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # cmake/aarch64-linux-gnu.cmake — cross-build pagelab for an arm64 QEMU guest.
 #
 #   cmake -S . -B build-static-arm64 -DPAGELAB_STATIC=ON \

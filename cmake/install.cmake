@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # cmake/install.cmake — `cmake --install` into FHS places (base/paths.h):
 #
 #   <prefix>/bin/pagelab

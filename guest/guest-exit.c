@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * guest-exit — end a pagelab QEMU guest with an exit status the host can read.
  *

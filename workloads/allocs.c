@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* allocs — memory allocated and freed through a real allocator.
  *
  *   allocs --allocator glibc|jemalloc [--malloc-conf CONF] --size SIZE [--chunk SIZE]

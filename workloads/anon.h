@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* anon.h — charging private anonymous memory, as hold does for its ballast and
  * region for its `pressure` step.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* cachefill — the page-cache filler of the min_free_kbytes experiments.
  *
  *   cachefill --size SIZE [--dir DIR] [--reads N] [--cold] [--stay] [--keep]

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* decl.c — the workloads' declarations read generically (decl.h). */
 #include "decl.h"
 

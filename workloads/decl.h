@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* decl.h — each workload's options and steps, declared once.
  *
  * A workload's declaration (workloads/decl/NAME.c, listed one line each in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* events.h — the one tiny event-reporting helper every workload shares.
  *
  * A workload reports its progress as JSON Lines (workloads/events.md): one

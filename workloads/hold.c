@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* hold — ballast: charge SIZE of anonymous memory to the sandbox and keep it.
  *
  *   hold --size SIZE | --leave SIZE  [--fill BYTE] [--oom-score-adj N]

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* lazyscan — how much lazily freed memory this host's processes hold.
  *
  *   lazyscan [--event-fd N] [--ack-fd N]

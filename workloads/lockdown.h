@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* lockdown.h — the seccomp allow-list every workload runs under.
  *
  * Installed right before a workload's work starts (after argument parsing and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* region — the region driver of the MADV_FREE experiments.
  *
  *   region --size SIZE [--shared] [--thp on|off|default]

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* stepper — the stepped allocator of the watermark experiments.
  *
  *   stepper --step SIZE --target SIZE [--interval MS] [--hold MS] [--shared]

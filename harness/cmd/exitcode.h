@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* exitcode.h — pagelab's exit statuses, one list for every subcommand
  * (harness/cmd/cli.md's table).  `audit --advice` adds its own 4 (findings). */
 #ifndef PAGELAB_EXITCODE_H

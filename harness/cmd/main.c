@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* main.c — the pagelab command line (documented in harness/cmd/cli.md): a table
  * of subcommands.  A scenario run is harness/run/run.c's pipeline; exit
  * statuses are harness/cmd/exitcode.h's. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* audit.c — `pagelab audit` (audit.h): the watermark arithmetic of this host,
  * computed from its own /proc and compared with what the kernel shows.
  *

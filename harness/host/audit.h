@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* audit.h — `pagelab audit`: this host's watermark arithmetic, explained.
  *
  *   pagelab audit [--json] [--wsf N] [--watch S] [--advice FILE] [--floor SIZE]

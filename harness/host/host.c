@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* host.c — what this host is and what it can run (`pagelab check`), and the
  * "host" object of every result document.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* host.h — what this host is and what it can run (`pagelab check`), and the
  * "host" object every result document carries. */
 #ifndef PAGELAB_HOST_H

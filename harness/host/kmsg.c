@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* kmsg.c — /dev/kmsg records, OOM reports and the reader (kmsg.h). */
 #include "kmsg.h"
 #include "result/keys.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* kmsg.h — the kernel log, as /dev/kmsg gives it, and the OOM reports in it.
  *
  * A /dev/kmsg read returns one record: "PRIO,SEQ,TS_USEC,FLAGS[,...];TEXT\n"

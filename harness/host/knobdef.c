@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* knobdef.c — the knobs pagelab knows (knobdef.h). */
 #include "knobdef.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* knobdef.h — the machine-wide settings pagelab knows: where each lives, its
  * type, the range the running kernel accepts, and its compiled-in default.
  * Pure (no I/O): the scenario parser types [knobs] with it before anything is

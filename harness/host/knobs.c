@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* knobs.c — the crash-safe knob journal (knobs.h). */
 #include "knobs.h"
 

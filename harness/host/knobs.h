@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* knobs.h — the crash-safe knob journal.
  *
  * Every machine-wide change pagelab makes (a vm sysctl, a THP mode, the

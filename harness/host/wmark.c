@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* wmark.c — the page allocator's watermark arithmetic (see wmark.h). */
 #include "wmark.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* wmark.h — the page allocator's watermark arithmetic, done the kernel's way
  * on numbers read from /proc, as pure functions (buffers and structs in,
  * numbers out).  `pagelab audit` prints what they predict beside what the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* launch.h — start a workload program INSIDE the sandbox.
  *
  * The child never runs a line of the workload outside the sandbox: on cgroup

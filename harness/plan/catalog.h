@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* catalog.h — where scenario files are found.
  *
  * NAME (e.g. madv-free/pressure) is looked up as DIR/NAME.scn in the first of

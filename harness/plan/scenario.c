@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* scenario.c — parse, type and validate scenario files (harness/plan/scenario.md). */
 #include "scenario.h"
 #include "tracedef.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* scenario.h — named scenario files: parsed, typed and validated in full
  * before anything on the host is touched.  The format is documented in
  * harness/scenario.md.  Pure: text in, structs out (the caller reads the

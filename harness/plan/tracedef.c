@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* tracedef.c — the tracepoint table (see tracedef.h). */
 #include "tracedef.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* tracedef.h — the tracepoints pagelab records, as one table (tracedef.c),
  * and the sets a scenario's [trace] section or --trace chooses from.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* compare.c — `pagelab compare` (harness/read/compare.h).
  *
  * Where the figures come from: the report engine's tables (every row × column

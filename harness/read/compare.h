@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* compare.h — `pagelab compare`: which differences between two sets of
  * results are real.
  *

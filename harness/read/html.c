@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* html.c — the report as one self-contained HTML page, and plots beside a
  * markdown report (harness/read/html.h).
  *

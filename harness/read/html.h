@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* html.h — `pagelab report --html DIR` and `pagelab report --plots DIR`.
  *
  *   pagelab report --html DIR [--by KEY] [--reference FILE] RESULT.json...

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* plot.c — `pagelab plot` (harness/read/plot.h): data files and gnuplot scripts
  * from result documents (harness/result/result.md), drawn by gnuplot.
  *

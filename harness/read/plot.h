@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* plot.h — `pagelab plot`: a run's timeline drawn by gnuplot.
  *
  *   pagelab plot [--out DIR] [--format svg|png] [--run LABEL] RESULT.json...

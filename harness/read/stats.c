@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* stats.c — medians, Welch's t-test, the LKP rule and Fisher's exact test
  * (harness/read/stats.h).  The distributions are GSL's (Debian libgsl-dev):
  * gsl_cdf_tdist_Q for t, gsl_ran_hypergeometric_pdf for Fisher. */

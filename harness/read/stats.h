@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* stats.h — the statistics `pagelab compare` rests on: a side's median and
  * range, Welch's t-test (GSL's t distribution), the LKP rule and Fisher's
  * exact test for outcome counts (GSL's hypergeometric distribution).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* result_keys.h — the key names of the result document (harness/result/result.md),
  * one place for the writers (result.c, run/run.c, sampler.c, host.c, kmsg.c,
  * trace/) and the readers (report/, plot.c, compare.c, html.c).  A key

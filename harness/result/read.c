@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* result_read.c — result documents and streams read with their samples
  * pruned to what the reader needs (result_read.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* result_read.h — read a result document (or a run's .jsonl stream) keeping
  * of its samples only what the reader needs.
  *

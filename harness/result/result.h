@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* result.h — the result document (harness/result/result.md): streamed as JSON Lines
  * while the scenario runs, written once, atomically, at the end. */
 #ifndef PAGELAB_RESULT_H

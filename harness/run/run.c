@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* run/run.c — the pipeline of one scenario run (run/run.h): plan → check →
  * knobs → sandbox → launch → sample → result.  `pagelab run` and `show`, the
  * guest's /init and a container all come through here; `pagelab vm` shares

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* run/run.h — the one pipeline of a scenario run:
  *
  *   plan     the scenario read, --set applied, every variant instantiated and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* sampler.c — the one event loop of a run (see sampler.h). */
 #include "sampler.h"
 

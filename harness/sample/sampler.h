@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* sampler.h — one run of one variant: launch its workloads in the sandbox and
  * sample the kernel's counters from ONE event loop (epoll over a timerfd, the
  * workloads' event pipes and pidfds, and the harness's signalfd) until the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* sandbox.c — the memory cgroup a scenario's workloads run in.
  *
  * libcgroup 2.0.2 (Debian 12) does mount discovery, creates the sandbox with

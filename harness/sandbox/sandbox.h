@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* sandbox.h — the memory cgroup a scenario's workloads run in.
  *
  * Built on libcgroup (mount discovery, group creation, attach, reads) with one

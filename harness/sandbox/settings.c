@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* sandbox/settings.c — the sandbox's settings as one table (settings.h).
  *
  * Files and semantics: Documentation/admin-guide/cgroup-v2.rst ("Memory

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* sandbox/settings.h — the sandbox's settings, one table (sandbox/settings.c):
  * per setting the [sandbox] key, the cgroup v2 file, its v1 alias where one
  * exists, the type and range, the cgroup versions that have it, its default

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* vm.c — `pagelab vm`: a scenario inside QEMU guests (docs/vm.md).
  *
  * The order is the safety order of `pagelab run`: everything that can be

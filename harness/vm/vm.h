@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* vm.h — `pagelab vm`: run a scenario inside QEMU guests booted from Debian's
  * own kernels (pure cgroup v2), and optionally on this host too, and bring
  * each result document back beside the others (docs/vm.md, harness/cmd/cli.md).

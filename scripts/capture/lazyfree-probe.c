@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * lazyfree-probe — a throwaway capture tool for tests/fixtures/v2-* (not a workload).
  *

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Real allocators (issue "Beyond the articles", item 3; scenarios/beyond/allocators.scn):
 # 256 MiB in 64 KiB malloc() chunks, all freed but the last, then 300 MiB more under a
 # 512 MiB limit, through glibc (2.36) and Debian's libjemalloc2 (5.3.0), each with and

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Bad input: every broken scenario file (tests/bad-input/*.scn, each naming the
 # message and position it must get) and every bad argument gets ONE line on
 # stderr naming the file, line:column where there is one, and what is wrong;

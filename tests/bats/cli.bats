@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The command line: help that tells the truth, exit codes of the contract
 # (harness/cmd/cli.md), `check` and `list`.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # pagelab in a privileged container (issue 5, containers/README.md).
 #
 # 1. `--sandbox self` on this host, in a memory cgroup made for it below ours

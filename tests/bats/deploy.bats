@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Where users run pagelab (issue 14): installed under a prefix, as a Debian
 # package in a clean Debian 12 container, on an Ansible inventory of podman
 # containers, with a QEMU guest's progress seen as it happens, and the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The fault campaign: pagelab is killed, starved of disk or raced at moments it
 # does not choose, and every time the host must be as it was — knobs as found,
 # no pagelab cgroup, no workload or qemu left — and a result is either absent

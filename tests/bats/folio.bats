@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # "The folio, not the page" (issue "Beyond the articles", item 4): a write of
 # 1 byte, 4 KiB and 2 MiB into a lazily freed 512 MiB region, THP off and on
 # (scenarios/beyond/folio-write.scn), then 700 MiB of pressure with the THP

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Shared by the bats suites: where pagelab is, how to run a scenario into a
 # result file, and the checks that nothing was left on the host.
 bats_require_minimum_version 1.5.0

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Look and compare: `pagelab plot` (gnuplot charts of each run), `pagelab
 # report --html` (one self-contained page, rendered by headless Chromium) and
 # `pagelab compare` (Welch t-test + LKP rule, Fisher for outcome counts), on

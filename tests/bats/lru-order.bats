@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # madv-free/lru-order (issue 10, item 7): WHICH pages of a MADV_FREE'd region
 # reclaim takes first, from the pagemap source (harness/sample/sources/pagemap.c:
 # /proc/PID/pagemap at every step, never faulting a page in).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The MADV_FREE invariants (catalogue items 1, 2, 5, 9, 10, 11; M. Erbay's
 # MADV_FREE article), asserted from ONE result document with jq, whatever
 # machine produced it: this host (madv-free.bats, cgroup v1) or a QEMU guest

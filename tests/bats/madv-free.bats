@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The MADV_FREE lab (catalogue items 1-12, M. Erbay's MADV_FREE article) run
 # for real on this host, asserted from the result documents with jq.
 #

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # memory.high and the new madvise steps where cgroup v2 is: Debian 6.12 and 6.1
 # guests (pagelab vm), and the v1 host's refusal.  Backs docs/extending.md's
 # "a setting" (memory_high, one row of harness/sandbox/settings.c) and "a step"

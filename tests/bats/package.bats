@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The Debian package and the Ansible fleet (issue 14), end to end in podman
 # containers: scripts/package-ci builds the .deb from the tree, lintian finds
 # no error, the package installs in a clean Debian 12 container and runs

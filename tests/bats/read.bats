@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The readers load result documents as a stream with every sample pruned to
 # the paths they declared (harness/result/read.h): report from its tables'
 # figures, plot from its charts' series.  A path read but not declared would

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The article tables are data (results/reference/tables/*.json): they must
 # print byte for byte what the compiled-in tables printed.  The inputs are
 # real result documents (tests/golden/report/inputs: madv-free scenarios on

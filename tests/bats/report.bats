@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # `pagelab report`: the article's tables with this host's column beside the
 # article's figures (results/reference/madv-free.json), in markdown, CSV and
 # JSON, from result documents made here by real runs.

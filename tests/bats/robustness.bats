@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # What happens when things go wrong: a forbidden syscall, a signal to the
 # harness, a SIGKILLed workload, a SIGKILLed harness.  Each leaves a readable
 # result (or, after SIGKILL of the harness, a stream and a stale cgroup that

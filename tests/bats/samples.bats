@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # A sample is one line of text (base/jsonw.h) and lives only in the
 # stream while the run goes on: the document's samples[] are the stream's
 # sample lines, copied at the end (harness/result/result.h: result_samples_here);

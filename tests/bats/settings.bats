@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Sandbox settings as one table (harness/sandbox/settings.c): what this host's
 # cgroup version cannot apply is refused with exit 3 and the reason before
 # any cgroup is made; what it can is written, read back and recorded in

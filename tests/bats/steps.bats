@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Workload steps declared once (workloads/decl/region.c): the new region steps
 # on this host, the same table refusing what it does not know on both sides
 # (the scenario parser and region's own), and madv-free/pageout's three

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Tracepoints on this host (harness/sample/trace/, issue 11): a private tracefs
 # instance per run, events on the samples' clock, derived figures in the run
 # summary, nothing left behind.  Reduced sizes (a 128 MiB region in a 320 MiB

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Kernel matrices: `pagelab vm --kernel 6.1 --kernel 6.12 --host run X`, then
 # `pagelab compare --by kernel` and `report --html` on what came back.
 #

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # VM mode (pagelab vm, docs/vm.md): the MADV_FREE invariants of madv-free.bats
 # asserted inside QEMU guests booted from Debian's own 6.1 and 6.12 kernels,
 # where the memory controller is on a pure cgroup v2 hierarchy and pagelab sits

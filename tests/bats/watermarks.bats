@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The watermark lab on this host, non-destructive: the audit's arithmetic
 # against the kernel's own lines, the knob journal under SIGKILL, and the
 # advice lint on the checklist article.

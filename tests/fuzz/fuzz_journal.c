@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* fuzz_journal.c — libFuzzer entry for the knob journal reader (harness/host/knobs.c).
  *
  * The journal is data a crashed run (or anyone who could write it) left: an

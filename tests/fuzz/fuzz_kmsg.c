@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* fuzz_kmsg.c — libFuzzer entry for the kernel log parsers (harness/host/kmsg.c).
  *
  * An input is what reads of /dev/kmsg returned: split at newlines into

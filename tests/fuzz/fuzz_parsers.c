@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* fuzz_parsers.c — libFuzzer entry point for every pure parser in labcore.
  *
  * Each input is copied and NUL-terminated (the parsers' contract: a

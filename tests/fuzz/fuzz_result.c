@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* fuzz_result.c — libFuzzer entry for `pagelab report`'s result-document reader
  * (harness/read/report/: the loader, the run index, the engine, the formats).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* fuzz_scenario.c — libFuzzer entry for the scenario parser (harness/plan/scenario.c).
  *
  * An input is a scenario file: parsed, then every variant (at most 26) typed

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* fuzz_tables.c — libFuzzer entry for the report's table files
  * (harness/read/report/tables.c: results/reference/tables/ *.json and the
  * <scenario>.tables.json beside a user's scenario; format in tables.md).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* json_edit.h — the structural mutator the JSON-reading fuzzers share
  * (fuzz_result, fuzz_tables): a fuzz input that is not itself JSON is read
  * as up to 32 edits of a real document — each two bytes pick a value of the

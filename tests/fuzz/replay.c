@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* replay.c — run a fuzz target's entry point on files, without libFuzzer.
  *
  *   replay_TARGET PATH...   each PATH a file, or a directory of files

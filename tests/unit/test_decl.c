@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_decl.c — the workloads' declarations (workloads/decl/) as both sides
  * read them: the scenario parser types and normalises a step with the same
  * row region's own parser types it with, and an advice the kernel does not

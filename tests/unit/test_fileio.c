@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_fileio.c — lab_read_input (base/fileio.h), the one reader of files
  * from outside: scenarios, --advice files, result documents, the journal.
  *

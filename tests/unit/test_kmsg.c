@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_kmsg.c — /dev/kmsg records and OOM reports (harness/host/kmsg.h) on
  * records captured from real kernels, then on broken input.
  *

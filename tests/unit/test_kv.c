@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_kv.c — the "key value" and "Key: value kB" parsers (base/kv.h)
  * on every captured fixture directory, then on broken input.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_result_read.c — the streaming reader of result documents and streams
  * (harness/result/read.h), on a real run's pair: tests/fixtures/results/
  * read-pair.json and read-pair.jsonl, the document and the stream of one

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_sandbox_names.c — the v2 <-> v1 file-name table and the
  * /proc/PID/cgroup parser of harness/sandbox.c.
  *

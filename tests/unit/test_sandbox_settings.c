@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_sandbox_settings.c — the sandbox settings table (harness/sandbox/settings.c)
  * and what the scenario parser makes of [sandbox] with it.
  *

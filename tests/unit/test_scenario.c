@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_scenario.c — the scenario parser on the project's own scenario files
  * and on the broken corpus under tests/bad-input/.
  *

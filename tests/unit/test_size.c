@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_size.c — sizes, byte patterns and plain integers as scenarios and --set
  * write them (base/size.h), and the human-readable size format.
  *

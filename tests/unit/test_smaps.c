@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_smaps.c — smaps_parse_range (base/smaps.h) on captured
  * /proc/self/smaps files, then on broken input.
  *

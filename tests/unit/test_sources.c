@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_sources.c — the sampler's source table (harness/sample/sources/registry.c)
  * and every source's parser on every captured fixture it names.
  *

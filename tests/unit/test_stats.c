@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_stats.c — compare's statistics (harness/read/stats.h) on figures whose
  * answers are known from the literature.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_timeline.c — the derived figures of a run's tracepoints, from a
  * sequence shaped like a capture (kswapd on node 0 waking at the low line,
  * a cut-short nap, a full sleep woken 40 ms later; two direct stalls on two

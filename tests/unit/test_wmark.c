@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_wmark.c — the watermark arithmetic (harness/host/wmark.h) on the captured
  * /proc files of tests/fixtures, and on the articles' own figures.
  *

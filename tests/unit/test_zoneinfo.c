@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_zoneinfo.c — zoneinfo_parse (base/zoneinfo.h) on every
  * captured /proc/zoneinfo, then on broken input.
  *

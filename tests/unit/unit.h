@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* unit.h — the smallest test helper that says what failed and where, and
  * walks the captured files under tests/fixtures. */
 #ifndef PAGELAB_UNIT_H

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # user-min-free.sh — run INSIDE a pagelab QEMU guest (guest/vm-run): what a user write of
 # vm.min_free_kbytes does to the kernel's own recomputations (user_min_free_kbytes,
 # mm/page_alloc.c: calculate_min_free_kbytes; mm/khugepaged.c:

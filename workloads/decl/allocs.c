@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* decl/allocs.c — memory through a real allocator (workloads/allocs.c). */
 #include "workloads/decl.h"
 

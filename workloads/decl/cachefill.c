@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* decl/cachefill.c — a file read into the page cache (workloads/cachefill.c). */
 #include "workloads/decl.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* decl/goalloc.c — memory through Go's runtime (workloads/goalloc/main.go). */
 #include "workloads/decl.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* decl/hold.c — the ballast (workloads/hold.c): options read by the scenario parser. */
 #include "workloads/decl.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* decl/lazyscan.c — the host scan of LazyFree (workloads/lazyscan.c): no options. */
 #include "workloads/decl.h"
 

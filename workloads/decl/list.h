@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* decl/list.h — every workload program, one line each (workloads/decl/NAME.c). */
 WL(region)
 WL(hold)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* decl/region.c — the region driver (workloads/region.c): options and steps,
  * read by the scenario parser and by region's own argument parser. */
 #include "workloads/decl.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* decl/region.h — the region driver's step ids (workloads/decl/region.c). */
 #ifndef PAGELAB_DECL_REGION_H
 #define PAGELAB_DECL_REGION_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* decl/stepper.c — the watermark article's stepped allocator (workloads/stepper.c). */
 #include "workloads/decl.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* decl2go.c — a workload's C declaration (workloads/decl/NAME.c) as Go.
  *
  *   decl2go PROGRAM OUT.go     write the declaration as Go source (package main)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // goalloc — memory freed through Go's runtime, for beyond/allocators.
 //
 //	goalloc --size SIZE [--chunk SIZE] [--madvdontneed 0|1|default] [--hold MS]

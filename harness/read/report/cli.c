@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* cli.c — `pagelab report` and the public report_* calls (report.h): read
  * the result documents, find the tables they feed, build, print.
  */

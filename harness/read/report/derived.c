@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* derived.c — the named derived quantities a table row may ask for
  * ("get", "label", "text" in tables.md).  Everything a path, a step
  * selector, a sample window, a difference and a scale can express is data;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* engine.c — the report's model: result documents grouped into kernel
  * columns, figures read from them (step selectors, dotted paths, sample
  * windows), aggregated over the repeats into cells, and a table definition

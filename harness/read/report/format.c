@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* format.c — the built tables as markdown, CSV or a "pagelab.report/1"
  * JSON document.  The three print the same rows; a table without an
  * article (a user's, the generic report) has no article column.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* report/internal.h — what the report's files share and nothing else sees.
  *
  *   engine.c   the model: inputs, columns, runs; selectors, paths, aggregates;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* report.h — `pagelab report`, and the table model other commands build on.
  *
  *   pagelab report [--format markdown|csv|json] [--reference FILE] [--tables FILE]... RESULT.json...

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* tables.c — report tables as data: a "pagelab.tables/1" JSON file
  * (tables.md) parsed into table definitions, validated whole with the file,
  * table and row named in every error.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* buddyinfo.c — source "buddyinfo": free blocks per order for each zone,
  * /proc/buddyinfo (mm/vmstat.c: frag_show_print):
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* memcg.c — source "memcg": the sandbox's usage, memory.stat and its event
  * counters (v2 memory.events; v1 memory.oom_control, whose oom_kill counts
  * kills since 4.13: mm/memcontrol-v1.c).  O(1): every tick.

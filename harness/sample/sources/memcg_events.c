@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* memcg_events.c — source "memory_events": the sandbox's v2 memory.events
  * (mm/memcontrol.c: memory_events_show), typed:
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* memcg_peak.c — source "memcg_peak": the sandbox's high-water mark of
  * usage, into memcg.peak_bytes.  v2 memory.peak exists from 5.19
  * (mm/memcontrol.c: memory_peak_read); v1 memory.max_usage_in_bytes.  Where

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* memcg_pressure.c — source "memcg_pressure": the sandbox's own memory
  * pressure, cgroup v2 memory.pressure (the same lines as
  * /proc/pressure/memory, kernel/sched/psi.c, for the tasks of the group):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* meminfo.c — source "meminfo": every key of /proc/meminfo, in kB as
  * printed (fs/proc/meminfo.c).  O(1): every tick. */
 #include "source.h"

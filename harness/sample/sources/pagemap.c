@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pagemap.c — source "pagemap": which pages of each workload's region are
  * resident, from /proc/PID/pagemap (fs/proc/task_mmu.c: pagemap_read;
  * Documentation/admin-guide/mm/pagemap.rst).  One 64-bit entry per virtual

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* psi.c — source "psi": the machine's memory pressure stall information,
  * /proc/pressure/memory (kernel/sched/psi.c: psi_show):
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* registry.c — THE table of data sources (sources/source.h) and the set of
  * them one run opens.  A sample's keys come out in this order. */
 #include "source.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* smaps_rollup.c — source "workloads": each running workload's
  * /proc/PID/smaps_rollup (Rss, Pss, Anonymous, LazyFree, AnonHugePages, Swap,
  * Pss_Shmem, kB).  Reading it walks every page-table entry of the process

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* source.h — what a sample is made of: data sources behind one interface,
  * listed in ONE table (sources/registry.c).  The sampler only iterates it.
  *

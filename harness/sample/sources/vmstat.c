@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* vmstat.c — source "vmstat_delta": the keys of /proc/vmstat that changed
  * since the run's start, as signed differences (an absent key did not
  * change).  The start is read when the source opens; the sampler records it

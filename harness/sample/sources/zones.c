@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* zones.c — source "zones": per populated zone of /proc/zoneinfo its free
  * pages, the three watermark lines (mm/page_alloc.c: __setup_per_zone_wmarks),
  * the boost, the page counts and the lowmem protection array; zones with

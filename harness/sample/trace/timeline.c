@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* timeline.c — derived figures from a run's tracepoints (see timeline.h). */
 #include "timeline.h"
 #include "result/keys.h"

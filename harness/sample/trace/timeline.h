@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* timeline.h — what a run's tracepoints add up to: kswapd's awake intervals
  * and premature sleeps, reclaim stalls per kind with their latencies, the
  * time from the first wakeup_kswapd to the first stall, the gaps between OOM

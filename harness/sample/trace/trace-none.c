@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* trace-none.c — trace.h for a build without libtracefs/libtraceevent or GSL
  * (a static guest build whose target lacks the static libraries): runs go on
  * without tracepoints and the result says why ("tracing": "unavailable"). */

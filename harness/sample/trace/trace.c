@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* trace.c — a private tracing instance per run (see trace.h). */
 #include "trace.h"
 

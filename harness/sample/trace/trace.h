@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* trace.h — a run's tracepoints through libtracefs and libtraceevent.
  *
  * Each run gets a private tracing instance, instances/pagelab-<pid>-<run>-ns<pid namespace inode>
