@@ -11,21 +11,15 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "host/audit.h"
-#include "plan/catalog.h"
+#include "cmd.h"
 #include "cli.h"
-#include "read/compare.h"
 #include "exitcode.h"
 #include "base/fileio.h"
-#include "host/host.h"
 #include "host/knobs.h"
-#include "read/plot.h"
-#include "read/report/report.h"
-#include "run/run.h"
-#include "sandbox/sandbox.h"
+#include "plan/catalog.h"
 #include "plan/scenario.h"
 #include "sample/trace/trace.h"
-#include "vm/vm.h"
+#include "sandbox/sandbox.h"
 
 const char cli_usage_text[] =
 	"usage: pagelab COMMAND [ARGS]\n"
@@ -234,16 +228,16 @@ static const struct command {
 	const char *name;
 	int (*main)(int argc, char **argv);
 } commands[] = {
-	{ "run", run_main },
-	{ "show", run_show_main },
+	{ "run", cmd_run },
+	{ "show", cmd_show },
 	{ "list", cmd_list_main },
-	{ "check", host_check_main },
-	{ "report", report_main },
-	{ "audit", audit_main },
+	{ "check", cmd_check },
+	{ "report", cmd_report },
+	{ "audit", cmd_audit },
 	{ "restore", cmd_restore },
-	{ "vm", vm_main },
-	{ "plot", plot_main },
-	{ "compare", compare_main },
+	{ "vm", cmd_vm },
+	{ "plot", cmd_plot },
+	{ "compare", cmd_compare },
 	{ "version", cmd_version },
 	{ "--version", cmd_version },
 	{ "help", cmd_help },
