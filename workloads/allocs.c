@@ -72,47 +72,42 @@ static void usage(FILE *f)
 	wl_decl_usage(&wl_decl_allocs, f);
 }
 
+/* One option of the declaration (workloads/decl/allocs.c), typed: what it sets. */
+static int set_opt(void *ctx, const struct wl_opt *opt, const char *val, unsigned long long v,
+		   struct lab_error *err)
+{
+	struct config *cfg = ctx;
+
+	(void)err;
+	if (!strcmp(opt->key, "allocator"))
+		cfg->jemalloc = !strcmp(val, "jemalloc");
+	else if (!strcmp(opt->key, "malloc_conf"))
+		cfg->conf = val;
+	else if (!strcmp(opt->key, "size"))
+		cfg->size = v;
+	else if (!strcmp(opt->key, "chunk"))
+		cfg->chunk = v;
+	else if (!strcmp(opt->key, "keep_last"))
+		cfg->keep_last = v;
+	else if (!strcmp(opt->key, "trim"))
+		cfg->trim = v;
+	else if (!strcmp(opt->key, "hold"))
+		cfg->hold_ms = v;
+	else if (!strcmp(opt->key, "pressure"))
+		cfg->pressure = v;
+	return 0;
+}
+
 static int parse_args(int argc, char **argv, struct config *cfg, struct events *ev, struct lab_error *err)
 {
-	const struct wl_opt *opt;
-	const char *val;
+	struct events_args ea = { .ev = ev };
+	const struct wl_argv a = { .pre = events_argv_pre, .pre_ctx = &ea, .set = set_opt, .ctx = cfg };
 	int ret;
 
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->chunk = 64 << 10;
-	for (int a = 1; a < argc; a++) {
-		unsigned long long v = 1;
-
-		ret = events_parse_arg(ev, argc, argv, &a, err);
-		if (ret < 0)
-			return ret;
-		if (ret > 0)
-			continue;
-		/* Every option from the declaration the scenario parser reads too
-		 * (workloads/decl/allocs.c). */
-		if ((ret = wl_opt_match(&wl_decl_allocs, argc, argv, &a, &opt, &val, err)) == 0)
-			return lab_error_set(err, EINVAL, "%s: unknown argument", argv[a]);
-		if (ret < 0)
-			return ret;     /* "--size needs a value" */
-		if (val != NULL && wl_parse_value(opt->type, opt->enums, val, &v, err) < 0)
-			return lab_error_prefix(err, "%s", opt->flag);
-		if (!strcmp(opt->key, "allocator"))
-			cfg->jemalloc = !strcmp(val, "jemalloc");
-		else if (!strcmp(opt->key, "malloc_conf"))
-			cfg->conf = val;
-		else if (!strcmp(opt->key, "size"))
-			cfg->size = v;
-		else if (!strcmp(opt->key, "chunk"))
-			cfg->chunk = v;
-		else if (!strcmp(opt->key, "keep_last"))
-			cfg->keep_last = v;
-		else if (!strcmp(opt->key, "trim"))
-			cfg->trim = v;
-		else if (!strcmp(opt->key, "hold"))
-			cfg->hold_ms = v;
-		else if (!strcmp(opt->key, "pressure"))
-			cfg->pressure = v;
-	}
+	if ((ret = wl_parse_argv(&wl_decl_allocs, argc, argv, &a, err)) < 0)
+		return ret;
 	if (cfg->size == 0 || cfg->chunk == 0 || cfg->chunk > cfg->size)
 		return lab_error_set(err, EINVAL, "--size and --chunk must be positive, the chunk no larger");
 	if (cfg->conf != NULL && !cfg->jemalloc)

@@ -56,44 +56,39 @@ static void usage(FILE *f)
 	wl_decl_usage(&wl_decl_cachefill, f);
 }
 
+/* One option of the declaration (workloads/decl/cachefill.c), typed: what it sets. */
+static int set_opt(void *ctx, const struct wl_opt *opt, const char *val, unsigned long long v,
+		   struct lab_error *err)
+{
+	struct config *cfg = ctx;
+
+	(void)err;
+	if (!strcmp(opt->key, "size"))
+		cfg->size = v;
+	else if (!strcmp(opt->key, "reads"))
+		cfg->reads = v;
+	else if (!strcmp(opt->key, "cold"))
+		cfg->cold = v;
+	else if (!strcmp(opt->key, "stay"))
+		cfg->stay = v;
+	else if (!strcmp(opt->key, "keep"))
+		cfg->keep = v;
+	else if (!strcmp(opt->key, "dir"))
+		cfg->dir = val;
+	return 0;
+}
+
 static int parse_args(int argc, char **argv, struct config *cfg, struct events *ev, struct lab_error *err)
 {
-	const struct wl_opt *opt;
-	const char *val;
+	struct events_args ea = { .ev = ev };
+	const struct wl_argv a = { .pre = events_argv_pre, .pre_ctx = &ea, .set = set_opt, .ctx = cfg };
 	int ret;
 
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->reads = 2;
 	cfg->dir = "/var/tmp";
-	for (int a = 1; a < argc; a++) {
-		unsigned long long v = 1;
-
-		ret = events_parse_arg(ev, argc, argv, &a, err);
-		if (ret < 0)
-			return ret;
-		if (ret > 0)
-			continue;
-		/* The rest from the declaration the scenario parser reads too
-		 * (workloads/decl/cachefill.c). */
-		if ((ret = wl_opt_match(&wl_decl_cachefill, argc, argv, &a, &opt, &val, err)) == 0)
-			return lab_error_set(err, EINVAL, "%s: unknown argument", argv[a]);
-		if (ret < 0)
-			return ret;     /* "--size needs a value" */
-		if (val != NULL && wl_parse_value(opt->type, opt->enums, val, &v, err) < 0)
-			return lab_error_prefix(err, "%s", opt->flag);
-		if (!strcmp(opt->key, "size"))
-			cfg->size = v;
-		else if (!strcmp(opt->key, "reads"))
-			cfg->reads = v;
-		else if (!strcmp(opt->key, "cold"))
-			cfg->cold = v;
-		else if (!strcmp(opt->key, "stay"))
-			cfg->stay = v;
-		else if (!strcmp(opt->key, "keep"))
-			cfg->keep = v;
-		else if (!strcmp(opt->key, "dir"))
-			cfg->dir = val;
-	}
+	if ((ret = wl_parse_argv(&wl_decl_cachefill, argc, argv, &a, err)) < 0)
+		return ret;
 	if (cfg->size == 0 || cfg->size % BLOCK != 0)
 		return lab_error_set(err, EINVAL, "--size is required, a whole number of MiB");
 	if (cfg->reads > 100)

@@ -174,62 +174,53 @@ static int parse_step(const char *s, struct step *st, struct lab_error *err)
 	return 0;
 }
 
+/* An argument that is not an option: a step, typed by the declaration. */
+static int add_step(void *ctx, const char *arg, struct lab_error *err)
+{
+	struct config *cfg = ctx;
+
+	if (parse_step(arg, &cfg->steps[cfg->nsteps], err) < 0)
+		return lab_error_prefix(err, "step '%s'", arg);
+	cfg->nsteps++;
+	return 0;
+}
+
+/* --size, --thp, --shared: the declaration the scenario parser reads too
+ * (workloads/decl/region.c), typed; what each sets. */
+static int set_opt(void *ctx, const struct wl_opt *opt, const char *val, unsigned long long v,
+		   struct lab_error *err)
+{
+	struct config *cfg = ctx;
+
+	(void)err;
+	if (!strcmp(opt->key, "shared"))
+		cfg->shared = true;
+	else if (!strcmp(opt->key, "size"))
+		cfg->size = v;
+	else if (!strcmp(opt->key, "thp"))
+		cfg->thp = !strcmp(val, "on") ? THP_ON : !strcmp(val, "off") ? THP_OFF : THP_DEFAULT;
+	return 0;
+}
+
 static int parse_args(int argc, char **argv, struct config *cfg, struct events *ev,
 		      size_t page_size, struct lab_error *err)
 {
-	bool have_size = false;
-	const struct wl_opt *opt;
-	const char *val;
+	struct events_args ea = { .ev = ev };
+	const struct wl_argv a = { .pre = events_argv_pre, .pre_ctx = &ea, .set = set_opt,
+				   .operand = add_step, .ctx = cfg };
 	size_t i;
-	int a, ret;
+	int ret;
 
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->thp = THP_DEFAULT;
 	cfg->steps = calloc((size_t)argc, sizeof(*cfg->steps));
 	if (cfg->steps == NULL)
 		return lab_error_errno(err, ENOMEM, "allocate steps");
-
-	for (a = 1; a < argc; a++) {
-		const char *arg = argv[a];
-
-		if (strncmp(arg, "--", 2) != 0) {
-			ret = parse_step(arg, &cfg->steps[cfg->nsteps], err);
-			if (ret < 0)
-				return lab_error_prefix(err, "step '%s'", arg);
-			cfg->nsteps++;
-			continue;
-		}
-		ret = events_parse_arg(ev, argc, argv, &a, err);
-		if (ret < 0)
-			return ret;
-		if (ret > 0)
-			continue;
-		ret = wl_opt_match(&wl_decl_region, argc, argv, &a, &opt, &val, err);
-		if (ret < 0)
-			return ret;
-		if (ret > 0 && !strcmp(opt->key, "shared")) {
-			cfg->shared = true;
-			continue;
-		}
-		if (ret > 0) {
-			unsigned long long v;
-
-			if (wl_parse_value(opt->type, opt->enums, val, &v, err) < 0)
-				return lab_error_prefix(err, "%s %s", opt->flag, val);
-			if (!strcmp(opt->key, "size")) {
-				cfg->size = v;
-				have_size = true;
-			} else if (!strcmp(opt->key, "thp")) {
-				cfg->thp = !strcmp(val, "on") ? THP_ON : !strcmp(val, "off") ? THP_OFF : THP_DEFAULT;
-			}
-			continue;
-		}
-		return lab_error_set(err, EINVAL, "%s: unknown option", arg);
-	}
-
-	if (!have_size)
+	if ((ret = wl_parse_argv(&wl_decl_region, argc, argv, &a, err)) < 0)
+		return ret;
+	if (cfg->size == 0)
 		return lab_error_set(err, EINVAL, "--size is required");
-	if (cfg->size == 0 || cfg->size % page_size != 0)
+	if (cfg->size % page_size != 0)
 		return lab_error_set(err, EINVAL,
 				     "--size %llu: must be a positive multiple of the page size %zu",
 				     cfg->size, page_size);
