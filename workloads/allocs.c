@@ -177,12 +177,35 @@ static int sleep_ms(unsigned long long ms)
 	return 0;
 }
 
+/* The start event: the allocator, its configuration, the chunks to come. */
+static int report_start(struct events *ev, const struct config *cfg, const struct allocator *al, size_t n,
+			struct lab_error *err)
+{
+	struct ev_line l;
+
+	events_start_begin(ev, &l);
+	ev_str(&l, "allocator", cfg->jemalloc ? "jemalloc" : "glibc");
+	ev_str(&l, "malloc_conf", cfg->conf ? cfg->conf : "");
+	ev_u64(&l, "size_bytes", cfg->size);
+	ev_u64(&l, "chunk_bytes", cfg->chunk);
+	ev_u64(&l, "chunks", n);
+	if (cfg->jemalloc) {
+		/* -2: the option could not be read; -1: decay disabled (never purge). */
+		long long d = je_opt(al, "opt.dirty_decay_ms"), m = je_opt(al, "opt.muzzy_decay_ms");
+
+		ev_obj_begin(&l, "jemalloc");
+		je_put(&l, "dirty_decay_ms", d);
+		je_put(&l, "muzzy_decay_ms", m);
+		ev_obj_end(&l);
+	}
+	return events_emit(ev, &l, err);
+}
+
 int main(int argc, char **argv)
 {
 	struct lab_error err = { 0 };
 	struct config cfg;
 	struct events ev;
-	struct ev_line l;
 	struct allocator al = { malloc, free, NULL };   /* jemalloc's when preloaded */
 	size_t n, page = (size_t)sysconf(_SC_PAGESIZE);
 	void **chunks;
@@ -208,22 +231,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "allocs: out of memory\n");
 		return 1;
 	}
-	events_start_begin(&ev, &l);
-	ev_str(&l, "allocator", cfg.jemalloc ? "jemalloc" : "glibc");
-	ev_str(&l, "malloc_conf", cfg.conf ? cfg.conf : "");
-	ev_u64(&l, "size_bytes", cfg.size);
-	ev_u64(&l, "chunk_bytes", cfg.chunk);
-	ev_u64(&l, "chunks", n);
-	if (cfg.jemalloc) {
-		/* -2: the option could not be read; -1: decay disabled (never purge). */
-		long long d = je_opt(&al, "opt.dirty_decay_ms"), m = je_opt(&al, "opt.muzzy_decay_ms");
-
-		ev_obj_begin(&l, "jemalloc");
-		je_put(&l, "dirty_decay_ms", d);
-		je_put(&l, "muzzy_decay_ms", m);
-		ev_obj_end(&l);
-	}
-	if (events_emit(&ev, &l, &err) < 0) {
+	if (report_start(&ev, &cfg, &al, n, &err) < 0) {
 		fprintf(stderr, "allocs: start: %s\n", err.msg);
 		return 1;
 	}

@@ -150,6 +150,44 @@ static int report(struct events *ev, const char *step, const char *arg, int fd, 
 	return events_step_end(ev, &l, err);
 }
 
+/* SIZE bytes of buf's pattern, BLOCK at a time, then fsync: the file is
+ * clean before it is read (or dropped). */
+static int write_file(int fd, const unsigned char *buf, unsigned long long size, const char *path,
+		      struct lab_error *err)
+{
+	for (unsigned long long off = 0; off < size; off += BLOCK) {
+		size_t o = 0;
+
+		while (o < BLOCK) {
+			ssize_t n = write(fd, buf + o, BLOCK - o);
+
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0)
+				return lab_error_errno(err, n < 0 ? errno : EIO, "write %s", path);
+			o += (size_t)n;
+		}
+	}
+	if (fsync(fd) < 0)
+		return lab_error_errno(err, errno, "fsync %s", path);
+	return 0;
+}
+
+/* Read the file from where it stands to its end, BLOCK at a time. */
+static int read_file(int fd, unsigned char *buf, const char *path, struct lab_error *err)
+{
+	for (;;) {
+		ssize_t n = read(fd, buf, BLOCK);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return lab_error_errno(err, errno, "read %s", path);
+		if (n == 0)
+			return 0;
+	}
+}
+
 int main(int argc, char **argv)
 {
 	static const char *const extra[] = { "fsync", "fadvise64", "unlink", "unlinkat", "lseek", NULL };
@@ -208,25 +246,8 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	t0 = events_now_ns();
-	for (unsigned long long off = 0; off < cfg.size; off += BLOCK) {
-		size_t o = 0;
-
-		while (o < BLOCK) {
-			ssize_t n = write(fd, buf + o, BLOCK - o);
-
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n <= 0) {
-				ret = lab_error_errno(&err, n < 0 ? errno : EIO, "write %s", path);
-				goto out;
-			}
-			o += (size_t)n;
-		}
-	}
-	if (fsync(fd) < 0) {
-		ret = lab_error_errno(&err, errno, "fsync %s", path);
+	if ((ret = write_file(fd, buf, cfg.size, path, &err)) < 0)
 		goto out;
-	}
 	ret = report(&ev, "create", NULL, fd, &cfg, events_now_ns() - t0, true, &err);
 	if (ret < 0)
 		goto out;
@@ -249,18 +270,8 @@ int main(int argc, char **argv)
 			goto out;
 		}
 		t0 = events_now_ns();
-		for (;;) {
-			ssize_t n = read(fd, buf, BLOCK);
-
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n < 0) {
-				ret = lab_error_errno(&err, errno, "read %s", path);
-				goto out;
-			}
-			if (n == 0)
-				break;
-		}
+		if ((ret = read_file(fd, buf, path, &err)) < 0)
+			goto out;
 		snprintf(arg, sizeof(arg), "%llu", r);
 		ret = report(&ev, "read", arg, fd, &cfg, events_now_ns() - t0, true, &err);
 		if (ret < 0)

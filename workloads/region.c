@@ -463,19 +463,20 @@ static unsigned long long thread_cpu_ns(void)
 	return (unsigned long long)ts.tv_sec * 1000000000ULL + (unsigned long long)ts.tv_nsec;
 }
 
-static int run_step(struct events *ev, struct region *r, const struct step *st,
-		    struct lab_error *err)
-{
+/* What a step leaves for its line besides the counters. */
+struct step_out {
 	unsigned long long series[SERIES_MAX];
-	unsigned long long t0, work_ns, cpu0, match = 0;
-	struct scan_counts sc = { 0 };
+	unsigned long long match;
+	struct scan_counts sc;
+};
+
+/* The step's work, and only it: run_step times this. */
+static int do_step(struct region *r, const struct step *st, struct step_out *o, struct lab_error *err)
+{
 	struct smaps_range vma;
-	struct ev_line l;
 	size_t i;
 	int ret;
 
-	cpu0 = thread_cpu_ns();
-	t0 = events_now_ns();
 	switch (st->kind) {
 	case ST_FILL:
 		/* Every byte, as the article does: the data is what readback
@@ -499,12 +500,12 @@ static int run_step(struct events *ev, struct region *r, const struct step *st,
 			ret = region_smaps(r, &vma, err);
 			if (ret < 0)
 				return ret;
-			series[i] = vma.lazyfree_kb;
+			o->series[i] = vma.lazyfree_kb;
 		}
 		break;
 	case ST_READBACK:
 		for (i = 0; i < r->page_size; i++)
-			match += ((const volatile unsigned char *)r->start)[i] == st->byte;
+			o->match += ((const volatile unsigned char *)r->start)[i] == st->byte;
 		break;
 	case ST_WRITE:
 		memset(r->start, (int)st->byte, (size_t)st->n * r->page_size);
@@ -525,7 +526,7 @@ static int run_step(struct events *ev, struct region *r, const struct step *st,
 			return ret;
 		break;
 	case ST_SCAN:
-		scan(r, st->byte, st->byte2, &sc);
+		scan(r, st->byte, st->byte2, &o->sc);
 		break;
 	case ST_HOLD:
 		ret = sleep_ms(st->n, err);
@@ -541,6 +542,66 @@ static int run_step(struct events *ev, struct region *r, const struct step *st,
 				       st->arg, rc);
 	}
 	}
+	return 0;
+}
+
+/* The step's own figures in its line. */
+static void step_fields(struct ev_line *l, const struct region *r, const struct step *st,
+			const struct step_out *o)
+{
+	size_t i;
+
+	switch (st->kind) {
+	case ST_SERIES:
+		ev_arr_begin(l, "series_kb");
+		for (i = 0; i < st->n; i++)
+			ev_u64(l, NULL, o->series[i]);
+		ev_arr_end(l);
+		break;
+	case ST_READBACK:
+		ev_u64(l, "match_bytes", o->match);
+		ev_u64(l, "compared_bytes", r->page_size);
+		break;
+	case ST_WRITE:
+		ev_u64(l, "written_pages", st->n);
+		break;
+	case ST_POKE:
+		ev_u64(l, "poked_bytes", st->n);
+		break;
+	case ST_ADVISE:
+	case ST_POPULATE:
+		ev_str(l, "advice", st->advice->madv);
+		ev_u64(l, "advised_bytes", st->n ? (st->n + r->page_size - 1) / r->page_size * r->page_size : r->size);
+		break;
+	case ST_PRESSURE:
+		ev_u64(l, "pressure_bytes", st->n);
+		break;
+	case ST_SCAN:
+		ev_obj_begin(l, "scan");
+		ev_u64(l, "pattern", o->sc.pattern);
+		ev_u64(l, "zero", o->sc.zero);
+		ev_u64(l, "written", o->sc.written);
+		ev_u64(l, "other", o->sc.other);
+		ev_obj_end(l);
+		break;
+	default:
+		break;
+	}
+}
+
+static int run_step(struct events *ev, struct region *r, const struct step *st,
+		    struct lab_error *err)
+{
+	unsigned long long t0, work_ns, cpu0;
+	struct step_out o = { .match = 0 };
+	struct ev_line l;
+	int ret;
+
+	cpu0 = thread_cpu_ns();
+	t0 = events_now_ns();
+	ret = do_step(r, st, &o, err);
+	if (ret < 0)
+		return ret;
 	work_ns = events_now_ns() - t0;
 
 	events_step_begin(ev, &l, st->name, st->arg);
@@ -549,42 +610,7 @@ static int run_step(struct events *ev, struct region *r, const struct step *st,
 	 * measurable on a machine whose other guests take its CPUs
 	 * (scripts/bench-trace). */
 	ev_u64(&l, "cpu_ns", thread_cpu_ns() - cpu0);
-	switch (st->kind) {
-	case ST_SERIES:
-		ev_arr_begin(&l, "series_kb");
-		for (i = 0; i < st->n; i++)
-			ev_u64(&l, NULL, series[i]);
-		ev_arr_end(&l);
-		break;
-	case ST_READBACK:
-		ev_u64(&l, "match_bytes", match);
-		ev_u64(&l, "compared_bytes", r->page_size);
-		break;
-	case ST_WRITE:
-		ev_u64(&l, "written_pages", st->n);
-		break;
-	case ST_POKE:
-		ev_u64(&l, "poked_bytes", st->n);
-		break;
-	case ST_ADVISE:
-	case ST_POPULATE:
-		ev_str(&l, "advice", st->advice->madv);
-		ev_u64(&l, "advised_bytes", st->n ? (st->n + r->page_size - 1) / r->page_size * r->page_size : r->size);
-		break;
-	case ST_PRESSURE:
-		ev_u64(&l, "pressure_bytes", st->n);
-		break;
-	case ST_SCAN:
-		ev_obj_begin(&l, "scan");
-		ev_u64(&l, "pattern", sc.pattern);
-		ev_u64(&l, "zero", sc.zero);
-		ev_u64(&l, "written", sc.written);
-		ev_u64(&l, "other", sc.other);
-		ev_obj_end(&l);
-		break;
-	default:
-		break;
-	}
+	step_fields(&l, r, st, &o);
 	ret = add_counters(r, &l, err);
 	if (ret < 0)
 		return ret;
