@@ -121,9 +121,18 @@ char *lab_esc_term_buf(char *buf, size_t len, const char *s)
 	return buf;
 }
 
+/* What starts raw HTML or an autolink after a '<' (CommonMark 6.5, 6.6): a
+ * letter (a tag, a scheme), '/', '!' or '?'.  "1691 MB < the file" has no
+ * tag in it and keeps its '<' as written. */
+static bool opens_tag(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '/' || c == '!' || c == '?';
+}
+
 static void put_markdown(FILE *o, const unsigned char *c, size_t n)
 {
-	if (n == 1 && strchr("\\|<]`", c[0]) != NULL)
+	/* c[n] is the next byte of the string (or its NUL). */
+	if (n == 1 && (strchr("\\|]", c[0]) != NULL || (c[0] == '<' && opens_tag(c[1]))))
 		fputc('\\', o);
 	fwrite(c, 1, n, o);
 }
@@ -222,4 +231,22 @@ void lab_esc_gnuplot_data(FILE *o, const char *s)
 	fputc('"', o);
 	walk(o, s, put_gnuplot_data);
 	fputc('"', o);
+}
+
+void lab_esc_json(FILE *o, const char *json_text)
+{
+	const unsigned char *p = (const unsigned char *)json_text, *run = p;
+
+	for (; p != NULL && *p; p++) {
+		bool c1 = p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f;
+
+		if (*p != 0x7f && !c1)
+			continue;
+		fwrite(run, 1, (size_t)(p - run), o);
+		fprintf(o, "\\u%04x", c1 ? p[1] : 0x7f);
+		p += c1;
+		run = p + 1;
+	}
+	if (run != NULL)
+		fwrite(run, 1, (size_t)(p - run), o);
 }

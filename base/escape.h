@@ -14,6 +14,7 @@
  *   lab_esc_csv           a CSV field
  *   lab_esc_gnuplot       a gnuplot '...' string literal (the quotes included)
  *   lab_esc_gnuplot_data  a "..." string column of a gnuplot data file
+ *   lab_esc_json          a JSON text (jansson's output) put on a terminal
  *
  * The rule they share: a control character never passes.  C0 (0x00-0x1f),
  * DEL, the C1 controls (U+0080-U+009F, raw or UTF-8 encoded) and every byte
@@ -24,8 +25,11 @@
  * "What a document's strings become"):
  *
  *   term      nothing more: a message stays one line
- *   markdown  \ | < ] ` are backslash-escaped (no cell split, no raw HTML,
- *             no link, no code span closed); newline and tab become a space
+ *   markdown  \ | ] are backslash-escaped, and < where it would open a tag
+ *             or an autolink (before a letter, / ! or ?): no cell split, no
+ *             raw HTML, no link; newline and tab become a space.  A `code
+ *             span` a tables file writes in a note stays one (the articles'
+ *             notes use them)
  *   html      & < > " ' as entities; newline and tab pass (whitespace)
  *   url       every byte but A-Z a-z 0-9 - . _ ~ / percent-encoded
  *   csv       a field holding , or " (or any field when quote is true) is
@@ -34,6 +38,10 @@
  *   gnuplot   ' doubled inside '...', where gnuplot substitutes nothing
  *             (no `backticks`, no @macros; checked on gnuplot 5.4)
  *   data      " becomes ' (a data file's string has no escape)
+ *   json      a whole JSON text, not one string: jansson escapes C0 inside
+ *             strings already; DEL and the C1 controls (valid in JSON) are
+ *             written \u007f, \u0080-\u009f (the same text to a parser), all
+ *             else as it is
  *
  * NULL is written as the empty string (the gnuplot literal as '').
  */
@@ -51,6 +59,7 @@ void lab_esc_url(FILE *o, const char *s);
 void lab_esc_csv(FILE *o, const char *s, bool quote);
 void lab_esc_gnuplot(FILE *o, const char *s);
 void lab_esc_gnuplot_data(FILE *o, const char *s);
+void lab_esc_json(FILE *o, const char *json_text);
 
 /* The terminal's rule into buf (len > 0; cut short, never overrun, at a
  * whole character or \xNN).  Returns buf. */

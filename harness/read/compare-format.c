@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "base/escape.h"
 #include "stats.h"
 
 static const char *jstr(const json_t *j, const char *key)
@@ -86,107 +87,156 @@ static void change_text(const json_t *c, char *buf, size_t len)
 		snprintf(buf, len, "—");
 }
 
-/* Markdown cells hold no '|'. */
-static void md_cell(FILE *o, const char *s)
+/* Every string of the documents (names, paths, labels, units, outcomes)
+ * goes through base/escape.h: no cell split, no raw HTML, no control
+ * character on a terminal.  s may be NULL. */
+static void md(FILE *o, const char *s)
 {
-	for (; s != NULL && *s; s++)
-		fputs(*s == '|' ? "\\|" : (char[2]){ *s, 0 }, o);
+	lab_esc_markdown(o, s);
+}
+
+static void md_inputs(FILE *o, const json_t *p, const char *bn, const char *nn)
+{
+	for (int s = 0; s < 2; s++) {
+		const json_t *in = json_object_get(json_object_get(p, s ? "new" : "base"), "inputs");
+
+		md(o, s ? nn : bn);
+		fputc(':', o);
+		for (size_t i = 0; i < json_array_size(in); i++) {
+			const json_t *x = json_array_get(in, i);
+
+			fputs(i ? ", " : " ", o);
+			md(o, jstr(x, "path"));
+			fputs(" (", o);
+			md(o, jstr(x, "scenario") ? jstr(x, "scenario") : "?");
+			fputs(", kernel ", o);
+			md(o, jstr(x, "kernel") ? jstr(x, "kernel") : "?");
+			fprintf(o, ", %lld runs)", (long long)json_integer_value(json_object_get(x, "runs")));
+		}
+		fputs("  \n", o);
+	}
+}
+
+/* One figure's line; returns which tally it adds to. */
+static int md_figure(FILE *o, const json_t *f)
+{
+	const char *unit = jstr(f, "unit"), *v = jstr(f, "verdict");
+	char b[256], n[256], ch[32], pt[32];
+
+	compare_side_text(json_object_get(f, "base"), unit, b, sizeof(b));
+	compare_side_text(json_object_get(f, "new"), unit, n, sizeof(n));
+	change_text(json_object_get(f, "change_pct"), ch, sizeof(ch));
+	p_text(json_object_get(f, "welch"), pt, sizeof(pt));
+	fputs("| ", o);
+	md(o, jstr(f, "row"));
+	if (jstr(f, "column")) {
+		fputs(" · ", o);
+		md(o, jstr(f, "column"));
+	}
+	fputs(" | ", o);
+	md(o, jstr(f, "figure"));
+	fputs(" | ", o);
+	md(o, b);
+	fputs(" | ", o);
+	md(o, n);
+	fprintf(o, " | %s | %s | %s%s%s |\n", ch, pt, strcmp(v, "real") ? "" : "**", v, strcmp(v, "real") ? "" : "**");
+	return !strcmp(v, "real") ? 0 : !strcmp(v, "t-test only") ? 1 : !strcmp(v, "range only") ? 2
+		: !strcmp(v, "same") ? 3 : 4;
+}
+
+static void md_counts(FILE *o, const json_t *counts, const char *bn, const char *nn)
+{
+	fputs("\n### Outcomes (Fisher's exact test)\n\n| Variant | Outcome | ", o);
+	md(o, bn);
+	fputs(" | ", o);
+	md(o, nn);
+	fputs(" | Fisher p | Verdict |\n|---|---|---:|---:|---:|---|\n", o);
+	for (size_t i = 0; i < json_array_size(counts); i++) {
+		const json_t *x = json_array_get(counts, i);
+		const json_t *xb = json_object_get(x, "base"), *xn = json_object_get(x, "new");
+
+		fputs("| ", o);
+		md(o, jstr(x, "variant"));
+		fputs(" | ", o);
+		md(o, jstr(x, "outcome"));
+		fprintf(o, " | %lld/%lld | %lld/%lld | ",
+			(long long)json_integer_value(json_object_get(xb, "k")),
+			(long long)json_integer_value(json_object_get(xb, "n")),
+			(long long)json_integer_value(json_object_get(xn, "k")),
+			(long long)json_integer_value(json_object_get(xn, "n")));
+		if (json_is_number(json_object_get(x, "fisher_p")))
+			fprintf(o, "%.4g", json_number_value(json_object_get(x, "fisher_p")));
+		else
+			fputs("—", o);
+		fprintf(o, " | %s |\n", jstr(x, "verdict"));
+	}
+}
+
+/* One comparison: its inputs, a table per report table, the counts. */
+static void md_pair(FILE *o, const json_t *p)
+{
+	const json_t *figs = json_object_get(p, "figures"), *counts = json_object_get(p, "counts");
+	const char *bn = jstr(json_object_get(p, "base"), "name"), *nn = jstr(json_object_get(p, "new"), "name");
+	size_t tally[5] = { 0 };
+	const char *last_table = NULL;
+
+	fputs("\n## ", o);
+	md(o, bn);
+	fputs(" → ", o);
+	md(o, nn);
+	fputs("\n\n", o);
+	md_inputs(o, p, bn, nn);
+	for (size_t i = 0; i < json_array_size(figs); i++) {
+		const json_t *f = json_array_get(figs, i);
+		const char *table = jstr(f, "table") ? jstr(f, "table") : "";
+
+		if (last_table == NULL || strcmp(last_table, table) != 0) {
+			last_table = table;
+			fputs("\n### ", o);
+			md(o, jstr(f, "table_name") ? jstr(f, "table_name") : "");
+			fputs(" (`", o);
+			md(o, table);
+			fputs("`)\n\n| Row | Figure | ", o);
+			md(o, bn);
+			fputs(" | ", o);
+			md(o, nn);
+			fputs(" | Change | Welch p | Verdict |\n|---|---|---:|---:|---:|---:|---|\n", o);
+		}
+		tally[md_figure(o, f)]++;
+	}
+	if (json_array_size(figs) == 0)
+		fputs("\nNo report figure is on both sides.\n", o);
+	if (json_array_size(counts) > 0)
+		md_counts(o, counts, bn, nn);
+	for (size_t i = 0; i < json_array_size(json_object_get(p, "notes")); i++) {
+		fputs("\n- ", o);
+		md(o, json_string_value(json_array_get(json_object_get(p, "notes"), i)));
+	}
+	fprintf(o, "\n%zu figures: %zu real, %zu t-test only, %zu range only, %zu same, %zu not enough runs.\n",
+		json_array_size(figs), tally[0], tally[1], tally[2], tally[3], tally[4]);
 }
 
 void compare_markdown(const json_t *cmp, FILE *o)
 {
 	const json_t *cs = json_object_get(cmp, "comparisons");
 
-	fprintf(o, "# pagelab compare%s%s\n\n", jstr(cmp, "by") ? " by " : "", jstr(cmp, "by") ? jstr(cmp, "by") : "");
-	fprintf(o, "A difference is **real** only when Welch's t-test (95 %%) and the LKP rule (change above %g %% "
+	fputs("# pagelab compare", o);
+	if (jstr(cmp, "by")) {
+		fputs(" by ", o);
+		md(o, jstr(cmp, "by"));
+	}
+	fprintf(o, "\n\nA difference is **real** only when Welch's t-test (95 %%) and the LKP rule (change above %g %% "
 		"and disjoint min–max ranges) both say so; with fewer than %d repeats a side: not enough runs. "
 		"Outcome counts: Fisher's exact test (two-sided).\n",
 		json_number_value(json_object_get(cmp, "threshold_pct")), STATS_MIN_REPEATS);
-	for (size_t c = 0; c < json_array_size(cs); c++) {
-		const json_t *p = json_array_get(cs, c);
-		const json_t *figs = json_object_get(p, "figures"), *counts = json_object_get(p, "counts");
-		const char *bn = jstr(json_object_get(p, "base"), "name"), *nn = jstr(json_object_get(p, "new"), "name");
-		size_t tally[5] = { 0 };
-		const char *last_table = NULL;
-
-		fprintf(o, "\n## %s → %s\n\n", bn, nn);
-		for (int s = 0; s < 2; s++) {
-			const json_t *in = json_object_get(json_object_get(p, s ? "new" : "base"), "inputs");
-
-			fprintf(o, "%s:", s ? nn : bn);
-			for (size_t i = 0; i < json_array_size(in); i++) {
-				const json_t *x = json_array_get(in, i);
-
-				fprintf(o, "%s %s (%s, kernel %s, %lld runs)", i ? "," : "", jstr(x, "path"),
-					jstr(x, "scenario") ? jstr(x, "scenario") : "?",
-					jstr(x, "kernel") ? jstr(x, "kernel") : "?",
-					(long long)json_integer_value(json_object_get(x, "runs")));
-			}
-			fputs("  \n", o);
-		}
-		for (size_t i = 0; i < json_array_size(figs); i++) {
-			const json_t *f = json_array_get(figs, i);
-			const char *unit = jstr(f, "unit"), *v = jstr(f, "verdict");
-			char b[256], n[256], ch[32], pt[32];
-
-			if (last_table == NULL || strcmp(last_table, jstr(f, "table")) != 0) {
-				last_table = jstr(f, "table");
-				fprintf(o, "\n### %s (`%s`)\n\n| Row | Figure | %s | %s | Change | Welch p | Verdict |\n"
-					"|---|---|---:|---:|---:|---:|---|\n", jstr(f, "table_name") ? jstr(f, "table_name") : "",
-					last_table, bn, nn);
-			}
-			compare_side_text(json_object_get(f, "base"), unit, b, sizeof(b));
-			compare_side_text(json_object_get(f, "new"), unit, n, sizeof(n));
-			change_text(json_object_get(f, "change_pct"), ch, sizeof(ch));
-			p_text(json_object_get(f, "welch"), pt, sizeof(pt));
-			fputs("| ", o);
-			md_cell(o, jstr(f, "row"));
-			if (jstr(f, "column")) {
-				fputs(" · ", o);
-				md_cell(o, jstr(f, "column"));
-			}
-			fputs(" | ", o);
-			md_cell(o, jstr(f, "figure"));
-			fprintf(o, " | %s | %s | %s | %s | %s%s%s |\n", b, n, ch, pt, strcmp(v, "real") ? "" : "**", v,
-				strcmp(v, "real") ? "" : "**");
-			tally[!strcmp(v, "real") ? 0 : !strcmp(v, "t-test only") ? 1 : !strcmp(v, "range only") ? 2
-				: !strcmp(v, "same") ? 3 : 4]++;
-		}
-		if (json_array_size(figs) == 0)
-			fputs("\nNo report figure is on both sides.\n", o);
-		if (json_array_size(counts) > 0) {
-			fprintf(o, "\n### Outcomes (Fisher's exact test)\n\n| Variant | Outcome | %s | %s | Fisher p | Verdict |\n"
-				"|---|---|---:|---:|---:|---|\n", bn, nn);
-			for (size_t i = 0; i < json_array_size(counts); i++) {
-				const json_t *x = json_array_get(counts, i);
-				const json_t *xb = json_object_get(x, "base"), *xn = json_object_get(x, "new");
-
-				fputs("| ", o);
-				md_cell(o, jstr(x, "variant"));
-				fprintf(o, " | %s | %lld/%lld | %lld/%lld | %.4g | %s |\n", jstr(x, "outcome"),
-					(long long)json_integer_value(json_object_get(xb, "k")),
-					(long long)json_integer_value(json_object_get(xb, "n")),
-					(long long)json_integer_value(json_object_get(xn, "k")),
-					(long long)json_integer_value(json_object_get(xn, "n")),
-					json_number_value(json_object_get(x, "fisher_p")), jstr(x, "verdict"));
-			}
-		}
-		for (size_t i = 0; i < json_array_size(json_object_get(p, "notes")); i++)
-			fprintf(o, "\n- %s", json_string_value(json_array_get(json_object_get(p, "notes"), i)));
-		fprintf(o, "\n%zu figures: %zu real, %zu t-test only, %zu range only, %zu same, %zu not enough runs.\n",
-			json_array_size(figs), tally[0], tally[1], tally[2], tally[3], tally[4]);
-	}
+	for (size_t c = 0; c < json_array_size(cs); c++)
+		md_pair(o, json_array_get(cs, c));
 }
 
+/* Every text field quoted (as compare has always written them). */
 static void csv_field(FILE *o, const char *s)
 {
-	fputc('"', o);
-	for (; s != NULL && *s; s++) {
-		if (*s == '"')
-			fputc('"', o);
-		fputc(*s, o);
-	}
-	fputc('"', o);
+	lab_esc_csv(o, s, true);
 }
 
 static void csv_num(FILE *o, const json_t *v)

@@ -435,16 +435,24 @@ static const json_t *find_row(const json_t *t, const json_t *row, bool by_varian
 	return empty;
 }
 
+/* A number as JSON; a figure past the double's range (inf, NaN) as null:
+ * jansson takes no such real, and the figure would be lost whole. */
+static json_t *real_or_null(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
 static json_t *side_json(const struct stats_side *s, const double *v, size_t n)
 {
 	json_t *vals = json_array();
 
 	for (size_t i = 0; vals != NULL && i < n; i++)
-		json_array_append_new(vals, json_real(v[i]));
+		json_array_append_new(vals, real_or_null(v[i]));
 	if (n == 0)
 		return json_pack("{s:I, s:o}", "n", (json_int_t)0, "values", vals);
-	return json_pack("{s:I, s:f, s:f, s:f, s:f, s:o}", "n", (json_int_t)s->n, "median", s->median,
-			 "min", s->min, "max", s->max, "mean", s->mean, "values", vals);
+	return json_pack("{s:I, s:o, s:o, s:o, s:o, s:o}", "n", (json_int_t)s->n, "median", real_or_null(s->median),
+			 "min", real_or_null(s->min), "max", real_or_null(s->max), "mean", real_or_null(s->mean),
+			 "values", vals);
 }
 
 /* One figure both sides have: its verdict as JSON. */
@@ -478,7 +486,7 @@ static json_t *figure_json(const json_t *t, const json_t *row, const char *colum
 		      "row", rowtext,
 		      "figure", jstr(row, "figure"), "column", column, "unit", jstr(row, "unit"),
 		      "base", side_json(&b, bv, bn), "new", side_json(&n, nv, nn),
-		      "change_pct", isnan(v.change_pct) ? json_null() : json_real(v.change_pct),
+		      "change_pct", real_or_null(v.change_pct),
 		      "lkp", "above_threshold", v.above_threshold, "disjoint", v.disjoint,
 		      "verdict", stats_call_name(v.call));
 	if (j != NULL)
@@ -620,15 +628,17 @@ static json_t *counts_json(struct tally *t, size_t nt)
 		p = stats_fisher(t[i].k[0], t[i].n[0], t[i].k[1], t[i].n[1]);
 		if (t[i].k[0] * t[i].n[1] == t[i].k[1] * t[i].n[0])
 			verdict = "same";
+		else if (isnan(p))
+			verdict = "no test";    /* GSL could not compute it */
 		else if (p < STATS_ALPHA)
 			verdict = "real";
 		else
 			verdict = "not significant";
-		json_array_append_new(a, json_pack("{s:s, s:s, s:{s:I, s:I}, s:{s:I, s:I}, s:f, s:s}",
+		json_array_append_new(a, json_pack("{s:s, s:s, s:{s:I, s:I}, s:{s:I, s:I}, s:o, s:s}",
 						   "variant", t[i].variant, "outcome", t[i].outcome,
 						   "base", "k", (json_int_t)t[i].k[0], "n", (json_int_t)t[i].n[0],
 						   "new", "k", (json_int_t)t[i].k[1], "n", (json_int_t)t[i].n[1],
-						   "fisher_p", p, "verdict", verdict));
+						   "fisher_p", isnan(p) ? json_null() : json_real(p), "verdict", verdict));
 	}
 	return a;
 }

@@ -23,6 +23,7 @@
 
 #include <jansson.h>
 
+#include "base/escape.h"
 #include "base/fileio.h"
 #include "compare.h"
 #include "outdir.h"
@@ -37,31 +38,17 @@ static const char *jstr(const json_t *j, const char *key)
 
 /* ------------------------------------------------------------ escaping */
 
+/* Every string that is not this file's own markup goes through base/escape.h:
+ * the documents', the report's and comparison's (their labels are the
+ * documents' and the table files'), the files' names. */
 static void esc(FILE *o, const char *s)
 {
-	for (; s != NULL && *s; s++) {
-		switch (*s) {
-		case '&': fputs("&amp;", o); break;
-		case '<': fputs("&lt;", o); break;
-		case '>': fputs("&gt;", o); break;
-		case '"': fputs("&quot;", o); break;
-		case '\'': fputs("&#39;", o); break;
-		default: fputc(*s, o);
-		}
-	}
+	lab_esc_html(o, s);
 }
 
-/* A URL path: everything but unreserved characters and '/' percent-encoded. */
 static void esc_url(FILE *o, const char *s)
 {
-	for (; s != NULL && *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || strchr("-._~/", c))
-			fputc(c, o);
-		else
-			fprintf(o, "%%%02X", c);
-	}
+	lab_esc_url(o, s);
 }
 
 static void base64(FILE *o, const unsigned char *d, size_t n)
@@ -311,13 +298,16 @@ static void html_compare(FILE *o, const json_t *cmp)
 				esc(o, jstr(x, "variant"));
 				fputs("</td><td>", o);
 				esc(o, jstr(x, "outcome"));
-				fprintf(o, "</td><td class=\"n\">%lld/%lld</td><td class=\"n\">%lld/%lld</td>"
-					"<td class=\"n\">%.4g</td><td>",
+				fprintf(o, "</td><td class=\"n\">%lld/%lld</td><td class=\"n\">%lld/%lld</td><td class=\"n\">",
 					(long long)json_integer_value(json_object_get(json_object_get(x, "base"), "k")),
 					(long long)json_integer_value(json_object_get(json_object_get(x, "base"), "n")),
 					(long long)json_integer_value(json_object_get(json_object_get(x, "new"), "k")),
-					(long long)json_integer_value(json_object_get(json_object_get(x, "new"), "n")),
-					json_number_value(json_object_get(x, "fisher_p")));
+					(long long)json_integer_value(json_object_get(json_object_get(x, "new"), "n")));
+				if (json_is_number(json_object_get(x, "fisher_p")))
+					fprintf(o, "%.4g", json_number_value(json_object_get(x, "fisher_p")));
+				else
+					fputs("—", o);
+				fputs("</td><td>", o);
 				esc(o, jstr(x, "verdict"));
 				fputs("</td></tr>\n", o);
 			}
@@ -594,9 +584,17 @@ int html_plots(const char *dir, const char *const *files, size_t n, const struct
 		outdir_abort(&d);
 	if (ret < 0)
 		goto out;
-	fprintf(out, "\n## Plots\n\nDrawn by gnuplot into %s (data and scripts beside them).\n\n", dir);
-	for (size_t c = 0; c < pg.charts.n; c++)
-		fprintf(out, "![%s](%s)\n\n", pg.charts.v[c].title, pg.charts.v[c].path);
+	fputs("\n## Plots\n\nDrawn by gnuplot into ", out);
+	lab_esc_markdown(out, dir);
+	fputs(" (data and scripts beside them).\n\n", out);
+	for (size_t c = 0; c < pg.charts.n; c++) {
+		/* The title is the document's text; the path a link's target. */
+		fputs("![", out);
+		lab_esc_markdown(out, pg.charts.v[c].title);
+		fputs("](", out);
+		lab_esc_url(out, pg.charts.v[c].path);
+		fputs(")\n\n", out);
+	}
 	if (fflush(out) != 0 || ferror(out))
 		ret = lab_error_errno(err, errno ? errno : EIO, "writing the report");
 out:

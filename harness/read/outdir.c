@@ -262,6 +262,30 @@ static int merge(int src, int dst, const char *dshow, int depth, bool move, stru
 	return ret;
 }
 
+/* The private directory and the directories in it get the mode a published
+ * one has (they were 0700 while being made). */
+static int open_modes(const char *stage)
+{
+	int fd = open(stage, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	struct lab_error err;
+	char *names = NULL, *name;
+	size_t n = 0, i;
+	int ret = fd < 0 ? -1 : list_names(fd, &names, &n, &err);
+
+	for (i = 0, name = names; ret == 0 && i < n; i++, name += strlen(name) + 1) {
+		struct stat st;
+
+		if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode))
+			ret = fchmodat(fd, name, dir_mode(), 0);
+	}
+	free(names);
+	if (ret == 0)
+		ret = fchmod(fd, dir_mode());
+	if (fd >= 0)
+		close(fd);
+	return ret;
+}
+
 int outdir_commit(struct outdir *d, struct lab_error *err)
 {
 	struct stat st;
@@ -271,7 +295,7 @@ int outdir_commit(struct outdir *d, struct lab_error *err)
 		return lab_error_set(err, EINVAL, "%s: nothing to publish", d->target);
 	/* Not there: the whole directory at once. */
 	if (lstat(d->path, &st) < 0 && errno == ENOENT) {
-		if (chmod(d->stage, dir_mode()) == 0 && rename(d->stage, d->path) == 0) {
+		if (open_modes(d->stage) == 0 && rename(d->stage, d->path) == 0) {
 			d->stage[0] = '\0';
 			return 0;
 		}

@@ -19,6 +19,7 @@
 
 #include <jansson.h>
 
+#include "base/escape.h"
 #include "plot.h"
 
 #define MIB (1024.0 * 1024.0)
@@ -65,29 +66,17 @@ static inline void text_free(struct text *t)
 	t->f = NULL;
 }
 
-/* A gnuplot single-quoted string: '' is a quote; control characters would
- * end the command, so they become spaces. */
+/* A document's string in a script: only ever a '...' literal (escape.h:
+ * a quote doubled, a control character \xNN, gnuplot substitutes nothing
+ * inside); in a data file a "..." column. */
 static inline void gp_str(FILE *f, const char *s)
 {
-	fputc('\'', f);
-	for (; s != NULL && *s; s++) {
-		if (*s == '\'')
-			fputs("''", f);
-		else if ((unsigned char)*s < 0x20)
-			fputc(' ', f);
-		else
-			fputc(*s, f);
-	}
-	fputc('\'', f);
+	lab_esc_gnuplot(f, s);
 }
 
-/* A data-file string: double-quoted, tab-separated columns. */
 static inline void dat_str(FILE *f, const char *s)
 {
-	fputc('"', f);
-	for (; s != NULL && *s; s++)
-		fputc(*s == '"' || (unsigned char)*s < 0x20 ? '\'' : *s, f);
-	fputc('"', f);
+	lab_esc_gnuplot_data(f, s);
 }
 
 static inline void dat_num(FILE *f, double v)
@@ -141,8 +130,8 @@ static inline const char *jstr(const json_t *j, const char *path, const char *df
 
 struct zkey {
 	json_int_t node;
-	char name[24];
-	char title[40];                 /* "Normal" or "N1 Normal" */
+	const char *name;               /* the document's (it outlives the view) */
+	char title[64];                 /* "Normal" or "N1 Normal", cut short when longer */
 	double lo[ZONE_FIELDS], hi[ZONE_FIELDS];
 	bool seen[ZONE_FIELDS];
 	size_t nfree;                   /* samples with a free value */

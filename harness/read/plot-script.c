@@ -126,7 +126,7 @@ static void panel_zones(const struct run_view *rv, FILE *f)
 		const struct zkey *zk = &rv->zones[z];
 		const char *col = plot_palette[z % PALETTE_N];
 		int base = 2 + (int)z * ZONE_FIELDS;
-		char t[96], r[48];
+		char t[192], r[48];
 
 		if (zk->nfree == 0)
 			continue;
@@ -145,6 +145,8 @@ static void panel_zones(const struct run_view *rv, FILE *f)
 			gp_str(f, t);
 		}
 	}
+	if (*sep == '\0')
+		fputs("NaN notitle", f);        /* zones without a free figure: an empty panel, not an error */
 	fputs("\nunset logscale y\nunset label\n", f);
 }
 
@@ -294,7 +296,10 @@ void plot_write_script(const struct run_view *rv, const struct plot_opts *o, con
 
 	snprintf(dat, sizeof(dat), "%s.dat", rv->stem);
 	snprintf(out, sizeof(out), "%s.%s", rv->stem, chart_ext(o));
-	fprintf(f, "# pagelab plot: %s\n# redraw: gnuplot %s.gp (in this directory)\n", title, rv->stem);
+	/* The title only as a quoted string below, never here: a comment
+	 * ends at a newline, and the title is the document's text. */
+	fprintf(f, "# pagelab plot: the run of %s.dat\n# redraw: gnuplot %s.gp (in this directory)\n", rv->stem,
+		rv->stem);
 	gp_terminal(f, o, 980, 1320, out);
 	fputs("data = ", f);
 	gp_str(f, dat);
@@ -341,7 +346,7 @@ void plot_write_overlay(struct run_view *const *v, size_t n, const struct plot_o
 	const char *sep;
 
 	snprintf(out, sizeof(out), "%s-variants.%s", stem, chart_ext(o));
-	fprintf(f, "# pagelab plot: %s\n", title);
+	fprintf(f, "# pagelab plot: the variants of %s overlaid\n", stem);
 	gp_terminal(f, o, 980, 900, out);
 	for (i = 0; i < n; i++)
 		dur = fmax(dur, v[i]->duration_s);
@@ -356,7 +361,7 @@ void plot_write_overlay(struct run_view *const *v, size_t n, const struct plot_o
 	sep = "";
 	for (i = 0; i < n; i++) {
 		size_t z = main_zone(v[i]);
-		char t[320];
+		char t[400];
 
 		if (v[i]->nzones == 0 || v[i]->zones[z].nfree == 0)
 			continue;

@@ -33,7 +33,7 @@ static int zone_index(struct run_view *rv, const json_t *z)
 	if (rv->nzones == ZONES_MAX)
 		return -1;
 	rv->zones[i].node = node;
-	snprintf(rv->zones[i].name, sizeof(rv->zones[i].name), "%s", name);
+	rv->zones[i].name = name;
 	return (int)rv->nzones++;
 }
 
@@ -352,10 +352,9 @@ static void find_zones(struct run_view *rv, const json_t *samples)
 		struct zkey *zk = &rv->zones[z];
 
 		if (multi)
-			snprintf(zk->title, sizeof(zk->title), "N%lld %.*s", (long long)zk->node,
-				 (int)sizeof(zk->name) - 1, zk->name);
+			snprintf(zk->title, sizeof(zk->title), "N%lld %s", (long long)zk->node, zk->name);
 		else
-			snprintf(zk->title, sizeof(zk->title), "%.*s", (int)sizeof(zk->name) - 1, zk->name);
+			snprintf(zk->title, sizeof(zk->title), "%s", zk->name);
 	}
 }
 
@@ -394,6 +393,15 @@ static void sample_row(struct run_view *rv, FILE *d, const json_t *s, const json
 	fputc('\n', d);
 }
 
+/* A column's name in the data file's header comment: a zone's name is the
+ * document's, so only letters, digits and . _ - pass (a newline would end
+ * the comment and start a row). */
+static void column_word(FILE *d, const char *s)
+{
+	for (; *s; s++)
+		fputc(strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-", *s) ? *s : '_', d);
+}
+
 /* Index 0: the samples, after a header naming the columns. */
 static void write_samples(struct run_view *rv, FILE *d)
 {
@@ -405,8 +413,11 @@ static void write_samples(struct run_view *rv, FILE *d)
 	find_zones(rv, samples);
 	fprintf(d, "# pagelab plot data: index 0 samples, 1 steps, 2 OOM kills, 3 reclaim stalls, 4 trace bins\n# t_s");
 	for (z = 0; z < rv->nzones; z++)
-		for (k = 0; k < ZONE_FIELDS; k++)
-			fprintf(d, "\t%s_%s", rv->zones[z].title, plot_zone_field[k]);
+		for (k = 0; k < ZONE_FIELDS; k++) {
+			fputc('\t', d);
+			column_word(d, rv->zones[z].title);
+			fprintf(d, "_%s", plot_zone_field[k]);
+		}
 	for (k = 0; k < C_N; k++)
 		fprintf(d, "\t%s", plot_col_name[k]);
 	fputc('\n', d);

@@ -70,8 +70,10 @@ static int run_gnuplot(const char *dir, const char *show, const char *script, co
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
 		if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
 			return lab_error_set(err, ENOPKG, "cannot run gnuplot (apt-get install gnuplot-nox)");
-		if (msg != NULL)
-			msg[strcspn(msg, "\n")] = msg[strcspn(msg, "\n")] ? ' ' : '\0';
+		/* One line: gnuplot's lines joined (its caret line is blanks). */
+		for (char *c = msg; c != NULL && *c; c++)
+			if (*c == '\n')
+				*c = ' ';
 		return lab_error_set(err, EIO, "gnuplot failed on %s/%s: %.400s", show, script,
 				     msg != NULL ? msg : "");
 	}
@@ -346,8 +348,17 @@ int plot_load(const char *path, const struct lab_progress *p, json_t **out, stru
 	if (ret == 0)
 		ret = result_read(path, need, out, &info, err);
 	result_need_free(need);
+	if (ret < 0 && (ret == -ENOENT || ret == -EACCES)) {
+		/* An input that cannot be read is bad input (exit 2).  The
+		 * message is copied first: formatting err->msg into itself
+		 * emptied it ("pagelab plot: " and nothing else). */
+		char msg[sizeof(err->msg)];
+
+		snprintf(msg, sizeof(msg), "%s", err->msg);
+		return lab_error_set(err, EINVAL, "%s", msg);
+	}
 	if (ret < 0)
-		return ret == -ENOENT || ret == -EACCES ? lab_error_set(err, EINVAL, "%s", err->msg) : ret;
+		return ret;
 	if (info.stream)
 		lab_say(p, LAB_SAY_WARN, "%s: %s; %zu run(s), %zu sample(s) recorded%s", path,
 			info.finished ? "read from the run's stream"

@@ -9,12 +9,14 @@
  *     continuation, an overlong "/", a surrogate) come out as \xNN in every
  *     language, so no terminal acts on it and no script line ends early;
  *     valid UTF-8 (—, µ, ·) passes unchanged;
- *   - markdown: \ | < ] ` backslash-escaped, newline and tab a space;
+ *   - markdown: \ | ] backslash-escaped, < where it opens a tag or an
+ *     autolink (not in "1691 MB < the file"), newline and tab a space;
  *   - HTML: & < > " ' as entities (a </td><script> is text);
  *   - CSV: quoted when it holds , or " (always with quote), " doubled, a
  *     formula (=, +cmd, -cmd, @) gets a leading ', a signed figure does not;
  *   - gnuplot: inside '...', ' doubled, a newline never written (a newline
  *     would end the string and start a command: !cmd, system "cmd");
+ *   - JSON: DEL and C1 inside the text as \u escapes, UTF-8 else kept;
  *   - the terminal buffer form cuts at a whole character, never overruns.
  */
 #include <stdbool.h>
@@ -76,7 +78,10 @@ int main(void)
 	CHECK_STR(esc(lab_esc_html, "a\nb"), "a\nb");
 	CHECK_STR(esc(csv_auto, "a\nb"), "a\\x0ab");
 
-	CHECK_STR(esc(lab_esc_markdown, "a|b<c>d]e\\f`g"), "a\\|b\\<c>d\\]e\\\\f\\`g");
+	CHECK_STR(esc(lab_esc_markdown, "a|b<c>d]e\\f`g"), "a\\|b\\<c>d\\]e\\\\f`g");
+	CHECK_STR(esc(lab_esc_markdown, "</td><script>x"), "\\</td>\\<script>x");
+	CHECK_STR(esc(lab_esc_markdown, "<!-- <?x <http://a>"), "\\<!-- \\<?x \\<http://a>");
+	CHECK_STR(esc(lab_esc_markdown, "1691 MB < the 2.3 GB file, a<3"), "1691 MB < the 2.3 GB file, a<3");
 	CHECK_STR(esc(lab_esc_markdown, "THP off · madv_free *x*"), "THP off · madv_free *x*");
 	CHECK_STR(esc(lab_esc_html, "</td><script>\"'&"), "&lt;/td&gt;&lt;script&gt;&quot;&#39;&amp;");
 	CHECK_STR(esc(lab_esc_url, "../a b/ü?.json"), "../a%20b/%C3%BC%3F.json");
@@ -94,6 +99,9 @@ int main(void)
 	CHECK_STR(esc(lab_esc_gnuplot, "it's `x` @y"), "'it''s `x` @y'");
 	CHECK_STR(esc(lab_esc_gnuplot, NULL), "''");
 	CHECK_STR(esc(lab_esc_gnuplot_data, "OOM: \"x\"\n"), "\"OOM: 'x'\\x0a\"");
+
+	/* JSON: the text stays JSON, the same to a parser. */
+	CHECK_STR(esc(lab_esc_json, "{\"a\": \"x\x7fy\xc2\x9bz —\"}"), "{\"a\": \"x\\u007fy\\u009bz —\"}");
 
 	/* The buffer form: whole characters or \xNN, always terminated. */
 	CHECK_STR(lab_esc_term_buf(buf, sizeof(buf), "ab\x1b" "cd"), "ab\\x1bcd");
