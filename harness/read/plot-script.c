@@ -298,7 +298,7 @@ void plot_write_script(const struct run_view *rv, const struct plot_opts *o, con
 	snprintf(out, sizeof(out), "%s.%s", rv->stem, chart_ext(o));
 	/* The title only as a quoted string below, never here: a comment
 	 * ends at a newline, and the title is the document's text. */
-	fprintf(f, "# pagelab plot: the run of %s.dat\n# redraw: gnuplot %s.gp (in this directory)\n", rv->stem,
+	fprintf(f, "# pagelab plot: the run of %s.dat\n# redraw: gnuplot ./%s.gp (in this directory)\n", rv->stem,
 		rv->stem);
 	gp_terminal(f, o, 980, 1320, out);
 	fputs("data = ", f);

@@ -44,7 +44,12 @@ static int run_gnuplot(const char *dir, const char *show, const char *script, co
 	int pfd[2], status;
 	pid_t pid;
 	cleanup_free char *msg = NULL;
+	char arg[PATH_MAX + 2];
 
+	/* "./NAME": a result named like an option (--odd.json) makes a
+	 * script gnuplot would take for one. */
+	if ((size_t)snprintf(arg, sizeof(arg), "./%s", script) >= sizeof(arg))
+		return lab_error_set(err, ENAMETOOLONG, "path too long: %s", script);
 	if (pipe2(pfd, O_CLOEXEC) < 0)
 		return lab_error_errno(err, errno, "pipe");
 	pid = fork();
@@ -58,7 +63,7 @@ static int run_gnuplot(const char *dir, const char *show, const char *script, co
 
 		if (chdir(dir) < 0 || nul < 0 || dup2(nul, 0) < 0 || dup2(nul, 1) < 0 || dup2(pfd[1], 2) < 0)
 			_exit(127);
-		execlp("gnuplot", "gnuplot", script, (char *)NULL);
+		execlp("gnuplot", "gnuplot", arg, (char *)NULL);
 		_exit(127);
 	}
 	close(pfd[1]);
