@@ -55,7 +55,7 @@ static int figs_need(const struct fig *figs, size_t n, struct result_need *need,
 	for (size_t i = 0; i < n && rc == 0; i++) {
 		const struct fig *f = &figs[i];
 
-		if (f->each == E_ZONE)         /* engine.c expand_zones: every zone with managed pages */
+		if (f->each == E_ZONE)         /* rows.c expand_zones: every zone with managed pages */
 			rc = result_need_add(need, "zones[zone=,node=].managed", err);
 		if (rc == 0 && f->samples != S_NONE && f->path != NULL)
 			rc = result_need_add(need, f->path, err);
@@ -391,7 +391,7 @@ static int need_for(const json_t *head, struct result_need *need, void *arg, str
 	}
 	if ((rc = load_beside(c->rep, &tmp, err)) < 0)
 		return rc;
-	/* fed as engine.c's report_build decides it: some table not generic
+	/* fed as build.c's report_build decides it: some table not generic
 	 * takes the result (then the generic report does not). */
 	for (size_t i = 0; i < c->rep->nfiles; i++)
 		for (size_t k = 0; k < c->rep->files[i]->ntables; k++)
