@@ -15,6 +15,7 @@
 #include "cli.h"
 #include "exitcode.h"
 #include "base/fileio.h"
+#include "base/trust.h"
 #include "host/knobs.h"
 #include "plan/catalog.h"
 #include "plan/scenario.h"
@@ -75,7 +76,10 @@ const char cli_usage_text[] =
 	"exit status: 0 ran (the workload's fate is data), 1 harness failure,\n"
 	"2 bad usage or input (nothing changed), 3 this host cannot run it,\n"
 	"130 interrupted (the result is still written).\n"
-	"Scenarios are looked up in $PAGELAB_SCENARIOS, ./scenarios, then the source tree.\n"
+	"NAME (madv-free/probe) is looked up only in the catalogue: $PAGELAB_SCENARIOS, else the\n"
+	"installed (or source) tree's scenarios/; a FILE outside it is named as a path (./x.scn,\n"
+	"/abs/x.scn, dir/x.scn).  $PAGELAB_SCENARIOS, $PAGELAB_DATA_DIR and $PAGELAB_WORKLOADS must\n"
+	"be root's (or yours) and not writable by group or others, all the way up.\n"
 	"A scenario's [knobs] are journaled in $PAGELAB_JOURNAL (default /var/lib/pagelab/journal)\n"
 	"before each change and put back after each run; `pagelab restore` after a crash.\n";
 
@@ -245,14 +249,36 @@ static const struct command {
 	{ "-h", cmd_help },
 };
 
+/* The directories pagelab takes from its environment (base/trust.h:
+ * lab_trust_environment) are checked once, before any command that may read
+ * or execute what they hold.  `restore` is not held back by them (it reads
+ * only the knob journal, which it checks itself), nor are help and version. */
+static bool needs_environment(const char *name)
+{
+	static const char *const free_of_it[] = { "restore", "version", "--version", "help", "--help", "-h" };
+
+	for (size_t i = 0; i < sizeof(free_of_it) / sizeof(free_of_it[0]); i++)
+		if (strcmp(name, free_of_it[i]) == 0)
+			return false;
+	return true;
+}
+
 int main(int argc, char **argv)
 {
+	struct lab_error err;
+
 	if (argc < 2) {
 		fputs(cli_usage_text, stderr);
 		return LAB_EXIT_USAGE;
 	}
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		if (strcmp(argv[1], commands[i].name) == 0)
-			return commands[i].main(argc - 1, argv + 1);
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+		if (strcmp(argv[1], commands[i].name) != 0)
+			continue;
+		if (needs_environment(commands[i].name) && lab_trust_environment(&err) < 0) {
+			fprintf(stderr, "pagelab: %s\n", err.msg);
+			return LAB_EXIT_USAGE;
+		}
+		return commands[i].main(argc - 1, argv + 1);
+	}
 	return usage_error("unknown command '%s'", argv[1]);
 }

@@ -801,6 +801,12 @@ int run_execute(const struct run_opts *o, struct run_plan *p)
 		json_object_set_new(doc, RK_RUNS, json_array());
 		result_stream(res, "header", -1, doc);
 	}
+	{
+		char abs[PATH_MAX];
+
+		fprintf(stderr, "pagelab: %s: scenario file %s\n", sp->name,
+			realpath(p->path, abs) != NULL ? abs : p->path);
+	}
 	fprintf(stderr, "pagelab: %s: %zu variant(s) x %u repeat(s), sampling every %u ms; streaming to %s\n",
 		sp->name, nv, repeat, o->interval_ms, result_stream_path(res));
 
@@ -1004,8 +1010,13 @@ int run_show_main(int argc, char **argv)
 		run_plan_free(&p);
 		return status;
 	}
-	printf("%s — %s\nsource: %s\nrepeat %u, %zu variant(s):\n", p.s.name, p.s.title ? p.s.title : "",
-	       p.s.source ? p.s.source : "-", p.repeat, p.nv);
+	{
+		char abs[PATH_MAX];
+
+		printf("%s — %s\nsource: %s\nfile: %s\nrepeat %u, %zu variant(s):\n", p.s.name,
+		       p.s.title ? p.s.title : "", p.s.source ? p.s.source : "-",
+		       realpath(p.path, abs) != NULL ? abs : p.path, p.repeat, p.nv);
+	}
 	for (size_t v = 0; v < p.nv; v++) {
 		const struct run_spec *r = &p.specs[v];
 		char vt[256];
