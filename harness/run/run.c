@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "stages.h"
 #include "plan/catalog.h"
 #include "workloads/decl.h"
 #include "cmd/cli.h"
@@ -205,34 +206,6 @@ static int journal_begin(bool need, struct knob_journal **out)
 		knob_journal_close(*out);
 		*out = NULL;
 	}
-	return LAB_EXIT_RAN;
-}
-
-/* Knobs on this host need root, and a reserve large enough to starve it is
- * for VM mode (or --allow-destructive): above 262144 kB, the most the kernel
- * itself ever picks (mm/page_alloc.c: calculate_min_free_kbytes's clamp). */
-static int knobs_host_check(const struct run_opts *o, const struct host_facts *h, const struct run_spec *specs,
-			    size_t nv, const char *name)
-{
-	for (size_t v = 0; v < nv; v++)
-		for (size_t k = 0; k < specs[v].nr_knobs; k++) {
-			const struct run_knob *rk = &specs[v].knobs[k];
-			unsigned long long val = strtoull(rk->value, NULL, 10);
-
-			if (!h->root) {
-				fprintf(stderr, "pagelab: %s changes %s: that needs root\n", name, rk->name);
-				return LAB_EXIT_CANNOT;
-			}
-			if (h->in_vm_guest || o->allow_destructive)
-				continue;
-			if ((!strcmp(rk->name, "vm.min_free_kbytes") && val > 262144) ||
-			    (!strcmp(rk->name, "hugetlb_pages") && val * 2048 > h->memtotal_kb / 4) ||
-			    (!strcmp(rk->name, "vm.nr_hugepages") && val * 2048 > h->memtotal_kb / 4)) {
-				fprintf(stderr, "pagelab: %s (run %s): %s = %s could starve this machine: run it in VM mode, "
-					"or on this host with --allow-destructive\n", name, specs[v].label, rk->name, rk->text);
-				return LAB_EXIT_CANNOT;
-			}
-		}
 	return LAB_EXIT_RAN;
 }
 
@@ -619,6 +592,8 @@ static json_t *sandbox_json(const struct sandbox *sb, const struct sandbox_value
 /* ------------------------------------------------------------------------ */
 /* check -> knobs -> sandbox -> launch -> sample -> result                    */
 
+static const int run_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGPIPE };
+
 int run_execute(const struct run_opts *o, struct run_plan *p)
 {
 	struct scenario *sp = &p->s;
@@ -667,8 +642,18 @@ int run_execute(const struct run_opts *o, struct run_plan *p)
 	}
 	for (size_t v = 0; v < nv; v++)
 		need_knobs |= specs[v].nr_knobs > 0;
-	if ((status = knobs_host_check(o, &host, specs, nv, sp->name)) != LAB_EXIT_RAN)
-		goto done;
+	{
+		enum run_end e = run_check_knobs(o, &host, specs, nv, sp->name, &err);
+
+		if (e == RUN_ENDED)
+			e = run_check_resources(&host, specs, nv, sp->name, &err);
+		if (e != RUN_ENDED) {
+			fprintf(stderr, "pagelab: %s\n", err.msg);
+			status = e == RUN_REFUSED_INPUT ? LAB_EXIT_USAGE : e == RUN_REFUSED_HOST ? LAB_EXIT_CANNOT
+											 : LAB_EXIT_HARNESS;
+			goto done;
+		}
+	}
 	/* Every setting a variant states must be one this host's memory
 	 * controller can apply (sandbox/settings.c), before anything is created. */
 	for (size_t v = 0; v < nv; v++) {
@@ -722,16 +707,19 @@ int run_execute(const struct run_opts *o, struct run_plan *p)
 	/* From here on the host is touched: signals go through the loop. */
 	/* A shell starts background jobs with SIGINT ignored, and an ignored
 	 * signal never reaches a signalfd: take the default back first. */
-	signal(SIGINT, SIG_DFL);
-	signal(SIGTERM, SIG_DFL);
-	signal(SIGHUP, SIG_DFL);
+	/* Every signal whose default would end the harness with knobs changed
+	 * ends a run as SIGTERM does (knobs back, result written, exit 130).
+	 * SIGPIPE stays ignored (a write to a closed pipe is EPIPE, and the
+	 * workloads inherit the disposition, as before) but blocked: a blocked
+	 * signal is queued even when ignored (kernel/signal.c: sig_ignored), so
+	 * one sent to the harness reaches the signalfd too. */
 	sigemptyset(&mask);
-	sigaddset(&mask, SIGINT);
-	sigaddset(&mask, SIGTERM);
-	sigaddset(&mask, SIGHUP);
+	for (size_t i = 0; i < sizeof(run_signals) / sizeof(run_signals[0]); i++) {
+		signal(run_signals[i], run_signals[i] == SIGPIPE ? SIG_IGN : SIG_DFL);
+		sigaddset(&mask, run_signals[i]);
+	}
 	sigprocmask(SIG_BLOCK, &mask, NULL);
 	sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
-	signal(SIGPIPE, SIG_IGN);
 	if (sigfd < 0) {
 		fprintf(stderr, "pagelab: signalfd: %s\n", strerror(errno));
 		status = LAB_EXIT_HARNESS;

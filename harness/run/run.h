@@ -94,6 +94,16 @@ void run_plan_free(struct run_plan *p);
  * applied over the scenario's [trace]. */
 void run_plan_apply_opts(struct run_plan *p, const struct run_opts *o);
 
+/* How a run ended, for the command to map to an exit status
+ * (harness/cmd/exitcode.h). */
+enum run_end {
+	RUN_ENDED,              /* every run ran, whatever the workloads' fate */
+	RUN_INTERRUPTED,        /* a signal stopped it; the result is written */
+	RUN_REFUSED_INPUT,      /* refused before anything changed: the scenario, an option, a path */
+	RUN_REFUSED_HOST,       /* refused before anything changed: this host cannot run it */
+	RUN_FAILED,             /* the harness failed; the message says where */
+};
+
 /* check → knobs → sandbox → launch → sample → result, for a loaded and
  * instantiated plan.  Returns the exit status. */
 int run_execute(const struct run_opts *o, struct run_plan *p);
