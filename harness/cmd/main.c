@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* main.c — the pagelab command line (documented in harness/cmd/cli.md): a table
- * of subcommands.  A scenario run is harness/run/run.c's pipeline; exit
- * statuses are harness/cmd/exitcode.h's. */
-#include <dirent.h>
+ * of subcommands, one file each (cmd.h).  A scenario run is harness/run/run.h's
+ * pipeline; exit statuses are harness/cmd/exitcode.h's. */
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -17,8 +16,6 @@
 #include "base/fileio.h"
 #include "base/trust.h"
 #include "host/knobs.h"
-#include "plan/catalog.h"
-#include "plan/scenario.h"
 #include "sample/trace/trace.h"
 #include "sandbox/sandbox.h"
 
@@ -97,58 +94,6 @@ static int usage_error(const char *fmt, ...)
 	return LAB_EXIT_USAGE;
 }
 
-/* ------------------------------------------------------------------------ */
-/* list / show                                                                */
-
-static int cmd_list(void)
-{
-	char dir[PATH_MAX];
-	DIR *top;
-	struct dirent *g;
-	struct lab_error derr;
-
-	if (catalog_dir(dir, sizeof(dir), &derr) < 0 || (top = opendir(dir)) == NULL) {
-		fprintf(stderr, "pagelab: no scenarios directory (%s)\n", dir);
-		return LAB_EXIT_HARNESS;
-	}
-	while ((g = readdir(top)) != NULL) {
-		char sub[PATH_MAX * 2];
-		struct dirent **names;
-		int n;
-
-		if (g->d_name[0] == '.')
-			continue;
-		snprintf(sub, sizeof(sub), "%s/%s", dir, g->d_name);
-		n = scandir(sub, &names, NULL, alphasort);
-		for (int i = 0; i < n; i++) {
-			size_t l = strlen(names[i]->d_name);
-
-			if (l > 4 && !strcmp(names[i]->d_name + l - 4, ".scn")) {
-				char path[PATH_MAX * 3];
-				cleanup_free char *text = NULL;
-				struct scenario s;
-				struct lab_error err;
-
-				snprintf(path, sizeof(path), "%s/%s", sub, names[i]->d_name);
-				if (lab_read_input(path, "scenario", LAB_SCENARIO_MAX, 0, &text, NULL, &err) == 0 &&
-				    scenario_parse(path, text, &s, &err) == 0) {
-					printf("%-28s %s%s\n", s.name, s.destructive ? "[destructive] " : "",
-					       s.title ? s.title : "");
-					scenario_free(&s);
-				} else {
-					printf("%-28s (broken: %s)\n", names[i]->d_name, err.msg);
-				}
-			}
-			free(names[i]);
-		}
-		if (n >= 0)
-			free(names);
-	}
-	closedir(top);
-	return LAB_EXIT_RAN;
-}
-
-
 /* `pagelab restore`: the knobs a killed run left changed, from the journal,
  * then the sandboxes of dead runs.  0 when the machine is back (or there was
  * nothing to do), 1 when something could not be put back, 3 when a live run
@@ -204,13 +149,6 @@ static int cmd_restore(int argc, char **argv)
 	return status;
 }
 
-static int cmd_list_main(int argc, char **argv)
-{
-	(void)argc;
-	(void)argv;
-	return cmd_list();
-}
-
 static int cmd_version(int argc, char **argv)
 {
 	(void)argc;
@@ -234,7 +172,7 @@ static const struct command {
 } commands[] = {
 	{ "run", cmd_run },
 	{ "show", cmd_show },
-	{ "list", cmd_list_main },
+	{ "list", cmd_list },
 	{ "check", cmd_check },
 	{ "report", cmd_report },
 	{ "audit", cmd_audit },
