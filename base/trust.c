@@ -243,7 +243,7 @@ out:
 	return ret;
 }
 
-int lab_trust_env_dir(const char *var, const char **value, struct lab_error *err)
+static int env_dir(const char *var, unsigned flags, const char **value, struct lab_error *err)
 {
 	const char *v = getenv(var);
 	char what[64], hint[96];
@@ -254,11 +254,16 @@ int lab_trust_env_dir(const char *var, const char **value, struct lab_error *err
 		return 0;
 	snprintf(what, sizeof(what), "%s directory", var);
 	snprintf(hint, sizeof(hint), " (chown root and chmod go-w it, or unset %s)", var);
-	ret = lab_trust_path(v, what, LAB_TRUST_DIR, hint, err);
+	ret = lab_trust_path(v, what, LAB_TRUST_DIR | flags, hint, err);
 	if (ret < 0)
 		return ret;
 	*value = v;
 	return 0;
+}
+
+int lab_trust_env_dir(const char *var, const char **value, struct lab_error *err)
+{
+	return env_dir(var, 0, value, err);
 }
 
 int lab_trust_environment(struct lab_error *err)
@@ -267,7 +272,7 @@ int lab_trust_environment(struct lab_error *err)
 
 	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
 		const char *v;
-		int ret = lab_trust_env_dir(vars[i], &v, err);
+		int ret = env_dir(vars[i], LAB_TRUST_MISSING_OK, &v, err);
 
 		if (ret < 0)
 			return ret;

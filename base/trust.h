@@ -60,10 +60,14 @@ int lab_trust_path(const char *path, const char *what, unsigned flags, const cha
  * NULL when var is unset or empty (then 0: nothing to check). */
 int lab_trust_env_dir(const char *var, const char **value, struct lab_error *err);
 
-/* The directories pagelab takes from its environment, each checked by
- * lab_trust_env_dir: PAGELAB_WORKLOADS (programs root executes),
+/* The directories pagelab takes from its environment, each checked as
+ * lab_trust_env_dir does: PAGELAB_WORKLOADS (programs root executes),
  * PAGELAB_DATA_DIR (scenarios, reference tables, the guest tooling it
- * executes), PAGELAB_SCENARIOS (the catalogue).  0, or the first refusal. */
+ * executes), PAGELAB_SCENARIOS (the catalogue) — except that one which does
+ * not exist (yet) is let through here when what exists of its path is
+ * trusted: nothing is read from it, and whoever uses it checks it whole then
+ * (a guest running a FILE has PAGELAB_SCENARIOS=/scenarios, which is not
+ * there).  0, or the first refusal. */
 int lab_trust_environment(struct lab_error *err);
 
 /* Is this pagelab's own QEMU guest?  PAGELAB_GUEST=1 alone is a word anyone
