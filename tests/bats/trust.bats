@@ -9,7 +9,8 @@
 #   - PAGELAB_SCENARIOS, PAGELAB_DATA_DIR, PAGELAB_WORKLOADS and the knob
 #     journal's directory are refused (exit 2, one line naming them) when
 #     they or a directory on the way belong to another user or can be
-#     written by group or others; a sticky root directory (/tmp) is passed
+#     written by group or others (and so is each workload program root
+#     would execute from PAGELAB_WORKLOADS); a sticky root directory (/tmp) is passed
 #     through, never trusted as the directory itself;
 #   - PAGELAB_GUEST=1 on a host (no pagelab.guest=1 on the kernel command
 #     line, pid 1 not the guest's init) switches off no gate.
@@ -228,4 +229,27 @@ EOF
   [ ! -e "$RESULTS/never.json" ]
   run env PAGELAB_GUEST=1 "$PAGELAB" check --json
   jq -e '.in_vm_guest == false' <<<"$output"
+}
+
+@test "a workload program under PAGELAB_WORKLOADS that others could write, or another user's, is not executed: exit 2" {
+  require_memcg
+  mkdir -m 0755 "$P/wl"
+  cp "$BUILD/workloads/region" "$P/wl/region"
+  for kind in group other-owned; do
+    case $kind in
+    group) chmod 0775 "$P/wl/region"; want="can be written by its group (mode 0775)" ;;
+    other-owned) chmod 0755 "$P/wl/region"; chown 65534 "$P/wl/region"; want="belongs to uid 65534, not to root" ;;
+    esac
+    run --separate-stderr env PAGELAB_WORKLOADS="$P/wl" "$PAGELAB" run madv-free/probe --repeat 1 --no-report \
+      --set region=16M --set memory_max=64M --out "$RESULTS/never.json"
+    [ "$status" = 2 ] || { echo "$kind: exit $status: $stderr"; return 1; }
+    [[ "$stderr" == "pagelab: workload program $P/wl/region $want"*"pagelab will not trust it"* ]] ||
+      { echo "$kind: $stderr"; return 1; }
+    [ ! -e "$RESULTS/never.json" ]
+  done
+  # Root's own copy, 0755, runs.
+  chown 0 "$P/wl/region"
+  run --separate-stderr env PAGELAB_WORKLOADS="$P/wl" "$PAGELAB" run madv-free/probe --repeat 1 --no-report \
+    --set region=16M --set memory_max=64M --out "$RESULTS/trust-wl.json"
+  assert_success
 }
