@@ -6,7 +6,8 @@
 # exit 130.  Their default actions would end the harness at once with the
 # knobs still changed (SIGQUIT, SIGUSR1/2), or never reach it (SIGPIPE, which
 # the harness ignores for its writes: blocked, it is queued all the same,
-# kernel/signal.c: sig_ignored).
+# kernel/signal.c: sig_ignored).  A SIGPIPE the harness raises itself, by a
+# write to a closed pipe, is that write's EPIPE and stops nothing.
 #
 # One knob changes, through a private journal: vm.watermark_scale_factor 200
 # (only where kswapd wakes; tests/scenarios/knobs.scn with its other knobs
@@ -63,4 +64,17 @@ teardown() {
     [[ "$(rq $stem .error)" == "stopped by "* ]]
     grep -q "restored vm.watermark_scale_factor: 200 -> " "$RESULTS/$stem.err"
   done
+}
+
+@test "a SIGPIPE the harness raises itself (its stdout and stderr a closed pipe) is that write's EPIPE: the run goes on to its end" {
+  stem=signal-own-pipe
+  # `true` exits at once: every line pagelab writes meets a closed pipe, and
+  # the kernel queues a SIGPIPE from pagelab itself (fs/pipe.c: pipe_write).
+  st=0
+  "$PAGELAB" run madv-free/probe --repeat 1 --set region=16M --set memory_max=64M --out "$RESULTS/$stem.json" 2>&1 |
+    true || true
+  st=${PIPESTATUS[0]}
+  [ "$st" -eq 0 ] || { echo "exit $st"; return 1; }
+  [ "$(rq $stem .status)" = ok ]
+  [ "$(rq $stem '.runs[0].exit.outcome')" = completed ]
 }
