@@ -279,6 +279,35 @@ int lab_check_output(const char *path, const char *what, struct lab_error *err)
 	return check_dir(dir, what, path, err);
 }
 
+int lab_check_output_parents(const char *path, const char *what, bool last, struct lab_error *err)
+{
+	char buf[PATH_MAX];
+	size_t n;
+
+	if ((size_t)snprintf(buf, sizeof(buf), "%s", path) >= sizeof(buf))
+		return lab_error_set(err, ENAMETOOLONG, "%s: path too long: %s", what, path);
+	n = strlen(buf);
+	for (size_t i = 1; i <= n; i++) {
+		struct stat st;
+		char c = buf[i];
+
+		if (c != '/' && !(c == '\0' && last))
+			continue;
+		if (buf[i - 1] == '/')
+			continue;       /* "//", or the "/" at the start */
+		buf[i] = '\0';
+		/* What is missing is made (default results/) or refused by
+		 * lab_check_output, as is what is not a directory. */
+		if (lstat(buf, &st) < 0 || !(S_ISDIR(st.st_mode) || S_ISLNK(st.st_mode)))
+			return 0;
+		if (S_ISLNK(st.st_mode))
+			return lab_error_set(err, ELOOP, "%s %s: %s is a symbolic link: pagelab writes through none "
+					     "(name the directory it points to)", what, path, buf);
+		buf[i] = c;
+	}
+	return 0;
+}
+
 int lab_check_output_dir(const char *dir, const char *what, bool create, struct lab_error *err)
 {
 	struct stat st;
@@ -323,6 +352,12 @@ int lab_open_output(const char *path, const char *what, struct lab_error *err)
 	if (!S_ISREG(st.st_mode)) {
 		close(fd);
 		return output_kind_refused(what, path, st.st_mode, err);
+	}
+	if (st.st_nlink > 1) {
+		close(fd);
+		return lab_error_set(err, EMLINK, "%s %s has %lu hard links: emptying it would empty the other "
+				     "names too (remove it, or name another file)", what, path,
+				     (unsigned long)st.st_nlink);
 	}
 	if (ftruncate(fd, 0) < 0 || fcntl(fd, F_SETFL, O_APPEND) < 0) {
 		int e = errno;

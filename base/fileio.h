@@ -81,9 +81,19 @@ void lab_atomic_abort(struct lab_atomic *a);
 int lab_check_output(const char *path, const char *what, struct lab_error *err);
 int lab_check_output_dir(const char *dir, const char *what, bool create, struct lab_error *err);
 
+/* No directory on path's way, as written (from / for an absolute path, from
+ * the current directory for a relative one), nor with last path itself, is
+ * a symbolic link: one is refused (-ELOOP: "WHAT PATH: DIR is a symbolic
+ * link"), as lab_check_output refuses one as the file — a link on the way
+ * would send the output, and the rename of the document, wherever it
+ * points.  What is missing or not a directory is left to lab_check_output
+ * and lab_check_output_dir, which say so. */
+int lab_check_output_parents(const char *path, const char *what, bool last, struct lab_error *err);
+
 /* Open path for appending pagelab's own stream (the result's .jsonl),
  * emptied: created or a regular file only (lab_check_output's rules, checked
- * on what was opened; a FIFO does not block the open).  Returns the fd, or
+ * on what was opened; a FIFO does not block the open), with no other hard
+ * link (emptying it would empty them all: -EMLINK).  Returns the fd, or
  * -errno with err. */
 int lab_open_output(const char *path, const char *what, struct lab_error *err);
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* paths.c — the data and workload directories of an in-tree or installed pagelab (paths.h). */
 #include "paths.h"
+#include "trust.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -70,6 +71,16 @@ const char *lab_data_dir(void)
 {
 	resolve();
 	return data_dir;
+}
+
+int lab_data_dir_check(struct lab_error *err)
+{
+	const char *env;
+	int ret = lab_trust_env_dir("PAGELAB_DATA_DIR", &env, err);
+
+	if (ret < 0)
+		return ret;
+	return env != NULL;
 }
 
 bool lab_installed(void)

@@ -5,7 +5,7 @@
  * workloads/decl/list.h) names its options — the scenario key, the command
  * line flag, the type — and, for a stepped workload, its steps with the
  * types of their ':'-separated arguments.  The scenario parser
- * (harness/plan/scenario.c) types a [workload] section and its `steps` with it;
+ * (harness/plan/instantiate.c) types a [workload] section and its `steps` with it;
  * the workload's own argument parser is driven by the same declaration
  * (wl_parse_argv, wl_step_parse), so a new step or option is one row here and
  * its case in the workload (docs/extending.md, "a step").  Pure except
@@ -20,7 +20,7 @@
 
 #include "base/error.h"
 
-/* Value types; the scenario parser's own checks (harness/plan/scenario.c typed()). */
+/* Value types; the scenario parser's own checks (harness/plan/typecheck.c scn_typed()). */
 enum wl_type {
 	WT_SIZE,                /* bytes, may be 0 */
 	WT_POSITIVE_SIZE,       /* bytes, > 0 */

@@ -9,6 +9,7 @@
 
 int cmd_run(int argc, char **argv);
 int cmd_show(int argc, char **argv);
+int cmd_list(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_audit(int argc, char **argv);

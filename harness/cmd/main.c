@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* main.c — the pagelab command line (documented in harness/cmd/cli.md): a table
- * of subcommands.  A scenario run is harness/run/run.c's pipeline; exit
- * statuses are harness/cmd/exitcode.h's. */
-#include <dirent.h>
+ * of subcommands, one file each (cmd.h).  A scenario run is harness/run/run.h's
+ * pipeline; exit statuses are harness/cmd/exitcode.h's. */
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -15,9 +14,8 @@
 #include "cli.h"
 #include "exitcode.h"
 #include "base/fileio.h"
+#include "base/trust.h"
 #include "host/knobs.h"
-#include "plan/catalog.h"
-#include "plan/scenario.h"
 #include "sample/trace/trace.h"
 #include "sandbox/sandbox.h"
 
@@ -75,7 +73,10 @@ const char cli_usage_text[] =
 	"exit status: 0 ran (the workload's fate is data), 1 harness failure,\n"
 	"2 bad usage or input (nothing changed), 3 this host cannot run it,\n"
 	"130 interrupted (the result is still written).\n"
-	"Scenarios are looked up in $PAGELAB_SCENARIOS, ./scenarios, then the source tree.\n"
+	"NAME (madv-free/probe) is looked up only in the catalogue: $PAGELAB_SCENARIOS, else the\n"
+	"installed (or source) tree's scenarios/; a FILE outside it is named as a path (./x.scn,\n"
+	"/abs/x.scn, dir/x.scn).  $PAGELAB_SCENARIOS, $PAGELAB_DATA_DIR and $PAGELAB_WORKLOADS must\n"
+	"be root's (or yours) and not writable by group or others, all the way up.\n"
 	"A scenario's [knobs] are journaled in $PAGELAB_JOURNAL (default /var/lib/pagelab/journal)\n"
 	"before each change and put back after each run; `pagelab restore` after a crash.\n";
 
@@ -92,58 +93,6 @@ static int usage_error(const char *fmt, ...)
 	fprintf(stderr, " (see pagelab --help)\n");
 	return LAB_EXIT_USAGE;
 }
-
-/* ------------------------------------------------------------------------ */
-/* list / show                                                                */
-
-static int cmd_list(void)
-{
-	char dir[PATH_MAX];
-	DIR *top;
-	struct dirent *g;
-	struct lab_error derr;
-
-	if (catalog_dir(dir, sizeof(dir), &derr) < 0 || (top = opendir(dir)) == NULL) {
-		fprintf(stderr, "pagelab: no scenarios directory (%s)\n", dir);
-		return LAB_EXIT_HARNESS;
-	}
-	while ((g = readdir(top)) != NULL) {
-		char sub[PATH_MAX * 2];
-		struct dirent **names;
-		int n;
-
-		if (g->d_name[0] == '.')
-			continue;
-		snprintf(sub, sizeof(sub), "%s/%s", dir, g->d_name);
-		n = scandir(sub, &names, NULL, alphasort);
-		for (int i = 0; i < n; i++) {
-			size_t l = strlen(names[i]->d_name);
-
-			if (l > 4 && !strcmp(names[i]->d_name + l - 4, ".scn")) {
-				char path[PATH_MAX * 3];
-				cleanup_free char *text = NULL;
-				struct scenario s;
-				struct lab_error err;
-
-				snprintf(path, sizeof(path), "%s/%s", sub, names[i]->d_name);
-				if (lab_read_input(path, "scenario", LAB_SCENARIO_MAX, 0, &text, NULL, &err) == 0 &&
-				    scenario_parse(path, text, &s, &err) == 0) {
-					printf("%-28s %s%s\n", s.name, s.destructive ? "[destructive] " : "",
-					       s.title ? s.title : "");
-					scenario_free(&s);
-				} else {
-					printf("%-28s (broken: %s)\n", names[i]->d_name, err.msg);
-				}
-			}
-			free(names[i]);
-		}
-		if (n >= 0)
-			free(names);
-	}
-	closedir(top);
-	return LAB_EXIT_RAN;
-}
-
 
 /* `pagelab restore`: the knobs a killed run left changed, from the journal,
  * then the sandboxes of dead runs.  0 when the machine is back (or there was
@@ -200,13 +149,6 @@ static int cmd_restore(int argc, char **argv)
 	return status;
 }
 
-static int cmd_list_main(int argc, char **argv)
-{
-	(void)argc;
-	(void)argv;
-	return cmd_list();
-}
-
 static int cmd_version(int argc, char **argv)
 {
 	(void)argc;
@@ -230,7 +172,7 @@ static const struct command {
 } commands[] = {
 	{ "run", cmd_run },
 	{ "show", cmd_show },
-	{ "list", cmd_list_main },
+	{ "list", cmd_list },
 	{ "check", cmd_check },
 	{ "report", cmd_report },
 	{ "audit", cmd_audit },
@@ -245,14 +187,36 @@ static const struct command {
 	{ "-h", cmd_help },
 };
 
+/* The directories pagelab takes from its environment (base/trust.h:
+ * lab_trust_environment) are checked once, before any command that may read
+ * or execute what they hold.  `restore` is not held back by them (it reads
+ * only the knob journal, which it checks itself), nor are help and version. */
+static bool needs_environment(const char *name)
+{
+	static const char *const free_of_it[] = { "restore", "version", "--version", "help", "--help", "-h" };
+
+	for (size_t i = 0; i < sizeof(free_of_it) / sizeof(free_of_it[0]); i++)
+		if (strcmp(name, free_of_it[i]) == 0)
+			return false;
+	return true;
+}
+
 int main(int argc, char **argv)
 {
+	struct lab_error err;
+
 	if (argc < 2) {
 		fputs(cli_usage_text, stderr);
 		return LAB_EXIT_USAGE;
 	}
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		if (strcmp(argv[1], commands[i].name) == 0)
-			return commands[i].main(argc - 1, argv + 1);
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+		if (strcmp(argv[1], commands[i].name) != 0)
+			continue;
+		if (needs_environment(commands[i].name) && lab_trust_environment(&err) < 0) {
+			fprintf(stderr, "pagelab: %s\n", err.msg);
+			return LAB_EXIT_USAGE;
+		}
+		return commands[i].main(argc - 1, argv + 1);
+	}
 	return usage_error("unknown command '%s'", argv[1]);
 }

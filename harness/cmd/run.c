@@ -1,9 +1,81 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* cmd/run.c — `pagelab run` (harness/cmd/cli.md). */
+/* cmd/run.c — `pagelab run NAME|FILE [options]` (harness/cmd/cli.md): the
+ * options (runopts.c), the plan, the pipeline (run/run.h) with its progress
+ * on stderr, the summary table and the result's path on stdout. */
 #include "cmd.h"
+
+#include <errno.h>
+#include <stdio.h>
+
+#include "exitcode.h"
+#include "runopts.h"
+#include "read/report/report.h"
 #include "run/run.h"
+
+/* The pipeline's progress: one stderr line each. */
+static void say(void *ctx, enum lab_say kind, const char *line)
+{
+	(void)ctx;
+	fprintf(stderr, "pagelab: %s%s\n", kind == LAB_SAY_WARN ? "warning: " : "", line);
+}
+
+/* The exit status of harness/cmd/exitcode.h for how the pipeline ended. */
+static int end_status(enum run_end end)
+{
+	switch (end) {
+	case RUN_ENDED: return LAB_EXIT_RAN;
+	case RUN_INTERRUPTED: return LAB_EXIT_INTERRUPTED;
+	case RUN_REFUSED_INPUT: return LAB_EXIT_USAGE;
+	case RUN_REFUSED_HOST: return LAB_EXIT_CANNOT;
+	case RUN_FAILED: break;
+	}
+	return LAB_EXIT_HARNESS;
+}
+
+/* The summary table: the report of the document just written (what
+ * `pagelab report FILE` prints).  A report that cannot be made is said and
+ * does not change the run's status. */
+static void summary(const char *path)
+{
+	const char *files[] = { path };
+	struct report_options ro = { 0 };
+	struct report *rep = NULL;
+	struct lab_error err;
+
+	fflush(stderr);
+	if (report_load(files, 1, &ro, &rep, &err) < 0 || report_write(rep, REPORT_MARKDOWN, stdout, &err) < 0)
+		fprintf(stderr, "pagelab report: %s\n", err.msg);
+	report_free(rep);
+	fflush(stdout);
+}
 
 int cmd_run(int argc, char **argv)
 {
-	return run_main(argc, argv);
+	const struct lab_progress prog = { .fn = say };
+	struct run_outcome out;
+	struct run_opts o;
+	struct run_plan p;
+	struct lab_error err;
+	int status, ret;
+
+	if ((status = run_opts_parse(argc, argv, RUN_OPTS_RUN, &o)) != 0)
+		return status;
+	/* Every variant is validated before anything on the host is touched:
+	 * whatever fails here is the input's. */
+	if (run_plan_load(o.name, o.sets, o.nr_sets, o.repeat, run_machine_bytes(), RUN_MACHINE_WHAT, &p, &err) < 0 ||
+	    run_plan_instantiate(&p, 0, run_memtotal_bytes(), &err) < 0) {
+		fprintf(stderr, "pagelab: %s\n", err.msg);
+		run_plan_free(&p);
+		return err.code == ENOMEM ? LAB_EXIT_HARNESS : LAB_EXIT_USAGE;
+	}
+	run_plan_apply_opts(&p, &o);
+	ret = run_execute(&o, &p, &prog, &out, &err);
+	if (out.summary && !o.no_report)
+		summary(out.result);
+	if (out.result[0])
+		printf("%s\n", out.result);
+	if (ret < 0)
+		fprintf(stderr, "pagelab: %s\n", err.msg);
+	run_plan_free(&p);
+	return end_status(out.end);
 }

@@ -21,6 +21,7 @@
 #include "base/fileio.h"
 #include "result/keys.h"
 #include "base/kv.h"
+#include "base/trust.h"
 #include "base/zoneinfo.h"
 
 #define QUIRK_DEFERRED_INIT "zone managed pages grow on first touch; zone figures drift " \
@@ -144,7 +145,6 @@ int host_probe(struct host_facts *out, struct lab_error *err)
 	struct kv_list kv = { 0 };
 	struct utsname u;
 	struct lab_error e;
-	const char *env;
 	int ret;
 
 	memset(out, 0, sizeof(*out));
@@ -246,8 +246,9 @@ int host_probe(struct host_facts *out, struct lab_error *err)
 	 * reading it fails with EOPNOTSUPP: read, do not just stat. */
 	out->psi = readable("/proc/pressure/memory");
 
-	env = getenv("PAGELAB_GUEST");
-	out->in_vm_guest = env != NULL && strcmp(env, "1") == 0;
+	/* PAGELAB_GUEST=1 only with evidence that this is pagelab's guest
+	 * (base/trust.h: lab_guest_evidence). */
+	out->in_vm_guest = lab_in_pagelab_guest();
 
 	probe_cmdline(out);
 	if (out->cg.hybrid && out->cg.memory != CG_VERSION_V2)

@@ -19,6 +19,7 @@
 
 #include "base/fileio.h"
 #include "base/size.h"
+#include "base/trust.h"
 
 #define DEFAULT_JOURNAL "/var/lib/pagelab/journal"
 #define MAX_RECORDS 64
@@ -163,33 +164,26 @@ static void test_stop(const struct knob_journal *j, const char *point)
 
 /* The journal is data, not instructions: restore writes what it says into
  * /proc/sys and swaps files off and removes them.  So it is believed only
- * where nobody but pagelab's own user could have written it: the directory
- * and the files in it (journal, lock) owned by this user and not writable by
- * group or others, the files regular and not symlinks.  -EPERM otherwise. */
+ * where nobody but pagelab's own user could have written it (base/trust.h):
+ * the directory and the files in it (journal, lock) owned by this user and
+ * not writable by group or others, the files regular and not symlinks, and
+ * every directory on the way to them root's or this user's and not writable
+ * by others (a sticky one such as /tmp only on the way).  -EPERM otherwise. */
+#define JOURNAL_HINT " (chmod go-w it, or set PAGELAB_JOURNAL to a private directory)"
+
 static int trusted(const char *path, const char *what, bool dir, struct lab_error *err)
 {
+	char w[64];
 	struct stat st;
+	int ret;
 
-	if (lstat(path, &st) < 0) {
-		if (errno == ENOENT && !dir)
-			return 0;
-		return lab_error_errno(err, errno, "the knob journal's %s %s", what, path);
-	}
-	if (dir ? !S_ISDIR(st.st_mode) : !S_ISREG(st.st_mode))
-		return lab_error_set(err, EPERM, "the knob journal's %s %s is %s, not a %s: pagelab will not "
-				     "trust it", what, path, lab_file_kind(st.st_mode),
-				     dir ? "directory" : "regular file");
-	if (st.st_uid != geteuid())
-		return lab_error_set(err, EPERM, "the knob journal's %s %s belongs to uid %u, not to pagelab's "
-				     "user (uid %u): pagelab will not trust it", what, path, (unsigned)st.st_uid,
-				     (unsigned)geteuid());
-	if (st.st_mode & (S_IWGRP | S_IWOTH))
-		return lab_error_set(err, EPERM, "the knob journal's %s %s can be written by %s (mode %04o): "
-				     "pagelab will not trust it (chmod go-w it, or set PAGELAB_JOURNAL to a "
-				     "private directory)", what, path,
-				     (st.st_mode & S_IWOTH) ? "anyone" : "its group",
-				     (unsigned)(st.st_mode & 07777));
-	if (!dir && (unsigned long long)st.st_size > LAB_JOURNAL_MAX) {
+	snprintf(w, sizeof(w), "the knob journal's %s", what);
+	ret = lab_trust_path(path, w, LAB_TRUST_OWN | (dir ? LAB_TRUST_DIR
+						 : LAB_TRUST_FILE | LAB_TRUST_NOFOLLOW | LAB_TRUST_MISSING_OK),
+			     JOURNAL_HINT, err);
+	if (ret != 0)
+		return ret < 0 ? ret : 0;       /* a journal or lock not made yet is fine */
+	if (!dir && lstat(path, &st) == 0 && (unsigned long long)st.st_size > LAB_JOURNAL_MAX) {
 		char a[32], b[32];
 
 		return lab_error_set(err, EPERM, "the knob journal %s is %s, over the %s a journal can be: "
@@ -236,6 +230,14 @@ int knob_journal_open(const char *path, struct knob_journal **out, bool *stale, 
 	}
 	snprintf(tmp, sizeof(tmp), "%s", path);
 	snprintf(j->dir, sizeof(j->dir), "%s", dirname(tmp));
+	/* What exists of the directory's path is checked before anything is
+	 * made in it, and all of it again after. */
+	ret = lab_trust_path(j->dir, "the knob journal's directory", LAB_TRUST_DIR | LAB_TRUST_OWN |
+			     LAB_TRUST_MISSING_OK, JOURNAL_HINT, err);
+	if (ret < 0) {
+		free(j);
+		return ret;
+	}
 	ret = lab_mkdir_p(j->dir, 0700, err);
 	if (ret < 0) {
 		free(j);

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* scenario.h — named scenario files: parsed, typed and validated in full
  * before anything on the host is touched.  The format is documented in
- * harness/scenario.md.  Pure: text in, structs out (the caller reads the
- * file and passes MemTotal for the limit check). */
+ * harness/plan/scenario.md.  Pure: text in, structs out (the caller reads
+ * the file and passes MemTotal for the limit check).  parse.c reads the
+ * text, instantiate.c makes one variant of it, typecheck.c types its values
+ * (scn.h). */
 #ifndef PAGELAB_SCENARIO_H
 #define PAGELAB_SCENARIO_H
 
@@ -169,6 +171,9 @@ struct run_spec {
 int scenario_instantiate(const struct scenario *s, size_t v, unsigned long long memtotal_bytes,
 			 struct run_spec *out, struct lab_error *err);
 void run_spec_free(struct run_spec *r);
+
+/* "KEY=VALUE KEY=VALUE": the variant's matrix values, for messages and show. */
+void run_spec_variant_text(const struct run_spec *r, char *buf, size_t len);
 
 /* Requirement names <-> bits ("root memcg cgroup-v2 thp swap lazyfree vm"). */
 const char *scenario_req_name(unsigned bit);

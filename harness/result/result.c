@@ -62,20 +62,43 @@ static const char *default_dir(void)
 	return env && *env ? env : "results";
 }
 
+/* The stream is opened and emptied in place: one with other hard links
+ * would empty them too (lab_open_output refuses it again when it opens). */
+static int stream_links_check(const char *stream, const char *what, struct lab_error *err)
+{
+	struct stat st;
+
+	if (lstat(stream, &st) == 0 && S_ISREG(st.st_mode) && st.st_nlink > 1)
+		return lab_error_set(err, EMLINK, "%s %s has %lu hard links: emptying it would empty the other "
+				     "names too (remove it, or name another file)", what, stream,
+				     (unsigned long)st.st_nlink);
+	return 0;
+}
+
+/* Every component of the path is checked (lab_check_output_parents): no
+ * symbolic link on the way to --out, and none as the default directory or
+ * on its way. */
 int result_check(const char *out_path, struct lab_error *err)
 {
 	char stream[PATH_MAX + 8];
 	int ret;
 
-	if (out_path == NULL)
-		return lab_check_output_dir(default_dir(), "the results directory", true, err);
+	if (out_path == NULL) {
+		ret = lab_check_output_parents(default_dir(), "the results directory", true, err);
+		if (ret == 0)
+			ret = lab_check_output_dir(default_dir(), "the results directory", true, err);
+		return ret < 0 ? ret : lab_check_output_parents(default_dir(), "the results directory", true, err);
+	}
 	if (strlen(out_path) >= PATH_MAX)
 		return lab_error_set(err, ENAMETOOLONG, "--out path too long");
-	ret = lab_check_output(out_path, "--out", err);
+	ret = lab_check_output_parents(out_path, "--out", false, err);
+	if (ret == 0)
+		ret = lab_check_output(out_path, "--out", err);
 	if (ret < 0)
 		return ret;
 	stream_path_of(out_path, stream, sizeof(stream));
-	return lab_check_output(stream, "--out's stream", err);
+	ret = lab_check_output(stream, "--out's stream", err);
+	return ret < 0 ? ret : stream_links_check(stream, "--out's stream", err);
 }
 
 int result_open(const char *out_path, const char *scenario_name, struct result **out,

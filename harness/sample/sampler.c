@@ -1131,7 +1131,11 @@ int sampler_run(const struct run_spec *spec, struct sandbox *sb, const struct sa
 			} else if (tag == TAG_SIGNAL) {
 				struct signalfd_siginfo si;
 
-				if (read(o->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+				/* A SIGPIPE the harness's own write raised (a workload's
+				 * pipe closed: fs/pipe.c pipe_write -> send_sig, si_pid
+				 * = the writer) is that write's EPIPE, not a stop. */
+				if (read(o->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si) &&
+				    !(si.ssi_signo == SIGPIPE && si.ssi_pid == (uint32_t)getpid())) {
 					*signo = (int)si.ssi_signo;
 					interrupted = 1;
 				}

@@ -62,6 +62,7 @@
 #include "read/report/report.h"
 #include "result/keys.h"
 #include "run/run.h"
+#include "cmd/runopts.h"
 #include "plan/scenario.h"
 #include "base/size.h"
 
@@ -293,8 +294,8 @@ static int parse_run_part(int argc, char **argv, struct run_fwd *f)
 
 /* ---- the scenario ------------------------------------------------------------ */
 
-/* Where NAME|FILE is, as main.c's load_scenario finds it: $PAGELAB_SCENARIOS,
- * ./scenarios, <dir of pagelab>/scenarios, then the source tree. */
+/* Where NAME|FILE is, as `pagelab run` finds it (plan/catalog.h): $PAGELAB_SCENARIOS,
+ * <dir of pagelab>/scenarios, then the data directory (never ./scenarios). */
 static int scenario_location(const char *arg, char *dir, size_t dlen, char *path, size_t plen,
 			     bool *is_file)
 {
@@ -1708,15 +1709,20 @@ int vm_main(int argc, char **argv)
 	ret = scenario_location(f.opts.name, scn_dir, sizeof(scn_dir), scn_path, sizeof(scn_path), &is_file);
 	if (ret != 0)
 		return ret;
-	status = run_plan_load(scn_path, f.opts.sets, f.opts.nr_sets, f.opts.repeat, 0, NULL, &plan);
-	if (status != 0)
+	if (run_plan_load(scn_path, f.opts.sets, f.opts.nr_sets, f.opts.repeat, 0, NULL, &plan, &err) < 0) {
+		fprintf(stderr, "pagelab: %s\n", err.msg);
+		status = LAB_EXIT_USAGE;
 		goto done;
+	}
 	/* The guest shape: options, else the scenario's [vm], else the defaults.
 	 * Variant A's parameters resolve ${…} in [vm] (the shape is one per
 	 * guest, not per variant). */
 	memset(&g, 0, sizeof(g));
-	if ((status = run_plan_instantiate(&plan, 1, 0, NULL)) != 0)
+	if (run_plan_instantiate(&plan, 1, 0, &err) < 0) {
+		fprintf(stderr, "pagelab: %s\n", err.msg);
+		status = LAB_EXIT_USAGE;
 		goto done;
+	}
 	g.mem = o.mem ? o.mem : VM_DEFAULT_MEM;
 	if (!o.mem && vm_item(&plan.s, &plan.specs[0], "mem", val, sizeof(val)) &&
 	    lab_parse_size(val, &g.mem, &err) < 0) {
@@ -1794,8 +1800,11 @@ int vm_main(int argc, char **argv)
 		char hint[64];
 
 		snprintf(hint, sizeof(hint), " (the guest has %llu MiB: --mem)", g.mem >> 20);
-		if ((status = run_plan_instantiate(&plan, 0, g.mem, hint)) != 0)
+		if (run_plan_instantiate(&plan, 0, g.mem, &err) < 0) {
+			fprintf(stderr, "pagelab: %s%s\n", err.msg, hint);
+			status = LAB_EXIT_USAGE;
 			goto done;
+		}
 	}
 
 	/* 2. What this host needs to boot a guest. */

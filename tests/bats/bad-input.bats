@@ -297,7 +297,7 @@ untrusted_journal() {
   done
 }
 
-# Sizes against the machine (harness/plan/scenario.c: K_MEM): a region, pressure,
+# Sizes against the machine (harness/plan/typecheck.c: K_MEM): a region, pressure,
 # ballast, stepper step or target, or cache file larger than MemTotal +
 # SwapTotal (in VM mode the guest's --mem + --swap) is refused at validation
 # with the figure and the limit.  The scenario files are tests/bad-input/beyond-machine-*.scn.

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* fuzz_scenario.c — libFuzzer entry for the scenario parser (harness/plan/scenario.c).
+/* fuzz_scenario.c — libFuzzer entry for the scenario parser (harness/plan/parse.c, instantiate.c).
  *
  * An input is a scenario file: parsed, then every variant (at most 26) typed
  * and checked against a 24 GiB machine, as `pagelab run` does before touching
