@@ -39,6 +39,22 @@ struct record {
 	char value[256];        /* original value; swapoff: priority */
 };
 
+void knob_stop_signals(sigset_t *set)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGPIPE };
+
+	sigemptyset(set);
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaddset(set, sigs[i]);
+}
+
+bool knob_signal_stops(int signo, pid_t sender)
+{
+	/* kernel/signal.c: a write's SIGPIPE is send_sig(SIGPIPE, current, 0),
+	 * SI_USER with si_pid = the writer's own tgid. */
+	return !(signo == SIGPIPE && sender == getpid());
+}
+
 const char *knob_journal_path(void)
 {
 	const char *env = getenv("PAGELAB_JOURNAL");

@@ -722,16 +722,12 @@ int run_execute(const struct run_opts *o, struct run_plan *p)
 	/* From here on the host is touched: signals go through the loop. */
 	/* A shell starts background jobs with SIGINT ignored, and an ignored
 	 * signal never reaches a signalfd: take the default back first. */
-	signal(SIGINT, SIG_DFL);
-	signal(SIGTERM, SIG_DFL);
-	signal(SIGHUP, SIG_DFL);
-	sigemptyset(&mask);
-	sigaddset(&mask, SIGINT);
-	sigaddset(&mask, SIGTERM);
-	sigaddset(&mask, SIGHUP);
+	knob_stop_signals(&mask);
+	for (int s = 1; s < NSIG; s++)
+		if (sigismember(&mask, s) == 1)
+			signal(s, SIG_DFL);
 	sigprocmask(SIG_BLOCK, &mask, NULL);
 	sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
-	signal(SIGPIPE, SIG_IGN);
 	if (sigfd < 0) {
 		fprintf(stderr, "pagelab: signalfd: %s\n", strerror(errno));
 		status = LAB_EXIT_HARNESS;

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "base/fileio.h"
+#include "host/knobs.h"
 #include "launch/launch.h"
 #include "result/keys.h"
 #include "sample/sources/source.h"
@@ -61,7 +62,7 @@ struct ctx {
 	struct lab_error *err;
 	/* Tracepoints (trace/trace.h) and adaptive bursts. */
 	struct trace *tr;
-	json_t *events, *trace_intervals;
+	json_t *trace_intervals;
 	char trace_error[LAB_ERROR_MSG_MAX];
 	bool bursting, near_low;
 	unsigned cur_interval_ms;
@@ -179,7 +180,7 @@ static void trace_pull(struct ctx *c, bool final)
 
 	if (c->tr == NULL)
 		return;
-	if (trace_drain(c->tr, final, c->events, c->trace_intervals, emit_stream, c, &e) < 0 &&
+	if (trace_drain(c->tr, final, NULL, c->trace_intervals, emit_stream, c, &e) < 0 &&
 	    !c->trace_error[0])
 		snprintf(c->trace_error, sizeof(c->trace_error), "%s", e.msg);
 }
@@ -1014,9 +1015,11 @@ int sampler_run(const struct run_spec *spec, struct sandbox *sb, const struct sa
 	/* The samples go to the stream only; the document gets them at its end. */
 	json_object_set_new(run, RK_SAMPLES, result_samples_here(res, run_index));
 	json_object_set_new(run, RK_ACTIONS, c.actions);
-	c.events = json_array();
+	/* The events too: streamed as they come, none held (with --trace-raw
+	 * every reclaim record of every task on the host would be); the
+	 * document gets them from the stream at its end. */
+	json_object_set_new(run, RK_EVENTS, result_stream_here(res, run_index, "event"));
 	c.trace_intervals = json_array();
-	json_object_set_new(run, RK_EVENTS, c.events);
 	json_object_set_new(run, RK_TRACE_INTERVALS, c.trace_intervals);
 
 	/* Tracing starts before the counters' baseline, so a counter's delta
@@ -1131,7 +1134,8 @@ int sampler_run(const struct run_spec *spec, struct sandbox *sb, const struct sa
 			} else if (tag == TAG_SIGNAL) {
 				struct signalfd_siginfo si;
 
-				if (read(o->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+				if (read(o->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si) &&
+				    knob_signal_stops((int)si.ssi_signo, (pid_t)si.ssi_pid)) {
 					*signo = (int)si.ssi_signo;
 					interrupted = 1;
 				}
