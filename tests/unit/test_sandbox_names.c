@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_sandbox_names.c — the v2 <-> v1 file-name table and the
- * /proc/PID/cgroup parser of harness/sandbox.c.
+ * /proc/PID/cgroup parser of harness/sandbox/names.c (linked alone, with the settings table).
  *
  * Expectations come from Documentation/admin-guide/cgroup-v2.rst and
  * cgroup-v1/memory.rst (file names), and from /proc/self/cgroup as printed
