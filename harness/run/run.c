@@ -43,6 +43,16 @@
 #define PAGELAB_COMMIT "unknown"
 #endif
 
+/* The sampler's lines for the user (base/progress.h), as "pagelab: LINE". */
+static void say_stderr(void *ctx, enum lab_say kind, const char *line)
+{
+	(void)ctx;
+	(void)kind;
+	fprintf(stderr, "pagelab: %s\n", line);
+}
+
+static const struct lab_progress run_progress = { .fn = say_stderr };
+
 /* The kernel log names every OOM victim by pid: a workload it names was
  * OOM-killed even when the harness was stopping it already (a helper killed
  * after the main workload ended, run five's second victim), which the
@@ -813,7 +823,10 @@ int run_execute(const struct run_opts *o, struct run_plan *p)
 						   .burst_ms = specs[v].trace.burst_ms,
 						   .burst_margin_pct = specs[v].trace.burst_margin_pct,
 						   .burst_always = specs[v].trace.burst_always,
-						   .burst_raw = specs[v].trace.raw };
+						   .burst_raw = specs[v].trace.raw,
+						   .progress = &run_progress,
+						   .status = isatty(STDERR_FILENO) && !o->verbose &&
+								     getenv("PAGELAB_NO_PROGRESS") == NULL ? stderr : NULL };
 			struct sandbox *sb = NULL;
 			json_t *run = run_json(&specs[v], rep);
 			char vt[256], lim[32];
