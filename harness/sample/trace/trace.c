@@ -261,6 +261,39 @@ static int set_file(struct trace *t, const char *file, const char *val, struct l
 
 static void classify(void *ctx, struct trace_rec *r);
 
+/* The run's set enabled in the instance (the ones this kernel lacks go to
+ * t->missing), and the trace_marker opened when the set has markers. */
+static void enable_events(struct trace *t)
+{
+	for (size_t i = 0; i < trace_nr_events && i < 64; i++) {
+		const struct trace_event_def *d = &trace_events[i];
+		struct tep_event *ev;
+
+		t->ids[i] = -1;
+		if (!tracedef_in_set(d, t->cfg.set))
+			continue;
+		ev = tep_find_event_by_name(t->tep, d->system, d->name);
+		if (ev == NULL) {
+			json_array_append_new(t->missing, json_sprintf("%s/%s", d->system, d->name));
+			continue;
+		}
+		if (!d->always_on && tracefs_event_enable(t->inst, d->system, d->name) < 0) {
+			json_array_append_new(t->missing, json_sprintf("%s/%s", d->system, d->name));
+			continue;
+		}
+		t->ids[i] = ev->id;
+		t->enabled[i] = true;
+		if (d->point == TP_MARKER) {
+			char *path = tracefs_instance_get_file(t->inst, "trace_marker");
+
+			t->marker_ok = tracefs_print_init(t->inst) == 0;
+			if (path != NULL)
+				t->marker_fd = open(path, O_WRONLY | O_CLOEXEC);
+			tracefs_put_tracing_file(path);
+		}
+	}
+}
+
 int trace_open(const struct trace_config *cfg, int run_index, uint64_t t0_ns, trace_sandbox_fn in_sandbox,
 	       void *sctx, struct trace **out, struct lab_error *err)
 {
@@ -310,33 +343,7 @@ int trace_open(const struct trace_config *cfg, int run_index, uint64_t t0_ns, tr
 	snprintf(kb, sizeof(kb), "%u", t->cfg.buffer_kb);
 	if ((ret = set_file(t, "buffer_size_kb", kb, err)) < 0)
 		goto fail;
-	for (size_t i = 0; i < trace_nr_events && i < 64; i++) {
-		const struct trace_event_def *d = &trace_events[i];
-		struct tep_event *ev;
-
-		t->ids[i] = -1;
-		if (!tracedef_in_set(d, t->cfg.set))
-			continue;
-		ev = tep_find_event_by_name(t->tep, d->system, d->name);
-		if (ev == NULL) {
-			json_array_append_new(t->missing, json_sprintf("%s/%s", d->system, d->name));
-			continue;
-		}
-		if (!d->always_on && tracefs_event_enable(t->inst, d->system, d->name) < 0) {
-			json_array_append_new(t->missing, json_sprintf("%s/%s", d->system, d->name));
-			continue;
-		}
-		t->ids[i] = ev->id;
-		t->enabled[i] = true;
-		if (d->point == TP_MARKER) {
-			char *path = tracefs_instance_get_file(t->inst, "trace_marker");
-
-			t->marker_ok = tracefs_print_init(t->inst) == 0;
-			if (path != NULL)
-				t->marker_fd = open(path, O_WRONLY | O_CLOEXEC);
-			tracefs_put_tracing_file(path);
-		}
-	}
+	enable_events(t);
 	t->nr_cpus = (int)sysconf(_SC_NPROCESSORS_CONF);
 	if (t->nr_cpus > MAX_CPUS)
 		t->nr_cpus = MAX_CPUS;
