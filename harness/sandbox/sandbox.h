@@ -14,6 +14,10 @@
  *   v1: memory.limit_in_bytes = memory.memsw.limit_in_bytes (no swap).
  *       OOM kills are read from memory.oom_control's oom_kill (memory.failcnt
  *       stays 0 when memsw equals the limit).
+ *   self: pagelab's own cgroup (`--sandbox self`), checked, never written.
+ *
+ * The three are backends of one ops table (internal.h); this header is the
+ * whole interface, whichever made the sandbox.  The files: sandbox.md.
  */
 #ifndef PAGELAB_SANDBOX_H
 #define PAGELAB_SANDBOX_H
