@@ -8,7 +8,7 @@
  *
  * Exit status: 0 the audit ran (its findings are data), 1 a source could not
  * be read (or a knob not put back), 2 bad usage, 3 --with cannot run here,
- * 130 interrupted (knobs put back first); with --advice: 0 nothing flagged as
+ * 130 interrupted by a stop signal (host/knobs.h; knobs put back first); with --advice: 0 nothing flagged as
  * an error, 2 the file could not be read, 4 the advice has errors.
  */
 #include <errno.h>
@@ -32,20 +32,50 @@
 enum { AUDIT_OK = LAB_EXIT_RAN, AUDIT_FAIL = LAB_EXIT_HARNESS, AUDIT_USAGE = LAB_EXIT_USAGE,
        AUDIT_CANNOT = LAB_EXIT_CANNOT, AUDIT_ADVICE_ERRORS = 4, AUDIT_INTERRUPTED = LAB_EXIT_INTERRUPTED };
 
-/* SIGINT/SIGTERM/SIGHUP are blocked for the whole audit and waited for
- * during the watch, so knobs set with --with are always put back. */
+/* The stop signals of a knob-changing process (host/knobs.h:
+ * knob_stop_signals) are blocked for the whole audit and waited for during
+ * the watch, so knobs set with --with are always put back. */
 static sigset_t audit_signals;
 static int audit_caught;
 
-/* audit.h's wait: s seconds, or less if one of the blocked signals arrives. */
+/* One pending stop signal within ts (NULL: none waited for): 1 when one that
+ * stops came (audit_caught), 0 when the time ran out, -1 after one that does
+ * not stop (a SIGPIPE of our own: a write's EPIPE handles it). */
+static int take_signal(const struct timespec *ts)
+{
+	struct timespec zero = { 0, 0 };
+	siginfo_t si;
+	int sig = sigtimedwait(&audit_signals, &si, ts ? ts : &zero);
+
+	if (sig <= 0)
+		return 0;
+	if (!knob_signal_stops(sig, si.si_pid))
+		return -1;
+	audit_caught = sig;
+	return 1;
+}
+
+/* audit.h's wait: s seconds, or less if a stop signal arrives. */
 static void watch_wait(void *ctx, unsigned s)
 {
-	struct timespec ts = { .tv_sec = s, .tv_nsec = 0 };
-	int sig = sigtimedwait(&audit_signals, NULL, &ts);
+	struct timespec end, now;
 
 	(void)ctx;
-	if (sig > 0)
-		audit_caught = sig;
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	end.tv_sec += s;
+	for (;;) {
+		struct timespec left;
+
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		left.tv_sec = end.tv_sec - now.tv_sec;
+		left.tv_nsec = end.tv_nsec - now.tv_nsec;
+		if (left.tv_nsec < 0) {
+			left.tv_sec--;
+			left.tv_nsec += 1000000000L;
+		}
+		if (left.tv_sec < 0 || take_signal(&left) >= 0)
+			return;
+	}
 }
 
 static void usage(FILE *f)
@@ -328,13 +358,8 @@ static int audit_run(bool json, unsigned long long wsf, unsigned watch)
  * knobs are back, unless the audit failed anyway. */
 static int stopped(int status)
 {
-	sigset_t pend;
-	struct timespec zero = { 0, 0 };
-
-	sigpending(&pend);
-	if (audit_caught == 0 && (sigismember(&pend, SIGINT) || sigismember(&pend, SIGTERM) ||
-				  sigismember(&pend, SIGHUP)))
-		audit_caught = sigtimedwait(&audit_signals, NULL, &zero);
+	while (audit_caught == 0 && take_signal(NULL) != 0)
+		;
 	if (audit_caught > 0) {
 		fprintf(stderr, "pagelab audit: stopped by %s\n", strsignal(audit_caught));
 		return status == AUDIT_OK ? AUDIT_INTERRUPTED : status;
@@ -353,13 +378,12 @@ int cmd_audit(int argc, char **argv)
 		return status;
 	if (o.advice != NULL)
 		return run_advice(&o);
-	sigemptyset(&audit_signals);
-	sigaddset(&audit_signals, SIGINT);
-	sigaddset(&audit_signals, SIGTERM);
-	sigaddset(&audit_signals, SIGHUP);
-	/* A shell starts background jobs with SIGINT ignored; take it back so
-	 * it is delivered (blocked, then waited for). */
-	signal(SIGINT, SIG_DFL);
+	/* A shell starts background jobs with SIGINT and SIGQUIT ignored; take
+	 * each back so it is delivered (blocked, then waited for). */
+	knob_stop_signals(&audit_signals);
+	for (int sig = 1; sig < NSIG; sig++)
+		if (sigismember(&audit_signals, sig) == 1)
+			signal(sig, SIG_DFL);
 	sigprocmask(SIG_BLOCK, &audit_signals, NULL);
 	if (o.nr_with > 0) {
 		struct audit_host *h;
