@@ -13,6 +13,7 @@ int cmd_list(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_audit(int argc, char **argv);
+int cmd_restore(int argc, char **argv);
 int cmd_vm(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
 int cmd_compare(int argc, char **argv);

@@ -15,9 +15,6 @@
 #include "exitcode.h"
 #include "base/fileio.h"
 #include "base/trust.h"
-#include "host/knobs.h"
-#include "sample/trace/trace.h"
-#include "sandbox/sandbox.h"
 
 const char cli_usage_text[] =
 	"usage: pagelab COMMAND [ARGS]\n"
@@ -92,61 +89,6 @@ static int usage_error(const char *fmt, ...)
 	va_end(ap);
 	fprintf(stderr, " (see pagelab --help)\n");
 	return LAB_EXIT_USAGE;
-}
-
-/* `pagelab restore`: the knobs a killed run left changed, from the journal,
- * then the sandboxes of dead runs.  0 when the machine is back (or there was
- * nothing to do), 1 when something could not be put back, 3 when a live run
- * owns the journal. */
-static int cmd_restore(int argc, char **argv)
-{
-	const char *path = knob_journal_path();
-	struct knob_journal *j = NULL;
-	struct knob_restore_report rep;
-	struct lab_error err;
-	struct cg_host cg;
-	struct stat st;
-	bool stale = false;
-	pid_t owner = 0;
-	int ret, status = LAB_EXIT_RAN, removed = 0;
-
-	(void)argv;
-	if (argc > 1)
-		return usage_error("%s", "restore takes no arguments");
-	if (lstat(path, &st) < 0) {
-		printf("pagelab restore: no knob journal at %s: nothing to restore\n", path);
-	} else if ((ret = knob_journal_open(path, &j, &stale, &owner, &err)) < 0) {
-		fprintf(stderr, "pagelab restore: %s%s\n", err.msg,
-			ret == -EBUSY ? ": it puts its knobs back when it ends (stop it with SIGINT)" : "");
-		return ret == -EBUSY ? LAB_EXIT_CANNOT : ret == -EPERM ? LAB_EXIT_USAGE : LAB_EXIT_HARNESS;
-	} else {
-		ret = knob_journal_restore(j, &rep, &err);
-		printf("pagelab restore: knob journal %s (written by pid %d):\n", path, (int)rep.journal_pid);
-		fflush(stdout);
-		knob_report_print(&rep, stdout, "pagelab restore:   ");
-		if (ret < 0) {
-			fprintf(stderr, "pagelab restore: %s\n", err.msg);
-			status = LAB_EXIT_HARNESS;
-		} else {
-			printf("pagelab restore: %zu knob(s) verified back; journal removed\n", rep.n);
-		}
-		knob_journal_close(j);
-	}
-	if (sandbox_probe(&cg, &err) == 0) {
-		if (sandbox_sweep(&cg, &removed, &err) < 0) {
-			fprintf(stderr, "pagelab restore: sweeping stale sandboxes: %s\n", err.msg);
-			status = LAB_EXIT_HARNESS;
-		} else if (removed > 0) {
-			printf("pagelab restore: removed %d stale sandbox(es) of dead pagelab runs\n", removed);
-		}
-	}
-	if (trace_sweep(&removed, &err) < 0) {
-		fprintf(stderr, "pagelab restore: sweeping stale tracing instances: %s\n", err.msg);
-		status = LAB_EXIT_HARNESS;
-	} else if (removed > 0) {
-		printf("pagelab restore: removed %d stale tracing instance(s) of dead pagelab runs\n", removed);
-	}
-	return status;
 }
 
 static int cmd_version(int argc, char **argv)

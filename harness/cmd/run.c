@@ -6,6 +6,8 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
 
 #include "exitcode.h"
 #include "runopts.h"
@@ -60,6 +62,8 @@ int cmd_run(int argc, char **argv)
 
 	if ((status = run_opts_parse(argc, argv, RUN_OPTS_RUN, &o)) != 0)
 		return status;
+	/* A live status line only on a terminal, never with -v's step lines. */
+	o.status = isatty(STDERR_FILENO) && !o.verbose && getenv("PAGELAB_NO_PROGRESS") == NULL ? stderr : NULL;
 	/* Every variant is validated before anything on the host is touched:
 	 * whatever fails here is the input's. */
 	if (run_plan_load(o.name, o.sets, o.nr_sets, o.repeat, run_machine_bytes(), RUN_MACHINE_WHAT, &p, &err) < 0 ||

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* host.h — what this host is and what it can run (`pagelab check`), and the
- * "host" object every result document carries. */
+/* host.h — what this host is and what it can run (`pagelab check` prints it:
+ * harness/cmd/check.c), and the "host" object every result document carries. */
 #ifndef PAGELAB_HOST_H
 #define PAGELAB_HOST_H
 
@@ -59,8 +59,10 @@ unsigned host_missing(const struct host_facts *h, unsigned req, char *why, size_
  * swap, quirks. */
 json_t *host_to_json(const struct host_facts *h);
 
-/* `pagelab check [--json]`: print what this host can and cannot run.
- * Returns the exit status (0 when the MADV_FREE scenarios can run, 3 if not). */
-int host_check_main(int argc, char **argv);
+/* What the MADV_FREE scenarios need (scenarios/madv-free/): `pagelab check`'s verdict. */
+#define HOST_MADV_FREE_REQS (REQ_ROOT | REQ_MEMCG | REQ_LAZYFREE)
+
+/* "v1", "v2", or NULL for no memory controller. */
+const char *host_cg_version_name(enum cg_version v);
 
 #endif

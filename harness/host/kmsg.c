@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,29 +83,146 @@ bool kmsg_zone_line(const char *text, struct kmsg_zone_line *out)
 	return true;
 }
 
-static long long ll_field(const char *text, const char *key, long long dflt)
-{
-	const char *p = strstr(text, key);
-	char *end;
-	long long v;
+/* ---- the OOM report, by the kernel's own record structure ------------------------
+ *
+ * mm/oom_kill.c (6.1, 6.12, 6.18 alike) writes one report per kill:
+ *   dump_header:        "%s invoked oom-killer: gfp_mask=%#x(%pGg), order=%d, oom_score_adj=%hd"
+ *                       (current->comm first), the stack, show_mem's zone lines
+ *                       (global OOM) or the memcg's counters, the task dump
+ *                       ("[  pid  ] ... name": every task's comm), then
+ *   dump_oom_victim:    "oom-kill:constraint=%s,nodemask=...,task=%s,pid=%d,uid=%d"
+ *                       (dump_oom_summary before 6.x; same text)
+ *   __oom_kill_process: "%s: Killed process %d (%s) total-vm:%lukB, anon-rss:%lukB,
+ *                       file-rss:%lukB, shmem-rss:%lukB, UID:%u pgtables:%lukB
+ *                       oom_score_adj:%hd", the %s being out_of_memory's message:
+ *                       "Out of memory", "Memory cgroup out of memory" or
+ *                       "Out of memory (oom_kill_allocating_task)"; once per
+ *                       member of a memory.oom.group (oom_kill_memcg_member);
+ *                       4.x printed "Killed process %d (%s) total-vm:..." with no
+ *                       message and no UID, pgtables or oom_score_adj.
+ * Each line is matched at the start of a record's text, and only in a record
+ * the kernel wrote itself: whatever a process writes to /dev/kmsg gets
+ * facility LOG_USER or above (kernel/printk/printk.c: devkmsg_write, "to be
+ * able to reliably distinguish kernel-generated messages from userspace-
+ * injected ones"), the kernel's own records facility 0.  A comm is any 15
+ * bytes (TASK_COMM_LEN 16), so a process may be named "Killed process " and
+ * appear in the task dump, in "invoked oom-killer" and in the summary: none
+ * of those lines starts with a kill message, so none closes the report. */
 
-	if (p == NULL)
-		return dflt;
-	v = strtoll(p + strlen(key), &end, 10);
-	return end == p + strlen(key) ? dflt : v;
+/* The kernel's own records: facility 0 (LOG_KERN); prio = facility * 8 + level. */
+static bool kernel_record(const struct kmsg_rec *r)
+{
+	return r->prio < 8;
 }
 
-static void word_after(const char *text, const char *key, char stop, char *out, size_t len)
+/* "KEY%llu" + "kB" at *p, advancing past it. */
+static bool take_kb(const char **p, const char *key, long long *out)
 {
-	const char *p = strstr(text, key);
-	size_t n = 0;
+	unsigned long long v;
+	size_t kl = strlen(key);
 
-	out[0] = '\0';
-	if (p == NULL)
-		return;
-	for (p += strlen(key); *p && *p != stop && n + 1 < len; p++)
-		out[n++] = *p;
-	out[n] = '\0';
+	if (strncmp(*p, key, kl) != 0)
+		return false;
+	*p += kl;
+	if (!parse_ull(p, &v) || strncmp(*p, "kB", 2) != 0 || v > (unsigned long long)LLONG_MAX)
+		return false;
+	*p += 2;
+	*out = (long long)v;
+	return true;
+}
+
+/* An optionally negative decimal at *p (the %hd of oom_score_adj). */
+static bool take_ll(const char **p, long long *out)
+{
+	unsigned long long v;
+	bool neg = **p == '-';
+
+	if (neg)
+		(*p)++;
+	if (!parse_ull(p, &v) || v > (unsigned long long)LLONG_MAX)
+		return false;
+	*out = neg ? -(long long)v : (long long)v;
+	return true;
+}
+
+static const char *after_prefix(const char *text, const char *prefix)
+{
+	size_t n = strlen(prefix);
+
+	return strncmp(text, prefix, n) == 0 ? text + n : NULL;
+}
+
+/* The last occurrence of needle in [s, end). */
+static const char *last_of(const char *s, const char *end, const char *needle)
+{
+	size_t n = strlen(needle);
+	const char *hit = NULL;
+
+	for (const char *p = s; p + n <= end; p++)
+		if (memcmp(p, needle, n) == 0)
+			hit = p;
+	return hit;
+}
+
+bool kmsg_kill_line(const char *text, struct kmsg_oom *out)
+{
+	static const char *const messages[] = {
+		"Out of memory: ", "Memory cgroup out of memory: ",
+		"Out of memory (oom_kill_allocating_task): ",
+		"",     /* 4.x: oom_kill_process printed no message before it */
+	};
+	const char *p = NULL, *end = text + strlen(text), *rp;
+	unsigned long long pid;
+	long long total_vm, uid, pgtables;
+	size_t cl;
+
+	for (size_t i = 0; i < sizeof(messages) / sizeof(messages[0]) && p == NULL; i++)
+		p = after_prefix(text, messages[i]);
+	if ((p = after_prefix(p, "Killed process ")) == NULL || !parse_ull(&p, &pid) ||
+	    (p = after_prefix(p, " (")) == NULL || pid > (unsigned long long)LLONG_MAX)
+		return false;
+	/* The comm runs to the LAST ") total-vm:": nothing the kernel prints
+	 * after it holds a ')' (the comm may). */
+	if ((rp = last_of(p, end, ") total-vm:")) == NULL || (cl = (size_t)(rp - p)) >= KMSG_COMM_MAX)
+		return false;
+	out->pid = (long long)pid;
+	memcpy(out->comm, p, cl);
+	out->comm[cl] = '\0';
+	p = rp + 2;
+	if (!take_kb(&p, "total-vm:", &total_vm) || !take_kb(&p, ", anon-rss:", &out->anon_rss_kb) ||
+	    !take_kb(&p, ", file-rss:", &out->file_rss_kb) || !take_kb(&p, ", shmem-rss:", &out->shmem_rss_kb))
+		return false;
+	out->oom_score_adj = 0;
+	if (*p == '\0')
+		return true;            /* before 5.3: no UID, pgtables, oom_score_adj */
+	if ((p = after_prefix(p, ", UID:")) == NULL || !take_ll(&p, &uid) ||
+	    !take_kb(&p, " pgtables:", &pgtables) || (p = after_prefix(p, " oom_score_adj:")) == NULL ||
+	    !take_ll(&p, &out->oom_score_adj))
+		return false;
+	return *p == '\0';
+}
+
+/* "%s invoked oom-killer: gfp_mask=0x..." at the start: the trigger's comm
+ * (at most 15 bytes, shorter than the key, so the first match is the one). */
+static bool invoked_line(const char *text, char *trigger, size_t len)
+{
+	const char *p = strstr(text, " invoked oom-killer: gfp_mask=0x");
+
+	if (p == NULL || (size_t)(p - text) >= KMSG_COMM_MAX)
+		return false;
+	snprintf(trigger, len, "%.*s", (int)(p - text), text);
+	return true;
+}
+
+/* "oom-kill:constraint=NAME," at the start. */
+static bool summary_line(const char *text, char *constraint, size_t len)
+{
+	const char *p = after_prefix(text, "oom-kill:constraint="), *c;
+
+	if (p == NULL || (c = strchr(p, ',')) == NULL)
+		return false;
+	snprintf(constraint, len, "%.*s", (int)(c - p), p);
+	return true;
 }
 
 size_t kmsg_oom_kills(const struct kmsg_rec *recs, size_t n, struct kmsg_oom *out, size_t max)
@@ -115,33 +233,33 @@ size_t kmsg_oom_kills(const struct kmsg_rec *recs, size_t n, struct kmsg_oom *ou
 
 	memset(&cur, 0, sizeof(cur));
 	for (size_t i = 0; i < n && found < max; i++) {
-		const char *t = recs[i].text, *p;
+		const char *t = recs[i].text;
 		struct kmsg_zone_line z;
+		struct kmsg_oom kill;
 
-		if ((p = strstr(t, " invoked oom-killer:")) != NULL) {
-			memset(&cur, 0, sizeof(cur));
-			snprintf(cur.trigger, sizeof(cur.trigger), "%.*s", (int)(p - t), t);
+		if (!kernel_record(&recs[i]))
+			continue;
+		memset(&kill, 0, sizeof(kill));
+		if (invoked_line(t, kill.trigger, sizeof(kill.trigger))) {
+			cur = kill;
 			open = true;
 		} else if (open && kmsg_zone_line(t, &z)) {
 			if (cur.nzones < KMSG_ZONES_MAX)
 				cur.zones[cur.nzones++] = z;
-		} else if (open && strncmp(t, "oom-kill:", 9) == 0) {
-			word_after(t, "constraint=", ',', cur.constraint, sizeof(cur.constraint));
-		} else if ((p = strstr(t, "Killed process ")) != NULL) {
-			const char *lp, *rp;
-
+		} else if (open && summary_line(t, cur.constraint, sizeof(cur.constraint))) {
+			continue;
+		} else if (kmsg_kill_line(t, &kill)) {
+			/* the report it closes; a group member's kill after the
+			 * first has none of its own */
 			if (!open)
 				memset(&cur, 0, sizeof(cur));
 			cur.ts_us = recs[i].ts_us;
-			cur.pid = ll_field(p, "Killed process ", -1);
-			lp = strchr(p, '(');
-			rp = lp ? strstr(lp, ") ") : NULL;
-			if (lp && rp)
-				snprintf(cur.comm, sizeof(cur.comm), "%.*s", (int)(rp - lp - 1), lp + 1);
-			cur.anon_rss_kb = ll_field(p, "anon-rss:", -1);
-			cur.file_rss_kb = ll_field(p, "file-rss:", -1);
-			cur.shmem_rss_kb = ll_field(p, "shmem-rss:", -1);
-			cur.oom_score_adj = ll_field(p, "oom_score_adj:", 0);
+			cur.pid = kill.pid;
+			memcpy(cur.comm, kill.comm, sizeof(cur.comm));
+			cur.anon_rss_kb = kill.anon_rss_kb;
+			cur.file_rss_kb = kill.file_rss_kb;
+			cur.shmem_rss_kb = kill.shmem_rss_kb;
+			cur.oom_score_adj = kill.oom_score_adj;
 			out[found++] = cur;
 			open = false;
 		}
@@ -204,7 +322,7 @@ void kmsg_drain(int fd, struct kmsg_log *log, bool (*keep)(const char *text), si
 			break;
 		if (kmsg_parse_record(buf, (size_t)n, &r) < 0)
 			continue;
-		if (keep != NULL && !keep(r.text))
+		if (keep != NULL && (r.prio >= 8 || !keep(r.text)))     /* facility 0 only */
 			continue;
 		if (log->n == max) {
 			log->dropped++;

@@ -43,13 +43,14 @@ struct kmsg_zone_line {
 };
 
 #define KMSG_ZONES_MAX 8
+#define KMSG_COMM_MAX 64               /* a comm is 15 bytes today (TASK_COMM_LEN 16) */
 
 struct kmsg_oom {
 	unsigned long long ts_us;       /* of the "Out of memory: Killed process" line */
-	char trigger[32];               /* the comm that "invoked oom-killer" */
+	char trigger[KMSG_COMM_MAX];    /* the comm that "invoked oom-killer" */
 	char constraint[32];            /* CONSTRAINT_NONE (global), CONSTRAINT_MEMCG, ... */
 	long long pid;
-	char comm[32];
+	char comm[KMSG_COMM_MAX];
 	long long anon_rss_kb, file_rss_kb, shmem_rss_kb, oom_score_adj;
 	size_t nzones;
 	struct kmsg_zone_line zones[KMSG_ZONES_MAX];   /* as the report printed them */
@@ -59,8 +60,20 @@ struct kmsg_oom {
  * (the zone lines of show_free_areas).  Returns true when text is one. */
 bool kmsg_zone_line(const char *text, struct kmsg_zone_line *out);
 
-/* Walk records in order and collect every OOM kill with its report.
- * Returns how many were found (at most max). */
+/* The kill line of mm/oom_kill.c: __oom_kill_process, matched whole from the
+ * start of the text: "MESSAGE: Killed process PID (COMM) total-vm:NkB,
+ * anon-rss:NkB, file-rss:NkB, shmem-rss:NkB[, UID:N pgtables:NkB
+ * oom_score_adj:N]", MESSAGE "Out of memory", "Memory cgroup out of memory" or
+ * "Out of memory (oom_kill_allocating_task)" or none (4.x, which printed no
+ * UID, pgtables or oom_score_adj either).  Fills pid, comm and the rss
+ * fields of out (nothing else); false when text is anything else. */
+bool kmsg_kill_line(const char *text, struct kmsg_oom *out);
+
+/* Walk records in order and collect every OOM kill with its report.  Only
+ * the kernel's own records count (facility 0: what a process writes to
+ * /dev/kmsg is LOG_USER or above), and each line of the report only by its
+ * start (kmsg.c says which lines): a process named "Killed process " is a
+ * name in the report, never a kill.  Returns how many were found (at most max). */
 size_t kmsg_oom_kills(const struct kmsg_rec *recs, size_t n, struct kmsg_oom *out, size_t max);
 
 /* Records worth keeping in a result: OOM reports, allocation failures, and
@@ -80,8 +93,10 @@ struct kmsg_log {
  * (O_NONBLOCK) or -errno. */
 int kmsg_open(bool at_end);
 
-/* Read every record available on fd into log (keep: NULL = all, else only
- * those it accepts), up to max records in all. */
+/* Read every record available on fd into log (keep: NULL = every record,
+ * else only the kernel's own records, facility 0, that keep accepts: what a
+ * process writes to /dev/kmsg never takes a kept record's place), up to max
+ * records in all. */
 void kmsg_drain(int fd, struct kmsg_log *log, bool (*keep)(const char *text), size_t max);
 
 void kmsg_log_free(struct kmsg_log *log);

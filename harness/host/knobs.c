@@ -40,6 +40,22 @@ struct record {
 	char value[256];        /* original value; swapoff: priority */
 };
 
+void knob_stop_signals(sigset_t *set)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGPIPE };
+
+	sigemptyset(set);
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaddset(set, sigs[i]);
+}
+
+bool knob_signal_stops(int signo, pid_t sender)
+{
+	/* kernel/signal.c: a write's SIGPIPE is send_sig(SIGPIPE, current, 0),
+	 * SI_USER with si_pid = the writer's own tgid. */
+	return !(signo == SIGPIPE && sender == getpid());
+}
+
 const char *knob_journal_path(void)
 {
 	const char *env = getenv("PAGELAB_JOURNAL");
@@ -153,11 +169,8 @@ static void test_stop(const struct knob_journal *j, const char *point)
 		return;
 	if (env[n] == ':')
 		which = (unsigned)strtoul(env + n + 1, NULL, 10);
-	if (which == j->nr_set) {
-		fprintf(stderr, "pagelab: test stop: %s (knob %u)\n", point, which);
-		fflush(stderr);
-		raise(SIGSTOP);
-	}
+	if (which == j->nr_set)
+		raise(SIGSTOP);         /* the test sees the stop in /proc/PID/stat */
 }
 
 /* ---- trust ----------------------------------------------------------------- */
@@ -654,93 +667,96 @@ static bool own_swapfile(const struct knob_journal *j, const char *path, char *w
 	return true;
 }
 
-static int restore_one(const struct knob_journal *j, const struct record *r, struct knob_restored *it,
-		       struct lab_error *err)
+/* A knob back to its journaled value, typed and range-checked as a
+ * scenario's [knobs] are, written only when it differs, read back. */
+static int restore_knob(const struct record *r, struct knob_restored *it)
 {
-	memset(it, 0, sizeof(*it));
-	snprintf(it->name, sizeof(it->name), "%.63s", r->name);
-	if (r->kind == REC_KNOB) {
-		const struct knob_def *d = knob_def_find(r->name);
-		char want[256], typed[256];
-		struct lab_error e2;
+	const struct knob_def *d = knob_def_find(r->name);
+	char want[256], typed[256];
+	struct lab_error e2;
 
-		snprintf(it->original, sizeof(it->original), "%.127s", r->value);
-		if (d == NULL || d->path == NULL || !d->scenario || d->kind == KNOB_SWAP) {
-			snprintf(it->msg, sizeof(it->msg), "%s", d == NULL ? "unknown knob in the journal"
-				 : "not a knob pagelab changes: left alone");
-			snprintf(it->found, sizeof(it->found), "-");
-			return -EINVAL;
-		}
-		/* Typed and range-checked as a scenario's [knobs] are, before a write. */
-		if (knob_def_value(d, r->value, typed, sizeof(typed), &e2) < 0) {
-			snprintf(it->msg, sizeof(it->msg), "%.200s: not written", e2.msg);
-			snprintf(it->found, sizeof(it->found), "-");
-			return -EINVAL;
-		}
-		normalise(typed, want, sizeof(want));
-		if (knob_read(d, it->found, sizeof(it->found), &e2) < 0) {
+	snprintf(it->original, sizeof(it->original), "%.127s", r->value);
+	if (d == NULL || d->path == NULL || !d->scenario || d->kind == KNOB_SWAP) {
+		snprintf(it->msg, sizeof(it->msg), "%s", d == NULL ? "unknown knob in the journal"
+			 : "not a knob pagelab changes: left alone");
+		snprintf(it->found, sizeof(it->found), "-");
+		return -EINVAL;
+	}
+	/* Typed and range-checked as a scenario's [knobs] are, before a write. */
+	if (knob_def_value(d, r->value, typed, sizeof(typed), &e2) < 0) {
+		snprintf(it->msg, sizeof(it->msg), "%.200s: not written", e2.msg);
+		snprintf(it->found, sizeof(it->found), "-");
+		return -EINVAL;
+	}
+	normalise(typed, want, sizeof(want));
+	if (knob_read(d, it->found, sizeof(it->found), &e2) < 0) {
+		snprintf(it->msg, sizeof(it->msg), "%.255s", e2.msg);
+		return -EIO;
+	}
+	if (strcmp(it->found, want) != 0) {
+		/* sysctl files take blank-separated values; THP takes the word. */
+		if (lab_write_file(d->path, typed, &e2) < 0) {
 			snprintf(it->msg, sizeof(it->msg), "%.255s", e2.msg);
 			return -EIO;
 		}
-		if (strcmp(it->found, want) != 0) {
-			/* sysctl files take blank-separated values; THP takes the word. */
-			if (lab_write_file(d->path, typed, &e2) < 0) {
-				snprintf(it->msg, sizeof(it->msg), "%.255s", e2.msg);
-				return -EIO;
-			}
-			it->written = true;
+		it->written = true;
+	}
+	if (knob_read(d, it->now, sizeof(it->now), &e2) < 0) {
+		snprintf(it->msg, sizeof(it->msg), "%.255s", e2.msg);
+		return -EIO;
+	}
+	it->ok = strcmp(it->now, want) == 0;
+	if (!it->ok) {
+		char now[128];
+
+		snprintf(now, sizeof(now), "%s", it->now);
+		snprintf(it->msg, sizeof(it->msg), "reads '%.100s' after writing '%.100s'", now, want);
+	}
+	if (it->ok && strcmp(d->path, "/proc/sys/vm/nr_hugepages") == 0 && strcmp(want, "0") == 0) {
+		/* "No hugetlb page reserved": HugePages_Total must read 0 too
+		 * (pages still in use become surplus instead of being freed). */
+		unsigned long long total = 1;
+		cleanup_free char *mi = NULL;
+		const char *t;
+
+		if (lab_read_file("/proc/meminfo", &mi, NULL, &e2) == 0 &&
+		    (t = strstr(mi, "HugePages_Total:")) != NULL)
+			total = strtoull(t + 16, NULL, 10);
+		if (total != 0) {
+			it->ok = false;
+			snprintf(it->msg, sizeof(it->msg), "HugePages_Total is %llu (pages still in use?)", total);
 		}
-		if (knob_read(d, it->now, sizeof(it->now), &e2) < 0) {
-			snprintf(it->msg, sizeof(it->msg), "%.255s", e2.msg);
+	}
+	return it->ok ? 0 : -EIO;
+}
+
+/* A swap file pagelab made: swapped off and removed. */
+static int restore_swapfile(const struct knob_journal *j, const struct record *r, struct knob_restored *it)
+{
+	snprintf(it->original, sizeof(it->original), "no swap file");
+	if (!own_swapfile(j, r->name, it->msg, sizeof(it->msg))) {
+		snprintf(it->found, sizeof(it->found), "-");
+		return -EINVAL;
+	}
+	snprintf(it->found, sizeof(it->found), "%s", swap_active(r->name) ? "swapped on" : "not active");
+	if (swap_active(r->name)) {
+		if (swapoff(r->name) < 0) {
+			snprintf(it->msg, sizeof(it->msg), "swapoff: %s", strerror(errno));
 			return -EIO;
 		}
-		it->ok = strcmp(it->now, want) == 0;
-		if (!it->ok) {
-			char now[128];
-
-			snprintf(now, sizeof(now), "%s", it->now);
-			snprintf(it->msg, sizeof(it->msg), "reads '%.100s' after writing '%.100s'", now, want);
-		}
-		if (it->ok && strcmp(d->path, "/proc/sys/vm/nr_hugepages") == 0 && strcmp(want, "0") == 0) {
-			/* "No hugetlb page reserved": HugePages_Total must read 0 too
-			 * (pages still in use become surplus instead of being freed). */
-			unsigned long long total = 1;
-			cleanup_free char *mi = NULL;
-			const char *t;
-
-			if (lab_read_file("/proc/meminfo", &mi, NULL, &e2) == 0 &&
-			    (t = strstr(mi, "HugePages_Total:")) != NULL)
-				total = strtoull(t + 16, NULL, 10);
-			if (total != 0) {
-				it->ok = false;
-				snprintf(it->msg, sizeof(it->msg), "HugePages_Total is %llu (pages still in use?)", total);
-			}
-		}
-		(void)err;
-		return it->ok ? 0 : -EIO;
+		it->written = true;
 	}
-	if (r->kind == REC_SWAPFILE) {
-		snprintf(it->original, sizeof(it->original), "no swap file");
-		if (!own_swapfile(j, r->name, it->msg, sizeof(it->msg))) {
-			snprintf(it->found, sizeof(it->found), "-");
-			return -EINVAL;
-		}
-		snprintf(it->found, sizeof(it->found), "%s", swap_active(r->name) ? "swapped on" : "not active");
-		if (swap_active(r->name)) {
-			if (swapoff(r->name) < 0) {
-				snprintf(it->msg, sizeof(it->msg), "swapoff: %s", strerror(errno));
-				return -EIO;
-			}
-			it->written = true;
-		}
-		if (unlink(r->name) < 0 && errno != ENOENT) {
-			snprintf(it->msg, sizeof(it->msg), "unlink: %s", strerror(errno));
-			return -EIO;
-		}
-		it->ok = !swap_active(r->name) && access(r->name, F_OK) != 0;
-		snprintf(it->now, sizeof(it->now), "%s", it->ok ? "removed" : "still there");
-		return it->ok ? 0 : -EIO;
+	if (unlink(r->name) < 0 && errno != ENOENT) {
+		snprintf(it->msg, sizeof(it->msg), "unlink: %s", strerror(errno));
+		return -EIO;
 	}
+	it->ok = !swap_active(r->name) && access(r->name, F_OK) != 0;
+	snprintf(it->now, sizeof(it->now), "%s", it->ok ? "removed" : "still there");
+	return it->ok ? 0 : -EIO;
+}
+
+static int restore_swapoff(const struct record *r, struct knob_restored *it)
+{
 	/* REC_SWAPOFF: an area that was active must be active again: an absolute
 	 * path to a block device or a regular file (swapon checks its header). */
 	snprintf(it->original, sizeof(it->original), "active, priority %.100s", r->value);
@@ -777,6 +793,19 @@ static int restore_one(const struct knob_journal *j, const struct record *r, str
 	it->ok = swap_active(r->name);
 	snprintf(it->now, sizeof(it->now), "%s", it->ok ? "active" : "off");
 	return it->ok ? 0 : -EIO;
+}
+
+static int restore_one(const struct knob_journal *j, const struct record *r, struct knob_restored *it,
+		       struct lab_error *err)
+{
+	(void)err;
+	memset(it, 0, sizeof(*it));
+	snprintf(it->name, sizeof(it->name), "%.63s", r->name);
+	if (r->kind == REC_KNOB)
+		return restore_knob(r, it);
+	if (r->kind == REC_SWAPFILE)
+		return restore_swapfile(j, r, it);
+	return restore_swapoff(r, it);
 }
 
 int knob_journal_restore(struct knob_journal *j, struct knob_restore_report *rep, struct lab_error *err)

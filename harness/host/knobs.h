@@ -31,6 +31,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <signal.h>
 #include <stdio.h>
 #include <sys/types.h>
 
@@ -38,6 +39,21 @@
 #include "knobdef.h"
 
 struct knob_journal;
+
+/* The signals after which a knob-changing process puts the knobs back and
+ * still writes its result, as for SIGTERM: SIGINT, SIGTERM, SIGHUP, SIGQUIT,
+ * SIGUSR1, SIGUSR2 and SIGPIPE (each of them would otherwise end the
+ * process with the knobs changed).  The caller blocks them, takes each back
+ * to SIG_DFL (an ignored signal never reaches a signalfd: a shell starts
+ * background jobs with SIGINT and SIGQUIT ignored) and reads them from a
+ * signalfd (sampler.h).  Fills set with them. */
+void knob_stop_signals(sigset_t *set);
+
+/* Does signal signo, sent by sender (signalfd's ssi_pid), stop the run?
+ * Every signal of knob_stop_signals does, but a SIGPIPE the process sent
+ * itself: a write of its own to a pipe nobody reads (a workload that died
+ * before its ack, `pagelab run | head`), which that write's EPIPE handles. */
+bool knob_signal_stops(int signo, pid_t sender);
 
 /* $PAGELAB_JOURNAL, else /var/lib/pagelab/journal. */
 const char *knob_journal_path(void);

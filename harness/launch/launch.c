@@ -95,9 +95,15 @@ static void child_exec(const char *path, char *const argv[], int ev_w, int ack_r
 	if (ev_w < 0 || ack_r < 0 || dup2(ev_w, 3) < 0 || dup2(ack_r, 4) < 0)
 		_exit(124);
 	{
+		/* The harness blocks its stop signals (knobs.h: knob_stop_signals)
+		 * and reads them from a signalfd; a workload starts with none
+		 * blocked, and with SIGPIPE ignored as the harness always had it
+		 * (a write to a closed pipe is EPIPE, not a death). */
 		sigset_t none;
+		struct sigaction ign = { .sa_handler = SIG_IGN };
 
 		sigemptyset(&none);
+		sigaction(SIGPIPE, &ign, NULL);
 		sigprocmask(SIG_SETMASK, &none, NULL);
 	}
 	execv(path, argv);

@@ -21,11 +21,12 @@ struct result {
 	int stream_fd;
 	int stream_errno;
 	off_t stream_off;               /* bytes written to the stream so far */
-	/* Each run's samples: only in the stream (nothing kept in memory); the
-	 * document holds a marker string in their place until result_finish
-	 * copies the run's sample lines there, from the stream offset the run
-	 * started at. */
-	struct { int run; off_t from; } *runs;
+	/* Each run's samples and events: only in the stream (nothing kept in
+	 * memory); the document holds a marker string in their place until
+	 * result_finish copies the run's lines of that type there, from the
+	 * stream offset the marker was made at.  The marker's number is the
+	 * index in runs[]. */
+	struct { int run; off_t from; const char *type; } *runs;
 	size_t nr_runs;
 	char marker[48];                /* "\001pagelab-samples <pid>.<ns> " */
 	/* Lines held (result_stream_hold): written together by the next
@@ -267,34 +268,40 @@ void result_stream_text(struct result *r, const char *line, size_t len)
 	stream_write(r, line, len);
 }
 
-json_t *result_samples_here(struct result *r, int run)
+json_t *result_stream_here(struct result *r, int run, const char *type)
 {
 	char text[96];
 	void *nr = realloc(r->runs, (r->nr_runs + 1) * sizeof(r->runs[0]));
 
 	result_stream_flush(r);
 	if (nr == NULL)
-		return json_array();    /* that run's samples stay in the stream only */
+		return json_array();    /* that run's lines stay in the stream only */
 	r->runs = nr;
 	r->runs[r->nr_runs].run = run;
 	r->runs[r->nr_runs].from = r->stream_off;
+	r->runs[r->nr_runs].type = type;
+	snprintf(text, sizeof(text), "%s%zu", r->marker, r->nr_runs);
 	r->nr_runs++;
-	snprintf(text, sizeof(text), "%s%d", r->marker, run);
 	return json_string(text);
 }
 
-/* Run run's sample lines, from the stream, as the array samples[]:
- * {"type":"sample","run":N,REST -> {REST, one line at a time (constant
- * memory: a line buffer as long as the longest line). */
-static void copy_samples(struct result *r, struct lab_atomic *a, int run, off_t from)
+json_t *result_samples_here(struct result *r, int run)
 {
-	char prefix[64], chunk[1 << 16];
+	return result_stream_here(r, run, "sample");
+}
+
+/* Run run's lines of one type, from the stream, as an array:
+ * {"type":TYPE,"run":N,REST -> {REST, one line at a time (constant
+ * memory: a line buffer as long as the longest line). */
+static void copy_lines(struct result *r, struct lab_atomic *a, const char *type, int run, off_t from)
+{
+	char prefix[96], chunk[1 << 16];
 	size_t plen, llen = 0, lcap = 0;
 	char *line = NULL;
 	bool first = true;
 	int fd = open(r->stream_path, O_RDONLY | O_CLOEXEC);
 
-	plen = (size_t)snprintf(prefix, sizeof(prefix), "{\"type\":\"sample\",\"run\":%d,", run);
+	plen = (size_t)snprintf(prefix, sizeof(prefix), "{\"type\":\"%s\",\"run\":%d,", type, run);
 	lab_atomic_write(a, "[", 1);
 	while (fd >= 0) {
 		ssize_t n = pread(fd, chunk, sizeof(chunk), from);
@@ -377,8 +384,8 @@ int result_finish(struct result *r, const char *status, const char *error, struc
 		free(text);
 		return ret;
 	}
-	/* Each run's marker, as jansson printed it ("\u0001pagelab-samples …
-	 * N"), is replaced by that run's samples. */
+	/* Each marker, as jansson printed it ("\u0001pagelab-samples … N"),
+	 * is replaced by the lines it stands for (runs[N]). */
 	qlen = (size_t)snprintf(quoted, sizeof(quoted), "\"\\u0001%s", r->marker + 1);
 	p = text;
 	for (;;) {
@@ -396,11 +403,10 @@ int result_finish(struct result *r, const char *status, const char *error, struc
 			continue;
 		}
 		lab_atomic_write(&a, p, (size_t)(m - p));
-		for (size_t i = 0; i < r->nr_runs; i++)
-			if (r->runs[i].run == (int)run) {
-				copy_samples(r, &a, (int)run, r->runs[i].from);
-				break;
-			}
+		if (run >= 0 && (size_t)run < r->nr_runs)
+			copy_lines(r, &a, r->runs[run].type, r->runs[run].run, r->runs[run].from);
+		else
+			lab_atomic_write(&a, "[]", 2);
 		p = end + 1;
 	}
 	lab_atomic_write(&a, p, strlen(p));

@@ -51,6 +51,12 @@ unsigned result_stream_held(const struct result *r);   /* lines held now */
  * line by line, without holding them. */
 json_t *result_samples_here(struct result *r, int run);
 
+/* The same for the stream's lines of any type (type is kept, not copied:
+ * a string literal): result_samples_here is (r, run, "sample"); the
+ * sampler puts runs[].events there with "event", so a run traced with
+ * --trace-raw holds none of its records in memory. */
+json_t *result_stream_here(struct result *r, int run, const char *type);
+
 /* 0 while every line reached the stream; after a failed write (a full disk)
  * -errno with err naming the stream's path: the run must stop. */
 int result_stream_error(const struct result *r, struct lab_error *err);

@@ -12,6 +12,7 @@
 #include <sys/signalfd.h>
 #include <unistd.h>
 
+#include "host/knobs.h"
 #include "plan/tracedef.h"
 #include "result/keys.h"
 #include "sample/trace/trace.h"
@@ -23,10 +24,6 @@
 #ifndef PAGELAB_COMMIT
 #define PAGELAB_COMMIT "unknown"
 #endif
-
-/* Every signal whose default would end the harness with knobs changed ends
- * a run as SIGTERM does: knobs back, result written, RUN_INTERRUPTED. */
-static const int run_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGPIPE };
 
 void run_fail(struct run_ctx *c, enum run_end end, const struct lab_error *e)
 {
@@ -102,11 +99,12 @@ static int signals_begin(struct run_ctx *c, struct lab_error *err)
 {
 	sigset_t mask;
 
-	sigemptyset(&mask);
-	for (size_t i = 0; i < sizeof(run_signals) / sizeof(run_signals[0]); i++) {
-		signal(run_signals[i], run_signals[i] == SIGPIPE ? SIG_IGN : SIG_DFL);
-		sigaddset(&mask, run_signals[i]);
-	}
+	/* Every signal whose default would end the harness with knobs changed
+	 * ends a run as SIGTERM does (host/knobs.h: knob_stop_signals). */
+	knob_stop_signals(&mask);
+	for (int s = 1; s < NSIG; s++)
+		if (sigismember(&mask, s) == 1)
+			signal(s, s == SIGPIPE ? SIG_IGN : SIG_DFL);
 	sigprocmask(SIG_BLOCK, &mask, NULL);
 	c->sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (c->sigfd < 0)

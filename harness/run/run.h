@@ -28,6 +28,7 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "base/error.h"
 #include "base/progress.h"
@@ -50,6 +51,7 @@ struct run_opts {
 	int burst_ms;           /* --burst MS, -1 = the scenario's */
 	size_t nr_sets;
 	char *sets[RUN_MAX_SETS];
+	FILE *status;           /* a terminal for the sampler's live status line (the command's), or NULL */
 };
 
 /* A scenario, its overrides applied, and its variants. */

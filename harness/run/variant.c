@@ -120,7 +120,8 @@ static int sample(struct run_ctx *c, const struct run_spec *r, struct sandbox *s
 				   .bindir = c->bindir, .sigfd = c->sigfd, .verbose = c->o->verbose,
 				   .trace = tc.set != TRACE_SET_NONE ? &tc : NULL, .burst_ms = r->trace.burst_ms,
 				   .burst_margin_pct = r->trace.burst_margin_pct,
-				   .burst_always = r->trace.burst_always, .burst_raw = r->trace.raw };
+				   .burst_always = r->trace.burst_always, .burst_raw = r->trace.raw,
+				   .progress = c->prog, .status = c->o->status };
 	struct kmsg_log klog = { 0 };
 	int ret;
 

@@ -19,21 +19,14 @@
 #include <unistd.h>
 
 #include "base/fileio.h"
+#include "host/knobs.h"
 #include "launch/launch.h"
+#include "launch/lives.h"
 #include "result/keys.h"
 #include "sample/sources/source.h"
 #include "base/zoneinfo.h"
 
 enum { TAG_TIMER = 1, TAG_SIGNAL = 2, TAG_EVENT = 0x100, TAG_PIDFD = 0x200, TAG_TRACE = 0x400 };
-
-struct wl {
-	const struct run_workload *spec;
-	struct workload_proc proc;
-	bool launched, stopped_by_us;
-	unsigned steps_done;
-	json_t *info;           /* runs[].workloads[i] */
-	char error[256];
-};
 
 struct ctx {
 	const struct run_spec *spec;
@@ -49,19 +42,18 @@ struct ctx {
 	int epfd, tfd;
 	uint64_t t0_ns;
 	uint64_t last_walk_ns;          /* the last sample with the step sources */
-	struct wl wl[SCN_MAX_WORKLOADS];
+	struct launch_wl wl[SCN_MAX_WORKLOADS];
+	struct launch_lives lives;      /* their lives (launch/lives.h) */
 	struct source_ctx sctx;         /* what the sources see: sandbox, workloads */
 	struct source_set *sources;     /* sources/registry.c's table, opened */
 	struct sandbox_counters cg;
-	unsigned long long oom_seen;    /* oom_kill already attributed */
 	unsigned long long oom_base;    /* oom_kill at the run's start (--sandbox self keeps counting) */
-	unsigned long long group_base;  /* v2 oom_group_kill at the run's start */
 	unsigned long long peak_usage;
 	unsigned nr_samples;
 	struct lab_error *err;
 	/* Tracepoints (trace/trace.h) and adaptive bursts. */
 	struct trace *tr;
-	json_t *events, *trace_intervals;
+	json_t *trace_intervals;
 	char trace_error[LAB_ERROR_MSG_MAX];
 	bool bursting, near_low;
 	unsigned cur_interval_ms;
@@ -179,31 +171,29 @@ static void trace_pull(struct ctx *c, bool final)
 
 	if (c->tr == NULL)
 		return;
-	if (trace_drain(c->tr, final, c->events, c->trace_intervals, emit_stream, c, &e) < 0 &&
+	if (trace_drain(c->tr, final, NULL, c->trace_intervals, emit_stream, c, &e) < 0 &&
 	    !c->trace_error[0])
 		snprintf(c->trace_error, sizeof(c->trace_error), "%s", e.msg);
 }
 
-/* Progress a person can follow: on a terminal (and without -v, which prints
- * every step), one status line rewritten in place at most twice a second —
- * the run, its time, the sandbox's memory and the last workload step — and
- * erased when the run ends, so the phase lines stay as they are.  Not on a
- * terminal, nothing: the phase lines are the log. */
+/* Progress a person can follow: one status line rewritten in place at most
+ * twice a second — the run, its time, the sandbox's memory and the last
+ * workload step — into the terminal the caller gives (o->status: it decides
+ * when there is one), erased when the run ends, so the phase lines stay as
+ * they are. */
 static void progress_line(struct ctx *c, bool done)
 {
-	static int tty = -1;
 	static uint64_t last_ns;
+	FILE *f = c->o->status;
 	const json_t *st;
 	uint64_t now = now_ns();
 	char step[80] = "";
 
-	if (tty < 0)
-		tty = isatty(STDERR_FILENO) && getenv("PAGELAB_NO_PROGRESS") == NULL;
-	if (!tty || c->o->verbose)
+	if (f == NULL)
 		return;
 	if (done) {
 		if (last_ns != 0)
-			fputs("\r\033[K", stderr);
+			fputs("\r\033[K", f);
 		last_ns = 0;
 		return;
 	}
@@ -214,7 +204,7 @@ static void progress_line(struct ctx *c, bool done)
 	if (st != NULL && json_is_string(json_object_get(st, "workload")) && json_is_string(json_object_get(st, "step")))
 		snprintf(step, sizeof(step), " · %s: %s", json_string_value(json_object_get(st, "workload")),
 			 json_string_value(json_object_get(st, "step")));
-	fprintf(stderr, "\r\033[Kpagelab:   run %s: %.1f s · memory.current %lld MiB%s", c->spec->label,
+	fprintf(f, "\r\033[Kpagelab:   run %s: %.1f s · memory.current %lld MiB%s", c->spec->label,
 		ms_since(c, now) / 1000.0, c->have_usage ? (long long)(c->last_usage >> 20) : -1LL,
 		step);
 }
@@ -587,33 +577,26 @@ static int watch(struct ctx *c, int fd, uint64_t tag)
 	return 0;
 }
 
+/* A workload started (launch/lives.c), then what the loop needs of it: its
+ * record in runs[].workloads and the stream, its fds watched. */
 static int start_workload(struct ctx *c, size_t i)
 {
-	struct wl *x = &c->wl[i];
-	json_t *argv = json_array();
+	struct launch_wl *x = &c->wl[i];
 	int ret;
 
-	ret = launch_workload(x->spec->argv, c->o->bindir, c->sb, &x->proc, c->err);
-	if (ret < 0) {
-		json_decref(argv);
-		return lab_error_prefix(c->err, "start workload %s", x->spec->name);
-	}
-	x->launched = true;
-	c->sctx.procs[i].name = x->spec->name;
+	ret = launch_start(&c->lives, i, c->err);
+	if (ret < 0)
+		return ret;
+	c->sctx.procs[i].name = x->name;
 	c->sctx.procs[i].pid = x->proc.pid;
 	c->sctx.procs[i].running = true;
-	for (int a = 0; a < x->spec->argc; a++)
-		json_array_append_new(argv, json_string(x->spec->argv[a]));
-	x->info = json_pack("{s:s, s:s, s:o, s:i, s:f}", "name", x->spec->name, "program", x->spec->program,
-			    "argv", argv, "pid", (int)x->proc.pid, "started_ms", ms_since(c, now_ns()));
 	json_array_append(json_object_get(c->run, RK_WORKLOADS), x->info);
-	json_decref(x->info);
 	result_stream(c->res, "workload", c->run_index, x->info);
 	ret = watch(c, x->proc.event_fd, TAG_EVENT | i);
 	if (ret == 0)
 		ret = watch(c, x->proc.pidfd, TAG_PIDFD | i);
 	if (c->o->verbose)
-		fprintf(stderr, "pagelab:   %s started (pid %d)\n", x->spec->name, (int)x->proc.pid);
+		lab_say(c->o->progress, LAB_SAY_DETAIL, "  %s started (pid %d)", x->name, (int)x->proc.pid);
 	return ret;
 }
 
@@ -646,7 +629,7 @@ static void do_actions(struct ctx *c, size_t wi, const char *step, json_t *stepr
 		result_stream(c->res, "action", c->run_index, rec);
 		json_decref(rec);
 		if (c->o->verbose)
-			fprintf(stderr, "pagelab:   action %s: reclaim %llu bytes: %s\n", ra->name,
+			lab_say(c->o->progress, LAB_SAY_DETAIL, "  action %s: reclaim %llu bytes: %s", ra->name,
 				ra->reclaim_bytes, ret == 0 ? "ok" : ret == -EAGAIN ? "EAGAIN" : e.msg);
 	}
 }
@@ -668,7 +651,7 @@ static void note_region(struct source_proc *p, const json_t *ev)
 
 static int handle_line(struct ctx *c, size_t wi, const char *line)
 {
-	struct wl *x = &c->wl[wi];
+	struct launch_wl *x = &c->wl[wi];
 	json_error_t je;
 	json_t *ev = json_loads(line, 0, &je);
 	const char *type;
@@ -707,7 +690,7 @@ static int handle_line(struct ctx *c, size_t wi, const char *line)
 		json_object_del(counters, "step");
 		json_object_del(counters, "arg");
 		json_object_del(counters, "t_ns");
-		json_object_set_new(rec, RK_WORKLOAD, json_string(x->spec->name));
+		json_object_set_new(rec, RK_WORKLOAD, json_string(x->name));
 		json_object_set(rec, RK_SEQ, json_object_get(ev, RK_SEQ));
 		json_object_set_new(rec, RK_STEP, json_string(stepname));
 		json_object_set(rec, RK_ARG, arg ? arg : json_null());
@@ -717,7 +700,7 @@ static int handle_line(struct ctx *c, size_t wi, const char *line)
 		{
 			char mk[96];
 
-			snprintf(mk, sizeof(mk), "step %s %s", x->spec->name, stepname);
+			snprintf(mk, sizeof(mk), "step %s %s", x->name, stepname);
 			trace_marker(c->tr, mk);
 		}
 		smp = take_sample(c, "step");
@@ -734,7 +717,7 @@ static int handle_line(struct ctx *c, size_t wi, const char *line)
 		result_stream(c->res, "step", c->run_index, rec);
 		json_decref(rec);
 		if (c->o->verbose)
-			fprintf(stderr, "pagelab:   %s: step %s%s%s\n", x->spec->name, stepname,
+			lab_say(c->o->progress, LAB_SAY_DETAIL, "  %s: step %s%s%s", x->name, stepname,
 				json_is_string(arg) ? " " : "", json_is_string(arg) ? json_string_value(arg) : "");
 		/* Workloads waiting for this step start now, before the ack. */
 		for (size_t j = 0; j < c->spec->nr_workloads; j++) {
@@ -805,116 +788,26 @@ static int drain_events(struct ctx *c, size_t wi)
 	return 0;
 }
 
-static const char *fate(struct ctx *c, struct wl *x, bool *oom)
+/* launch/lives.h's hooks: a workload ended (its last events read, its
+ * pidfd no longer watched), then its fate was recorded. */
+static void wl_ended(void *ctx, size_t i)
 {
-	int st = x->proc.wstatus;
+	struct ctx *c = ctx;
 
-	*oom = false;
-	if (WIFEXITED(st))
-		return WEXITSTATUS(st) == 0 ? "completed" : "failed";
-	if (WTERMSIG(st) == SIGSYS)
-		return "seccomp";
-	if (WTERMSIG(st) == SIGKILL && !x->stopped_by_us) {
-		struct lab_error e;
-
-		if (sandbox_read(c->sb, &c->cg, &e) == 0 && c->cg.oom_kill > c->oom_seen) {
-			c->oom_seen = c->cg.oom_kill;
-			*oom = true;
-			return "oom_killed";
-		}
-		/* v2 memory.oom.group = 1: the OOM killer took the whole sandbox
-		 * (mm/oom_kill.c: oom_kill_memcg_member), so every workload that
-		 * died of SIGKILL is a victim, not only the first one reaped. */
-		if (c->cg.oom_group_kill > c->group_base) {
-			*oom = true;
-			return "oom_killed";
-		}
-	}
-	return x->stopped_by_us ? "stopped" : "killed";
+	if (c->wl[i].proc.pidfd >= 0)
+		epoll_ctl(c->epfd, EPOLL_CTL_DEL, c->wl[i].proc.pidfd, NULL);
+	drain_events(c, i);
+	c->sctx.procs[i].running = false;
 }
 
-static void record_exit(struct ctx *c, struct wl *x)
+static void wl_recorded(void *ctx, size_t i, const char *fate, bool oom)
 {
-	bool oom;
-	const char *f;
-	int st = x->proc.wstatus;
+	struct ctx *c = ctx;
 
-	drain_events(c, (size_t)(x - c->wl));
-	c->sctx.procs[x - c->wl].running = false;
-	f = fate(c, x, &oom);
-	json_object_set_new(x->info, RK_CODE, WIFEXITED(st) ? json_integer(WEXITSTATUS(st)) : json_null());
-	json_object_set_new(x->info, RK_SIGNAL, WIFSIGNALED(st) ? json_integer(WTERMSIG(st)) : json_null());
-	json_object_set_new(x->info, RK_OOM_KILLED, json_boolean(oom));
-	json_object_set_new(x->info, RK_FATE, json_string(f));
-	json_object_set_new(x->info, RK_STEPS_DONE, json_integer(x->steps_done));
-	json_object_set_new(x->info, RK_ENDED_MS, json_real(ms_since(c, now_ns())));
 	if (c->o->verbose || oom) {
 		progress_line(c, true);
-		fprintf(stderr, "pagelab:   %s (pid %d) ended: %s\n", x->spec->name, (int)x->proc.pid, f);
-	}
-}
-
-static void reap_one(struct ctx *c, size_t i)
-{
-	struct wl *x = &c->wl[i];
-	struct lab_error e;
-
-	if (!x->launched || x->proc.exited)
-		return;
-	if (launch_reap(&x->proc, &e) != 0)
-		return;
-	if (x->proc.pidfd >= 0) {
-		epoll_ctl(c->epfd, EPOLL_CTL_DEL, x->proc.pidfd, NULL);
-		close(x->proc.pidfd);
-		x->proc.pidfd = -1;
-	}
-	record_exit(c, x);
-}
-
-/* Stop every workload still running: SIGTERM, up to 2 s, then SIGKILL. */
-static void stop_all(struct ctx *c, int sig)
-{
-	uint64_t deadline = now_ns() + 2000000000ull;
-	bool any;
-
-	for (size_t i = 0; i < c->spec->nr_workloads; i++) {
-		struct wl *x = &c->wl[i];
-
-		/* One already dead (e.g. killed with the whole group by the OOM
-		 * killer) is reaped first, so its fate is not "stopped". */
-		reap_one(c, i);
-		if (x->launched && !x->proc.exited) {
-			x->stopped_by_us = true;
-			kill(x->proc.pid, sig);
-		}
-	}
-	do {
-		any = false;
-		for (size_t i = 0; i < c->spec->nr_workloads; i++) {
-			reap_one(c, i);
-			any |= c->wl[i].launched && !c->wl[i].proc.exited;
-		}
-		if (any) {
-			struct timespec ts = { 0, 20000000 };
-
-			nanosleep(&ts, NULL);
-		}
-	} while (any && now_ns() < deadline);
-	if (any) {
-		struct lab_error e;
-
-		sandbox_kill(c->sb, &e);
-		for (size_t i = 0; i < c->spec->nr_workloads; i++) {
-			struct wl *x = &c->wl[i];
-
-			if (x->launched && !x->proc.exited) {
-				kill(x->proc.pid, SIGKILL);
-				waitpid(x->proc.pid, NULL, 0);
-				x->proc.exited = true;
-				x->proc.wstatus = SIGKILL;
-				record_exit(c, x);
-			}
-		}
+		lab_say(c->o->progress, LAB_SAY_PHASE, "  %s (pid %d) ended: %s", c->wl[i].name,
+			(int)c->wl[i].proc.pid, fate);
 	}
 }
 
@@ -969,10 +862,11 @@ static void run_summary_extra(struct ctx *c, json_t *sum)
 
 			/* Never silent: a run that lost events says so here and in its report. */
 			if (lost > 0 || json_is_true(json_object_get(json_object_get(t, "lost"), "missed_unknown")))
-				fprintf(stderr, "pagelab: warning: run %d lost %lld trace event(s) (summary.trace.lost)\n",
-					c->run_index + 1, (long long)lost);
+				lab_say(c->o->progress, LAB_SAY_WARN, "warning: run %d lost %lld trace event(s) "
+					"(summary.trace.lost)", c->run_index + 1, (long long)lost);
 			if (c->trace_error[0])
-				fprintf(stderr, "pagelab: warning: run %d: tracing: %s\n", c->run_index + 1, c->trace_error);
+				lab_say(c->o->progress, LAB_SAY_WARN, "warning: run %d: tracing: %s", c->run_index + 1,
+					c->trace_error);
 		}
 		json_object_set_new(sum, "trace", t);
 	} else {
@@ -981,17 +875,233 @@ static void run_summary_extra(struct ctx *c, json_t *sum)
 	json_decref(vm);
 }
 
+/* The run's members as the document holds them: workloads, steps, actions
+ * and trace_intervals in memory; samples and events only in the stream,
+ * copied into the document at its end (result.h: result_stream_here) — with
+ * --trace-raw every reclaim record of every task on the host would be held. */
+static void run_members(struct ctx *c)
+{
+	c->steps = json_array();
+	c->actions = json_array();
+	c->trace_intervals = json_array();
+	json_object_set_new(c->run, RK_WORKLOADS, json_array());
+	json_object_set_new(c->run, RK_STEPS, c->steps);
+	json_object_set_new(c->run, RK_SAMPLES, result_samples_here(c->res, c->run_index));
+	json_object_set_new(c->run, RK_ACTIONS, c->actions);
+	json_object_set_new(c->run, RK_EVENTS, result_stream_here(c->res, c->run_index, "event"));
+	json_object_set_new(c->run, RK_TRACE_INTERVALS, c->trace_intervals);
+}
+
+/* Tracing, the sources, the timer and the epoll set, then the start sample
+ * and the workloads that start at once. */
+static int run_open(struct ctx *c)
+{
+	const struct sampler_opts *o = c->o;
+	struct itimerspec its;
+	int ret;
+
+	/* Tracing starts before the counters' baseline, so a counter's delta
+	 * and the events it counts cover the same span. */
+	if (o->trace != NULL && o->trace->set != TRACE_SET_NONE &&
+	    (ret = trace_open(o->trace, c->run_index, c->t0_ns, pid_in_sandbox, c, &c->tr, c->err)) < 0)
+		return lab_error_prefix(c->err, "tracing");
+	launch_set_marker_fd(trace_marker_fd(c->tr));
+	c->sctx.sb = c->sb;
+	c->sctx.cg = sandbox_version(c->sb);
+	c->sctx.nr_procs = c->spec->nr_workloads;
+	if ((ret = source_set_open(&c->sctx, &c->sources, c->err)) < 0)
+		return ret;
+	source_set_record_start(c->sources, c->run);
+	json_object_set_new(c->run, "sources", source_set_describe(c->sources));
+	{
+		json_t *line = json_pack("{s:O}", "sources", json_object_get(c->run, "sources"));
+
+		result_stream(c->res, "sources", c->run_index, line);
+		json_decref(line);
+	}
+	c->epfd = epoll_create1(EPOLL_CLOEXEC);
+	c->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	if (c->epfd < 0 || c->tfd < 0)
+		return lab_error_errno(c->err, errno, "epoll/timerfd");
+	its.it_interval.tv_sec = o->interval_ms / 1000;
+	its.it_interval.tv_nsec = (long)(o->interval_ms % 1000) * 1000000L;
+	its.it_value = its.it_interval;
+	if (timerfd_settime(c->tfd, 0, &its, NULL) < 0)
+		return lab_error_errno(c->err, errno, "timerfd_settime");
+	c->cur_interval_ms = o->interval_ms;
+	if ((ret = watch(c, c->tfd, TAG_TIMER)) < 0 || (ret = watch(c, o->sigfd, TAG_SIGNAL)) < 0)
+		return ret;
+	/* The trace buffers say when they hold records (else each sample
+	 * reads every CPU's). */
+	trace_watch(c->tr, c->epfd, TAG_TRACE);
+	if (sandbox_read(c->sb, &c->cg, c->err) == 0)
+		c->oom_base = c->cg.oom_kill;
+	launch_lives_baseline(&c->lives);
+	take_sample(c, "start");
+	for (size_t i = 0; i < c->spec->nr_workloads; i++)
+		if (c->spec->workloads[i].start_after < 0 && (ret = start_workload(c, i)) < 0)
+			return ret;
+	return 0;
+}
+
+/* A tick of the timer: a full sample, or a burst reading between two
+ * (in a burst the full sample still comes every tick). */
+static void on_timer(struct ctx *c)
+{
+	uint64_t ticks;
+
+	if (read(c->tfd, &ticks, sizeof(ticks)) <= 0)
+		return;
+	if (!c->bursting || now_ns() - c->last_full_ns + 1000000ull * c->o->burst_ms / 2 >=
+				    1000000ull * c->o->interval_ms) {
+		take_sample(c, walk_due(c) ? "walk" : "tick");
+		progress_line(c, false);
+	} else {
+		take_burst(c);
+	}
+	burst_decide(c);
+}
+
+/* One ready descriptor of the epoll set.  *signo gets a signal that stops
+ * the run (knobs.h: knob_signal_stops). */
+static int on_ready(struct ctx *c, uint64_t tag, int *signo)
+{
+	if (tag == TAG_TIMER) {
+		on_timer(c);
+	} else if (tag == TAG_SIGNAL) {
+		struct signalfd_siginfo si;
+
+		if (read(c->o->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si) &&
+		    knob_signal_stops((int)si.ssi_signo, (pid_t)si.ssi_pid))
+			*signo = (int)si.ssi_signo;
+	} else if (tag & TAG_EVENT) {
+		return drain_events(c, tag & 0xff);
+	} else if (tag & TAG_PIDFD) {
+		launch_reap_one(&c->lives, tag & 0xff);
+	}
+	return 0;
+}
+
+/* Whether the run is over before the next wait: the main workload ended or
+ * never can start (*outcome "failed"), or the timeout passed. */
+static bool run_over(struct ctx *c, uint64_t deadline, const char **outcome)
+{
+	size_t m = c->spec->nr_workloads - 1;
+	int trig = c->spec->workloads[m].start_after;
+
+	if (c->wl[m].proc.exited)
+		return true;
+	/* The main workload waits for a step of one that has ended: it never starts. */
+	if (!c->wl[m].launched && trig >= 0 && c->wl[trig].proc.exited) {
+		*outcome = "failed";
+		snprintf(c->wl[m].error, sizeof(c->wl[m].error), "never started: %s ended before its step %s",
+			 c->wl[trig].name, c->spec->workloads[m].start_step);
+		return true;
+	}
+	if (now_ns() > deadline) {
+		*outcome = "timeout";
+		return true;
+	}
+	return false;
+}
+
+/* The loop, until run_over, a stop signal (*signo, *outcome "interrupted")
+ * or a failure (-errno). */
+static int run_loop(struct ctx *c, const char **outcome, int *signo)
+{
+	uint64_t deadline = c->t0_ns + (uint64_t)c->o->timeout_s * 1000000000ull;
+	int ret;
+
+	while (!run_over(c, deadline, outcome)) {
+		struct epoll_event evs[64];
+		int n;
+
+		/* The timer wakes the loop every interval: no timeout of its own (a
+		 * finite one arms a second hrtimer at every wait). */
+		n = epoll_wait(c->epfd, evs, (int)(sizeof(evs) / sizeof(evs[0])), c->cur_interval_ms > 0 ? -1 : 1000);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return lab_error_errno(c->err, errno, "epoll_wait");
+		/* The trace buffers that hold records first, so the samples below
+		 * read them; a full batch may have left some out: then all. */
+		for (int k = 0; k < n; k++)
+			if (evs[k].data.u64 & TAG_TRACE)
+				trace_ready(c->tr, (int)(evs[k].data.u64 & 0xff));
+		if (n == (int)(sizeof(evs) / sizeof(evs[0])))
+			trace_ready(c->tr, -1);
+		else
+			trace_seen(c->tr, now_ns());
+		for (int k = 0; k < n; k++)
+			if ((ret = on_ready(c, evs[k].data.u64, signo)) < 0)
+				return ret;
+		/* A stream that cannot be written (a full disk) stops the run:
+		 * what it measures would be lost. */
+		if ((ret = result_stream_error(c->res, c->err)) < 0)
+			return ret;
+		if (*signo != 0) {
+			*outcome = "interrupted";
+			progress_line(c, true);
+			lab_say(c->o->progress, LAB_SAY_PHASE, "%s received: stopping the workloads", strsignal(*signo));
+			return 0;
+		}
+	}
+	return 0;
+}
+
+/* runs[].exit and runs[].summary, once every workload is stopped. */
+static void run_exit(struct ctx *c, const char *outcome, int ret)
+{
+	const struct launch_wl *mx = &c->wl[c->spec->nr_workloads - 1];
+	json_t *exit_o = json_object(), *victims = json_array();
+	struct lab_error e;
+
+	if (outcome == NULL)
+		outcome = ret < 0 ? "error" : mx->launched && mx->proc.exited
+			? json_string_value(json_object_get(mx->info, "fate")) : "failed";
+	if (outcome == NULL)
+		outcome = "failed";
+	for (size_t i = 0; i < c->spec->nr_workloads; i++)
+		if (c->wl[i].info && json_is_true(json_object_get(c->wl[i].info, RK_OOM_KILLED)))
+			json_array_append_new(victims, json_string(c->wl[i].name));
+	json_object_set_new(exit_o, RK_OUTCOME, json_string(outcome));
+	json_object_set(exit_o, RK_WORKLOADS, json_object_get(c->run, RK_WORKLOADS));
+	if (sandbox_read(c->sb, &c->cg, &e) == 0)
+		json_object_set_new(exit_o, RK_OOM_KILL_COUNT, json_integer((json_int_t)(c->cg.oom_kill - c->oom_base)));
+	json_object_set_new(exit_o, RK_VICTIMS, victims);
+	if (mx->error[0])
+		json_object_set_new(exit_o, RK_ERROR, json_string(mx->error));
+	json_object_set_new(c->run, RK_EXIT, exit_o);
+	json_object_set_new(c->run, RK_SUMMARY,
+			    json_pack("{s:f, s:i, s:I}", "duration_ms", ms_since(c, now_ns()), "samples",
+				      (int)c->nr_samples, "peak_usage_bytes", (json_int_t)c->peak_usage));
+	run_summary_extra(c, json_object_get(c->run, "summary"));
+}
+
+static void run_close(struct ctx *c)
+{
+	launch_lives_free(&c->lives);
+	launch_set_marker_fd(-1);
+	trace_close(c->tr);
+	if (c->tfd >= 0)
+		close(c->tfd);
+	if (c->epfd >= 0)
+		close(c->epfd);
+	source_set_close(c->sources);
+	sandbox_counters_free(&c->cg);
+	jw_free(&c->line);
+	jw_free(&c->scratch);
+	json_decref(c->last_read);
+}
+
 int sampler_run(const struct run_spec *spec, struct sandbox *sb, const struct sampler_opts *o,
 		struct result *res, int run_index, json_t *run, int *signo, struct lab_error *err)
 {
-	struct ctx c;
-	struct itimerspec its;
-	size_t main_wl = spec->nr_workloads - 1;
+	static const struct launch_hooks hooks = { .ended = wl_ended, .recorded = wl_recorded };
+	struct launch_hooks h = hooks;
 	const char *outcome = NULL;
-	uint64_t deadline;
-	int ret = 0, interrupted = 0;
-	struct wl *mx;
-	json_t *exit_o, *victims;
+	struct ctx c;
+	int ret;
 
 	memset(&c, 0, sizeof(c));
 	c.spec = spec;
@@ -1004,213 +1114,32 @@ int sampler_run(const struct run_spec *spec, struct sandbox *sb, const struct sa
 	c.epfd = c.tfd = -1;
 	*signo = 0;
 	for (size_t i = 0; i < spec->nr_workloads; i++) {
-		c.wl[i].spec = &spec->workloads[i];
-		c.wl[i].proc.pidfd = c.wl[i].proc.event_fd = c.wl[i].proc.ack_fd = -1;
+		c.wl[i].name = spec->workloads[i].name;
+		c.wl[i].program = spec->workloads[i].program;
+		c.wl[i].argv = spec->workloads[i].argv;
+		c.wl[i].argc = spec->workloads[i].argc;
 	}
-	c.steps = json_array();
-	c.actions = json_array();
-	json_object_set_new(run, RK_WORKLOADS, json_array());
-	json_object_set_new(run, RK_STEPS, c.steps);
-	/* The samples go to the stream only; the document gets them at its end. */
-	json_object_set_new(run, RK_SAMPLES, result_samples_here(res, run_index));
-	json_object_set_new(run, RK_ACTIONS, c.actions);
-	c.events = json_array();
-	c.trace_intervals = json_array();
-	json_object_set_new(run, RK_EVENTS, c.events);
-	json_object_set_new(run, RK_TRACE_INTERVALS, c.trace_intervals);
-
-	/* Tracing starts before the counters' baseline, so a counter's delta
-	 * and the events it counts cover the same span. */
 	c.t0_ns = now_ns();
-	if (o->trace != NULL && o->trace->set != TRACE_SET_NONE &&
-	    (ret = trace_open(o->trace, run_index, c.t0_ns, pid_in_sandbox, &c, &c.tr, err)) < 0) {
-		ret = lab_error_prefix(err, "tracing");
-		goto out;
-	}
-	launch_set_marker_fd(trace_marker_fd(c.tr));
-	c.sctx.sb = sb;
-	c.sctx.cg = sandbox_version(sb);
-	c.sctx.nr_procs = spec->nr_workloads;
-	if ((ret = source_set_open(&c.sctx, &c.sources, err)) < 0)
-		goto out;
-	source_set_record_start(c.sources, run);
-	json_object_set_new(run, "sources", source_set_describe(c.sources));
-	{
-		json_t *line = json_pack("{s:O}", "sources", json_object_get(run, "sources"));
-
-		result_stream(res, "sources", run_index, line);
-		json_decref(line);
-	}
-	c.epfd = epoll_create1(EPOLL_CLOEXEC);
-	c.tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
-	if (c.epfd < 0 || c.tfd < 0) {
-		ret = lab_error_errno(err, errno, "epoll/timerfd");
-		goto out;
-	}
-	its.it_interval.tv_sec = o->interval_ms / 1000;
-	its.it_interval.tv_nsec = (long)(o->interval_ms % 1000) * 1000000L;
-	its.it_value = its.it_interval;
-	if (timerfd_settime(c.tfd, 0, &its, NULL) < 0) {
-		ret = lab_error_errno(err, errno, "timerfd_settime");
-		goto out;
-	}
-	c.cur_interval_ms = o->interval_ms;
-	if ((ret = watch(&c, c.tfd, TAG_TIMER)) < 0 || (ret = watch(&c, o->sigfd, TAG_SIGNAL)) < 0)
-		goto out;
-	/* The trace buffers say when they hold records (else each sample
-	 * reads every CPU's). */
-	trace_watch(c.tr, c.epfd, TAG_TRACE);
-	if (sandbox_read(sb, &c.cg, err) == 0) {
-		c.oom_seen = c.oom_base = c.cg.oom_kill;
-		c.group_base = c.cg.oom_group_kill;
-	}
-	take_sample(&c, "start");
-	for (size_t i = 0; i < spec->nr_workloads; i++)
-		if (spec->workloads[i].start_after < 0 && (ret = start_workload(&c, i)) < 0)
-			goto out;
-	deadline = c.t0_ns + (uint64_t)o->timeout_s * 1000000000ull;
-
-	for (;;) {
-		struct epoll_event evs[64];
-		int n;
-
-		if (c.wl[main_wl].proc.exited)
-			break;
-		/* The main workload waits for a step of one that has ended: it never starts. */
-		if (!c.wl[main_wl].launched) {
-			int trig = spec->workloads[main_wl].start_after;
-
-			if (trig >= 0 && c.wl[trig].proc.exited) {
-				outcome = "failed";
-				snprintf(c.wl[main_wl].error, sizeof(c.wl[main_wl].error),
-					 "never started: %s ended before its step %s", c.wl[trig].spec->name,
-					 spec->workloads[main_wl].start_step);
-				break;
-			}
-		}
-		if (now_ns() > deadline) {
-			outcome = "timeout";
-			break;
-		}
-		/* The timer wakes the loop every interval: no timeout of its own (a
-		 * finite one arms a second hrtimer at every wait). */
-		n = epoll_wait(c.epfd, evs, (int)(sizeof(evs) / sizeof(evs[0])), c.cur_interval_ms > 0 ? -1 : 1000);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			ret = lab_error_errno(err, errno, "epoll_wait");
-			goto out;
-		}
-		/* The trace buffers that hold records first, so the samples below
-		 * read them; a full batch may have left some out: then all. */
-		for (int k = 0; k < n; k++)
-			if (evs[k].data.u64 & TAG_TRACE)
-				trace_ready(c.tr, (int)(evs[k].data.u64 & 0xff));
-		if (n == (int)(sizeof(evs) / sizeof(evs[0])))
-			trace_ready(c.tr, -1);
-		else
-			trace_seen(c.tr, now_ns());
-		for (int k = 0; k < n; k++) {
-			uint64_t tag = evs[k].data.u64;
-
-			if (tag == TAG_TIMER) {
-				uint64_t ticks;
-
-				if (read(c.tfd, &ticks, sizeof(ticks)) > 0) {
-					/* In a burst the full sample still comes every tick. */
-					if (!c.bursting ||
-					    now_ns() - c.last_full_ns + 1000000ull * c.o->burst_ms / 2 >=
-						    1000000ull * o->interval_ms) {
-						take_sample(&c, walk_due(&c) ? "walk" : "tick");
-						progress_line(&c, false);
-					} else {
-						take_burst(&c);
-					}
-					burst_decide(&c);
-				}
-			} else if (tag == TAG_SIGNAL) {
-				struct signalfd_siginfo si;
-
-				/* A SIGPIPE the harness's own write raised (a workload's
-				 * pipe closed: fs/pipe.c pipe_write -> send_sig, si_pid
-				 * = the writer) is that write's EPIPE, not a stop. */
-				if (read(o->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si) &&
-				    !(si.ssi_signo == SIGPIPE && si.ssi_pid == (uint32_t)getpid())) {
-					*signo = (int)si.ssi_signo;
-					interrupted = 1;
-				}
-			} else if (tag & TAG_EVENT) {
-				if ((ret = drain_events(&c, tag & 0xff)) < 0)
-					goto out;
-			} else if (tag & TAG_PIDFD) {
-				reap_one(&c, tag & 0xff);
-			}
-		}
-		/* A stream that cannot be written (a full disk) stops the run:
-		 * what it measures would be lost. */
-		if ((ret = result_stream_error(c.res, err)) < 0)
-			goto out;
-		if (interrupted) {
-			outcome = "interrupted";
-			progress_line(&c, true);
-			fprintf(stderr, "pagelab: %s received: stopping the workloads\n", strsignal(*signo));
-			break;
-		}
-	}
-out:
+	h.ctx = &c;
+	launch_lives_init(&c.lives, c.wl, spec->nr_workloads, sb, o->bindir, c.t0_ns, &h);
+	run_members(&c);
+	if ((ret = run_open(&c)) == 0)
+		ret = run_loop(&c, &outcome, signo);
+	/* Every way out: what the workloads still wrote, stopped, the end
+	 * sample, the last trace records. */
 	progress_line(&c, true);
 	for (size_t i = 0; i < spec->nr_workloads; i++)
 		if (c.wl[i].launched && !c.wl[i].proc.exited)
 			drain_events(&c, i);
-	stop_all(&c, SIGTERM);
+	launch_stop_all(&c.lives, SIGTERM);
 	if (c.sources != NULL && c.epfd >= 0)
 		take_sample(&c, "end");
 	trace_pull(&c, true);
-	mx = &c.wl[main_wl];
-	if (outcome == NULL)
-		outcome = ret < 0 ? "error" : mx->launched && mx->proc.exited
-			? json_string_value(json_object_get(mx->info, "fate")) : "failed";
-	if (outcome == NULL)
-		outcome = "failed";
-	exit_o = json_object();
-	victims = json_array();
-	for (size_t i = 0; i < spec->nr_workloads; i++)
-		if (c.wl[i].info && json_is_true(json_object_get(c.wl[i].info, RK_OOM_KILLED)))
-			json_array_append_new(victims, json_string(c.wl[i].spec->name));
-	json_object_set_new(exit_o, RK_OUTCOME, json_string(outcome));
-	json_object_set(exit_o, RK_WORKLOADS, json_object_get(run, RK_WORKLOADS));
-	{
-		struct lab_error e;
-
-		if (sandbox_read(sb, &c.cg, &e) == 0)
-			json_object_set_new(exit_o, RK_OOM_KILL_COUNT,
-					    json_integer((json_int_t)(c.cg.oom_kill - c.oom_base)));
-	}
-	json_object_set_new(exit_o, RK_VICTIMS, victims);
-	if (mx->error[0])
-		json_object_set_new(exit_o, RK_ERROR, json_string(mx->error));
-	json_object_set_new(run, RK_EXIT, exit_o);
-	json_object_set_new(run, RK_SUMMARY,
-			    json_pack("{s:f, s:i, s:I}", "duration_ms", ms_since(&c, now_ns()),
-				      "samples", (int)c.nr_samples, "peak_usage_bytes",
-				      (json_int_t)c.peak_usage));
-	run_summary_extra(&c, json_object_get(run, "summary"));
-	for (size_t i = 0; i < spec->nr_workloads; i++)
-		launch_release(&c.wl[i].proc);
-	launch_set_marker_fd(-1);
-	trace_close(c.tr);
-	if (c.tfd >= 0)
-		close(c.tfd);
-	if (c.epfd >= 0)
-		close(c.epfd);
-	source_set_close(c.sources);
-	sandbox_counters_free(&c.cg);
-	jw_free(&c.line);
-	jw_free(&c.scratch);
-	json_decref(c.last_read);
+	run_exit(&c, outcome, ret);
+	run_close(&c);
 	if (ret < 0)
 		return ret;
-	return interrupted;
+	return *signo != 0;
 }
 
 bool sampler_run_failed(const json_t *run, char *msg, size_t len)

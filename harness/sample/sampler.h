@@ -11,9 +11,11 @@
 #define PAGELAB_SAMPLER_H
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <jansson.h>
 
 #include "base/error.h"
+#include "base/progress.h"
 #include "result/result.h"
 #include "sandbox/sandbox.h"
 #include "plan/scenario.h"
@@ -23,8 +25,15 @@ struct sampler_opts {
 	unsigned interval_ms;   /* tick, default 250 */
 	unsigned timeout_s;     /* a run that lasts longer is stopped: outcome "timeout" */
 	const char *bindir;     /* workload programs */
-	int sigfd;              /* signalfd for SIGINT/SIGTERM/SIGHUP, owned by the caller */
-	bool verbose;           /* a stderr line per workload step */
+	int sigfd;              /* signalfd of host/knobs.h's stop signals, owned by the caller */
+	bool verbose;           /* a progress line per workload step and action */
+	/* Where the lines for the user go (base/progress.h): each workload's end
+	 * when it was an OOM kill (or -v), a stop signal, the trace's losses
+	 * (warnings); -v also each start, step and action.  NULL drops them. */
+	const struct lab_progress *progress;
+	/* A terminal for the status line rewritten in place while a run goes
+	 * (the caller decides: a tty, not -v), or NULL. */
+	FILE *status;
 	const struct trace_config *trace;       /* NULL: no tracepoints */
 	/* Adaptive bursts: the tick drops to burst_ms (0 = never) while a zone's
 	 * free pages are within burst_margin_pct of its low-high gap above the

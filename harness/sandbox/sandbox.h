@@ -14,6 +14,10 @@
  *   v1: memory.limit_in_bytes = memory.memsw.limit_in_bytes (no swap).
  *       OOM kills are read from memory.oom_control's oom_kill (memory.failcnt
  *       stays 0 when memsw equals the limit).
+ *   self: pagelab's own cgroup (`--sandbox self`), checked, never written.
+ *
+ * The three are backends of one ops table (internal.h); this header is the
+ * whole interface, whichever made the sandbox.  The files: sandbox.md.
  */
 #ifndef PAGELAB_SANDBOX_H
 #define PAGELAB_SANDBOX_H
@@ -23,8 +27,9 @@
 #include <sys/types.h>
 
 #include "base/error.h"
-#include "settings.h"
 #include "base/kv.h"
+#include "names.h"
+#include "settings.h"
 
 /* Where the memory controller lives and where pagelab stands in it. */
 struct cg_host {
@@ -45,30 +50,6 @@ struct cg_host {
  * container's group); -EXDEV when pagelab is in a cgroup namespace whose
  * cgroup filesystem was mounted outside it (mountinfo root "/.."). */
 int sandbox_probe(struct cg_host *out, struct lab_error *err);
-
-/* The name of a sandbox file on cgroup version v, given its canonical v2
- * name ("memory.max" -> "memory.limit_in_bytes" on v1).  NULL when v has no
- * such file (memory.reclaim, memory.oom.group, cgroup.kill on v1) or the name
- * is not in the table. */
-const char *sandbox_file_name(enum cg_version v, const char *v2name);
-
-/* Pure parser of /proc/PID/cgroup: the path of the memory controller's line
- * (v1: "N:a,memory,b:/path") or of the unified line (v2: "0::/path") into
- * out.  0, -ENOENT (no such line), -EINVAL (malformed), -ENAMETOOLONG. */
-int sandbox_parse_proc_cgroup(const char *buf, enum cg_version v, char *out, size_t outlen);
-
-/* Pure parser of /proc/PID/mountinfo: the "root" field (the cgroup path the
- * mount shows at its top) of the cgroup (v1) or cgroup2 (v2) mount at mount
- * into out: "/" on a host, the container's own cgroup inside a container
- * without a cgroup namespace.  The last such mount wins.  0, -ENOENT,
- * -EINVAL, -ENAMETOOLONG. */
-int sandbox_parse_mount_root(const char *mountinfo, const char *mount, enum cg_version v,
-			     char *out, size_t outlen);
-
-/* Make a /proc/PID/cgroup path relative to a mount whose root is root:
- * ("/a/b", "/a/b/c") -> "/c", ("/a/b", "/a/b") -> "/"; a path outside root,
- * or root "/", leaves path as it is. */
-void sandbox_strip_mount_root(const char *root, char *path);
 
 /* The memory cgroup of pid (0 = self), relative to the hierarchy's mount
  * (the mount's root, found by sandbox_probe, is stripped). */

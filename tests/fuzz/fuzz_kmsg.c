@@ -6,7 +6,9 @@
  * parsed with kmsg_parse_record, the zone lines with kmsg_zone_line, and the
  * records together searched for OOM reports (kmsg_oom_kills).  Invariants:
  * texts NUL-terminated within KMSG_TEXT_MAX, at most max reports, zone counts
- * in bounds, names NUL-terminated.
+ * in bounds, names NUL-terminated; a kill line starts with "Killed process "
+ * or a kill message, and there are never more kills than kill lines in the
+ * kernel's own records (a phantom named "Killed process " is no kill).
  *
  * Built and run by scripts/fuzz; replayed on tests/fuzz/regress/kmsg/ by ctest.
  */
@@ -25,7 +27,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static struct kmsg_rec recs[FUZZ_RECS];
 	struct kmsg_oom ooms[4];
 	const char *p = (const char *)data, *end = p + size;
-	size_t n = 0, k;
+	size_t n = 0, k, lines = 0;
 
 	/* The whole input as one read, then line by line. */
 	if (kmsg_parse_record(p, size, &recs[0]) == 0 &&
@@ -43,12 +45,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (kmsg_zone_line(recs[n].text, &z) && strnlen(z.zone, sizeof(z.zone)) == sizeof(z.zone))
 				abort();
 			(void)kmsg_interesting(recs[n].text);
+			if (kmsg_kill_line(recs[n].text, &ooms[0])) {
+				if (strncmp(recs[n].text, "Killed process ", 15) != 0 &&
+				    strncmp(recs[n].text, "Out of memory", 13) != 0 &&
+				    strncmp(recs[n].text, "Memory cgroup out of memory: ", 29) != 0)
+					abort();
+				if (strnlen(ooms[0].comm, sizeof(ooms[0].comm)) == sizeof(ooms[0].comm))
+					abort();
+				lines += recs[n].prio < 8;
+			}
 			n++;
 		}
 		p += len;
 	}
 	k = kmsg_oom_kills(recs, n, ooms, 4);
-	if (k > 4)
+	if (k > 4 || k > lines)
 		abort();
 	for (size_t i = 0; i < k; i++)
 		if (ooms[i].nzones > KMSG_ZONES_MAX || strnlen(ooms[i].comm, sizeof(ooms[i].comm)) == sizeof(ooms[i].comm) ||

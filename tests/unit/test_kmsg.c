@@ -9,6 +9,17 @@
  *                            region workload (madv-free/three-paths, no madvise)
  *   global-oom-6.12.kmsg     a Debian 6.12 guest, watermarks/run-five:
  *                            min_free_kbytes 2 GiB, a global OOM
+ *   phantom-oom-v2-6.12.kmsg Debian 6.12 and 6.1 guests (pure cgroup v2), made by
+ *   phantom-oom-v2-6.1.kmsg  tests/capture/kmsg-phantom-oom.sh: a memcg of 48M holding
+ *                            a process named exactly "Killed process " at
+ *                            oom_score_adj -1000 (never chosen) that first writes two
+ *                            kill lines of its own to /dev/kmsg (they come back as
+ *                            facility LOG_USER: prio 11 and 8); then "hog" is killed
+ *                            (the phantom is in the task dump), then a second
+ *                            "Killed process " invokes the OOM killer and is killed.
+ *                            Expected: exactly two kills, hog's and the second
+ *                            phantom's, each with its own report (the pids are those
+ *                            the capture printed).
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -164,6 +175,133 @@ static void test_global_oom(void)
 	free(recs);
 }
 
+/* The kill line alone: every form of mm/oom_kill.c, and what only looks like one. */
+static void test_kill_line(void)
+{
+	struct kmsg_oom k;
+
+	memset(&k, 0, sizeof(k));
+	/* 6.18, this host (memcg-oom-v1-6.18.kmsg) */
+	CHECK(kmsg_kill_line("Memory cgroup out of memory: Killed process 29417 (region) total-vm:1243868kB, "
+			     "anon-rss:888448kB, file-rss:1516kB, shmem-rss:0kB, UID:0 pgtables:1784kB "
+			     "oom_score_adj:1000", &k));
+	CHECK_EQ_U64(k.pid, 29417);
+	CHECK_STR(k.comm, "region");
+	CHECK_EQ_U64(k.anon_rss_kb, 888448);
+	CHECK_EQ_U64(k.file_rss_kb, 1516);
+	CHECK_EQ_U64(k.oom_score_adj, 1000);
+	/* a comm of 15 bytes that holds ") total-vm:" and a negative adj */
+	CHECK(kmsg_kill_line("Out of memory: Killed process 7 (a) total-vm:1kB) total-vm:10kB, anon-rss:1kB, "
+			     "file-rss:2kB, shmem-rss:3kB, UID:0 pgtables:4kB oom_score_adj:-5", &k));
+	CHECK_STR(k.comm, "a) total-vm:1kB");
+	CHECK_EQ_U64(k.pid, 7);
+	CHECK(k.oom_score_adj == -5);
+	CHECK_EQ_U64(k.shmem_rss_kb, 3);
+	/* the victim named "Killed process " (phantom-oom-v2-6.12.kmsg) */
+	CHECK(kmsg_kill_line("Memory cgroup out of memory: Killed process 189 (Killed process ) total-vm:46052kB, "
+			     "anon-rss:44928kB, file-rss:0kB, shmem-rss:324kB, UID:0 pgtables:128kB "
+			     "oom_score_adj:1000", &k));
+	CHECK_STR(k.comm, "Killed process ");
+	CHECK(kmsg_kill_line("Out of memory (oom_kill_allocating_task): Killed process 3 (x) total-vm:1kB, "
+			     "anon-rss:1kB, file-rss:0kB, shmem-rss:0kB, UID:0 pgtables:0kB oom_score_adj:0", &k));
+	/* 4.x: no message, no UID/pgtables/oom_score_adj */
+	CHECK(kmsg_kill_line("Killed process 5 (stress) total-vm:8kB, anon-rss:4kB, file-rss:0kB, shmem-rss:0kB", &k));
+	CHECK_EQ_U64(k.pid, 5);
+	CHECK_EQ_U64(k.oom_score_adj, 0);
+	/* what only looks like one: the lines a process named "Killed process "
+	 * gets in a report (task dump, trigger, summary, reaper), the words
+	 * elsewhere in a line, a cut or malformed line */
+	CHECK(!kmsg_kill_line("[    187]     0   187     1273     1105     1024        0        81    49152        0"
+			      "         -1000 Killed process ", &k));
+	CHECK(!kmsg_kill_line("Killed process  invoked oom-killer: gfp_mask=0xcc0(GFP_KERNEL), order=0, "
+			      "oom_score_adj=1000", &k));
+	CHECK(!kmsg_kill_line("oom-kill:constraint=CONSTRAINT_MEMCG,nodemask=(null),cpuset=/,mems_allowed=0,"
+			      "task=Killed process ,pid=189,uid=0", &k));
+	CHECK(!kmsg_kill_line("oom_reaper: reaped process 189 (Killed process ), now anon-rss:0kB, file-rss:0kB, "
+			      "shmem-rss:0kB", &k));
+	CHECK(!kmsg_kill_line("Memory cgroup out of memory: OOM victim 9 (x) is already exiting. Skip killing the task", &k));
+	CHECK(!kmsg_kill_line("audit: comm=\"x\" Out of memory: Killed process 1 (init) total-vm:4kB, anon-rss:4kB, "
+			      "file-rss:0kB, shmem-rss:0kB", &k));
+	CHECK(!kmsg_kill_line("Out of memory: Killed process 1 (init) total-vm:4kB, anon-rss:4kB", &k));
+	CHECK(!kmsg_kill_line("Out of memory: Killed process (init) total-vm:4kB, anon-rss:4kB, file-rss:0kB, "
+			      "shmem-rss:0kB", &k));
+	CHECK(!kmsg_kill_line("Out of memory: Killed process 1 (init) total-vm:4kB, anon-rss:4kB, file-rss:0kB, "
+			      "shmem-rss:0kB, UID:0 pgtables:0kB oom_score_adj:", &k));
+	CHECK(!kmsg_kill_line("Out of memory: Killed process 99999999999999999999 (x) total-vm:4kB, anon-rss:4kB, "
+			      "file-rss:0kB, shmem-rss:0kB", &k));
+	{
+		/* a comm longer than any kernel prints */
+		char line[512];
+
+		snprintf(line, sizeof(line), "Out of memory: Killed process 1 (%0*d) total-vm:4kB, anon-rss:4kB, "
+			 "file-rss:0kB, shmem-rss:0kB", KMSG_COMM_MAX, 0);
+		CHECK(!kmsg_kill_line(line, &k));
+	}
+}
+
+/* Only the kernel's own records count: the same kill line from user space
+ * (facility LOG_USER) is no kill. */
+static void test_facility(void)
+{
+	struct kmsg_rec r[2];
+	struct kmsg_oom oom[2];
+	const char *kern = "3,1,2,-;Out of memory: Killed process 4 (x) total-vm:4kB, anon-rss:4kB, file-rss:0kB, "
+			   "shmem-rss:0kB, UID:0 pgtables:0kB oom_score_adj:0";
+	const char *user = "11,2,3,-;Out of memory: Killed process 4 (x) total-vm:4kB, anon-rss:4kB, file-rss:0kB, "
+			   "shmem-rss:0kB, UID:0 pgtables:0kB oom_score_adj:0";
+
+	CHECK(kmsg_parse_record(kern, strlen(kern), &r[0]) == 0);
+	CHECK(kmsg_parse_record(user, strlen(user), &r[1]) == 0);
+	CHECK_EQ_U64(kmsg_oom_kills(r, 2, oom, 2), 1);
+	CHECK_EQ_U64(kmsg_oom_kills(r + 1, 1, oom, 2), 0);
+}
+
+/* A real report with a process named "Killed process " in it (see the top). */
+static void check_phantom(const char *fixture, long long hog, long long named, long long anon_kb,
+			  long long shmem_kb)
+{
+	struct kmsg_rec *recs;
+	struct kmsg_oom oom[8];
+	size_t n = load(fixture, &recs), k, user = 0;
+
+	CHECK(n > 50);
+	for (size_t i = 0; i < n; i++)
+		if (recs[i].prio >= 8) {
+			user++;
+			CHECK(strstr(recs[i].text, "Killed process 1 (init)") != NULL);
+		}
+	CHECK_EQ_U64(user, 2);          /* the phantom's own two lines, as LOG_USER */
+	k = kmsg_oom_kills(recs, n, oom, 8);
+	CHECK_EQ_U64(k, 2);
+	if (k == 2) {
+		CHECK(oom[0].pid == hog);
+		CHECK_STR(oom[0].comm, "hog");
+		CHECK_STR(oom[0].trigger, "hog");
+		CHECK_STR(oom[0].constraint, "CONSTRAINT_MEMCG");
+		CHECK(oom[0].anon_rss_kb == anon_kb);
+		CHECK(oom[0].shmem_rss_kb == shmem_kb);
+		CHECK_EQ_U64(oom[0].oom_score_adj, 1000);
+		CHECK(oom[1].pid == named);
+		CHECK_STR(oom[1].comm, "Killed process ");
+		CHECK_STR(oom[1].trigger, "Killed process ");
+		CHECK_STR(oom[1].constraint, "CONSTRAINT_MEMCG");
+		CHECK_EQ_U64(oom[1].oom_score_adj, 1000);
+		CHECK(oom[1].ts_us > oom[0].ts_us);
+	}
+	/* kept in a result only as the kernel's records (kmsg_drain), but the
+	 * text filter itself still sees every line that mentions a kill */
+	for (size_t i = 0; i < n; i++)
+		if (strncmp(recs[i].text, "oom-kill:", 9) == 0)
+			CHECK(kmsg_interesting(recs[i].text));
+	free(recs);
+}
+
+static void test_phantom(void)
+{
+	check_phantom("phantom-oom-v2-6.12.kmsg", 188, 189, 44928, 324);
+	check_phantom("phantom-oom-v2-6.1.kmsg", 140, 141, 44892, 408);
+}
+
 int main(int argc, char **argv)
 {
 	root = argc > 1 ? argv[1] : "tests/fixtures";
@@ -171,6 +309,9 @@ int main(int argc, char **argv)
 	test_zone_line();
 	test_memcg_oom();
 	test_global_oom();
+	test_kill_line();
+	test_facility();
+	test_phantom();
 	printf("test_kmsg: %d checks, %d failed\n", unit_checks, unit_failed);
 	return unit_failed ? 1 : 0;
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_sandbox_names.c — the v2 <-> v1 file-name table and the
- * /proc/PID/cgroup parser of harness/sandbox.c.
+ * /proc/PID/cgroup and mountinfo parsers of harness/sandbox/names.c, and its
+ * cgroup value parser (linked alone, with the settings table).
  *
  * Expectations come from Documentation/admin-guide/cgroup-v2.rst and
  * cgroup-v1/memory.rst (file names), and from /proc/self/cgroup as printed
@@ -9,6 +10,7 @@
  * container on that host.  Pure functions: no cgroup is touched.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -159,9 +161,31 @@ static void test_mount_root(void)
 				       sizeof(root)) == -ENOENT);
 }
 
+/* A cgroup value as the kernel prints it: a number or "max", one newline at
+ * most (cgroup-v2.rst "Interface Files"; v1 prints numbers only). */
+static void test_value(void)
+{
+	unsigned long long v = 1;
+
+	CHECK(sandbox_parse_value("1073741824\n", &v) == 0 && v == 1073741824ULL);
+	CHECK(sandbox_parse_value("0", &v) == 0 && v == 0);
+	CHECK(sandbox_parse_value("max\n", &v) == 0 && v == UINT64_MAX);
+	CHECK(sandbox_parse_value("max", &v) == 0 && v == UINT64_MAX);
+	/* v1's "no limit", PAGE_COUNTER_MAX pages in bytes, is a number here */
+	CHECK(sandbox_parse_value("9223372036854771712\n", &v) == 0 && v == 9223372036854771712ULL);
+	CHECK(sandbox_parse_value("", &v) == -EINVAL);
+	CHECK(sandbox_parse_value("maximum", &v) == -EINVAL);
+	CHECK(sandbox_parse_value("max\n\n", &v) == -EINVAL);
+	CHECK(sandbox_parse_value("-1", &v) == -EINVAL);
+	CHECK(sandbox_parse_value(" 5", &v) == -EINVAL);
+	CHECK(sandbox_parse_value("5 6", &v) == -EINVAL);
+	CHECK(sandbox_parse_value("99999999999999999999", &v) == -EINVAL);
+}
+
 int main(void)
 {
 	test_names();
+	test_value();
 	test_proc_cgroup();
 	test_mount_root();
 	return unit_report("sandbox_names");

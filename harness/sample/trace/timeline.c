@@ -67,6 +67,8 @@ struct timeline {
 	json_t *gaps;
 	struct bin bin;
 	unsigned long long nr_bins;
+	timeline_classify_fn classify;  /* at each record's processing (trace.c) */
+	void *cctx;
 };
 
 static double ms(const struct timeline *tl, uint64_t ts)
@@ -92,6 +94,12 @@ struct timeline *timeline_new(uint64_t t0_ns, unsigned bin_ms, bool keep_raw)
 	tl->keep_raw = keep_raw;
 	tl->bin.start = t0_ns;
 	return tl;
+}
+
+void timeline_set_classify(struct timeline *tl, timeline_classify_fn fn, void *ctx)
+{
+	tl->classify = fn;
+	tl->cctx = ctx;
 }
 
 void timeline_free(struct timeline *tl)
@@ -288,6 +296,8 @@ static int process(struct timeline *tl, struct trace_rec *r, json_t *events, jso
 {
 	int ret = 0;
 
+	if (tl->classify != NULL)
+		tl->classify(tl->cctx, r);
 	bin_advance(tl, r->ts_ns, intervals, emit, ctx);
 	tl->counts[r->def - trace_events]++;
 	switch (r->def->point) {
@@ -313,7 +323,8 @@ static int process(struct timeline *tl, struct trace_rec *r, json_t *events, jso
 		ret = stall_event(tl, r);
 	if (r->raw != NULL && (!r->def->high_rate || tl->keep_raw)) {
 		json_object_set_new(r->raw, RK_T_MS, json_real(ms(tl, r->ts_ns)));
-		json_array_append(events, r->raw);
+		if (events != NULL)
+			json_array_append(events, r->raw);
 		if (emit)
 			emit(ctx, "event", r->raw);
 	}

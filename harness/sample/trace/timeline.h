@@ -37,11 +37,19 @@ void timeline_free(struct timeline *tl);
 
 /* Take n records (ownership of their raw objects too) and process, in time
  * order, those before horizon_ns (UINT64_MAX: all).  Each processed record
- * that is kept raw is appended to events (and passed to on_event, if set);
+ * that is kept raw is appended to events (NULL: kept nowhere in memory) and
+ * passed to emit, if set (the sampler's: the result stream);
  * each interval that closes is appended to intervals (and passed on). */
 typedef void (*timeline_emit_fn)(void *ctx, const char *type, json_t *obj);
 int timeline_feed(struct timeline *tl, struct trace_rec *recs, size_t n, uint64_t horizon_ns,
 		  json_t *events, json_t *intervals, timeline_emit_fn emit, void *ctx);
+
+/* Called for each record just before it is processed, in time order: every
+ * record before it on every CPU has been read by then (the horizon), so
+ * whatever it needs from earlier records (trace.c: the pid map of the
+ * "pagelab child" markers, then in_sandbox) is known.  NULL: none. */
+typedef void (*timeline_classify_fn)(void *ctx, struct trace_rec *r);
+void timeline_set_classify(struct timeline *tl, timeline_classify_fn fn, void *ctx);
 
 /* Close the open interval (after the last feed). */
 void timeline_finish(struct timeline *tl, json_t *intervals, timeline_emit_fn emit, void *ctx);

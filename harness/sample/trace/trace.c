@@ -36,7 +36,16 @@ struct cpu_reader {
 	struct tracefs_cpu *tcpu;
 	unsigned long long missed;      /* kbuffer_missed_events(), summed */
 	bool missed_unknown;
+	uint64_t last_ts;               /* the last record read: all before it are read */
+	bool done;                      /* this drain: read empty, or not to be read */
+	bool cut;                       /* this drain: stopped with records left */
+	unsigned pages;                 /* this drain */
 };
+
+/* A drain decodes at most this many pages before it adds them up and lets
+ * their records go (trace_drain): with --trace-raw a record is a JSON
+ * object, and a drain of full buffers held every one of them at once. */
+#define DRAIN_CHUNK_PAGES 8
 
 struct trace {
 	struct trace_config cfg;
@@ -250,6 +259,41 @@ static int set_file(struct trace *t, const char *file, const char *val, struct l
 	return 0;
 }
 
+static void classify(void *ctx, struct trace_rec *r);
+
+/* The run's set enabled in the instance (the ones this kernel lacks go to
+ * t->missing), and the trace_marker opened when the set has markers. */
+static void enable_events(struct trace *t)
+{
+	for (size_t i = 0; i < trace_nr_events && i < 64; i++) {
+		const struct trace_event_def *d = &trace_events[i];
+		struct tep_event *ev;
+
+		t->ids[i] = -1;
+		if (!tracedef_in_set(d, t->cfg.set))
+			continue;
+		ev = tep_find_event_by_name(t->tep, d->system, d->name);
+		if (ev == NULL) {
+			json_array_append_new(t->missing, json_sprintf("%s/%s", d->system, d->name));
+			continue;
+		}
+		if (!d->always_on && tracefs_event_enable(t->inst, d->system, d->name) < 0) {
+			json_array_append_new(t->missing, json_sprintf("%s/%s", d->system, d->name));
+			continue;
+		}
+		t->ids[i] = ev->id;
+		t->enabled[i] = true;
+		if (d->point == TP_MARKER) {
+			char *path = tracefs_instance_get_file(t->inst, "trace_marker");
+
+			t->marker_ok = tracefs_print_init(t->inst) == 0;
+			if (path != NULL)
+				t->marker_fd = open(path, O_WRONLY | O_CLOEXEC);
+			tracefs_put_tracing_file(path);
+		}
+	}
+}
+
 int trace_open(const struct trace_config *cfg, int run_index, uint64_t t0_ns, trace_sandbox_fn in_sandbox,
 	       void *sctx, struct trace **out, struct lab_error *err)
 {
@@ -299,33 +343,7 @@ int trace_open(const struct trace_config *cfg, int run_index, uint64_t t0_ns, tr
 	snprintf(kb, sizeof(kb), "%u", t->cfg.buffer_kb);
 	if ((ret = set_file(t, "buffer_size_kb", kb, err)) < 0)
 		goto fail;
-	for (size_t i = 0; i < trace_nr_events && i < 64; i++) {
-		const struct trace_event_def *d = &trace_events[i];
-		struct tep_event *ev;
-
-		t->ids[i] = -1;
-		if (!tracedef_in_set(d, t->cfg.set))
-			continue;
-		ev = tep_find_event_by_name(t->tep, d->system, d->name);
-		if (ev == NULL) {
-			json_array_append_new(t->missing, json_sprintf("%s/%s", d->system, d->name));
-			continue;
-		}
-		if (!d->always_on && tracefs_event_enable(t->inst, d->system, d->name) < 0) {
-			json_array_append_new(t->missing, json_sprintf("%s/%s", d->system, d->name));
-			continue;
-		}
-		t->ids[i] = ev->id;
-		t->enabled[i] = true;
-		if (d->point == TP_MARKER) {
-			char *path = tracefs_instance_get_file(t->inst, "trace_marker");
-
-			t->marker_ok = tracefs_print_init(t->inst) == 0;
-			if (path != NULL)
-				t->marker_fd = open(path, O_WRONLY | O_CLOEXEC);
-			tracefs_put_tracing_file(path);
-		}
-	}
+	enable_events(t);
 	t->nr_cpus = (int)sysconf(_SC_NPROCESSORS_CONF);
 	if (t->nr_cpus > MAX_CPUS)
 		t->nr_cpus = MAX_CPUS;
@@ -349,6 +367,8 @@ int trace_open(const struct trace_config *cfg, int run_index, uint64_t t0_ns, tr
 	t->kbuf = kbuffer_alloc(sizeof(long) == 8 ? KBUFFER_LSIZE_8 : KBUFFER_LSIZE_4,
 				__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ ? KBUFFER_ENDIAN_BIG : KBUFFER_ENDIAN_LITTLE);
 	t->tl = timeline_new(t0_ns, t->cfg.bin_ms, t->cfg.raw);
+	if (t->tl != NULL)
+		timeline_set_classify(t->tl, classify, t);
 	if (t->page == NULL || t->kbuf == NULL || t->tl == NULL) {
 		ret = lab_error_errno(err, ENOMEM, "trace buffers");
 		goto fail;
@@ -500,7 +520,7 @@ static int decode_record(struct trace *t, int cpu, void *data, int size, unsigne
 	r.ts_ns = ts;
 	r.cpu = cpu;
 	r.pid = tep_data_pid(t->tep, &rec);
-	r.in_sandbox = false;           /* classify(), once the whole drain is read */
+	r.in_sandbox = false;           /* classify(), when the timeline processes it */
 	r.nid = num_field(ev, "nid", data);
 	r.nr_reclaimed = num_field(ev, "nr_reclaimed", data);
 	r.victim_pid = r.def->point == TP_MARK_VICTIM ? num_field(ev, "pid", data) : -1;
@@ -534,6 +554,7 @@ static int decode_page(struct trace *t, struct cpu_reader *cr)
 
 		if (ret < 0)
 			return ret;
+		cr->last_ts = ts;
 	}
 	return 0;
 }
@@ -563,9 +584,10 @@ static int local_pid(const struct trace *t, int global)
 	return global;
 }
 
-/* After a drain is read whole (markers on one CPU may follow records on
- * another): learn the pid map, then say which records are the sandbox's. */
-static void classify(struct trace *t)
+/* The pid map from the markers a chunk read ("pagelab child PID" before a
+ * workload's exec, "pagelab harness PID"): a global pid means the local one
+ * for the rest of the run, whatever order the CPUs were read in. */
+static void learn_pids(struct trace *t)
 {
 	for (size_t i = 0; i < t->n_batch; i++) {
 		struct trace_rec *r = &t->batch[i];
@@ -592,24 +614,29 @@ static void classify(struct trace *t)
 			t->n_pidmap++;
 		}
 	}
-	for (size_t i = 0; i < t->n_batch; i++) {
-		struct trace_rec *r = &t->batch[i];
-		int who = local_pid(t, r->pid);
+}
 
-		if (r->def->point == TP_MARK_VICTIM && r->victim_pid > 0) {
-			int v = local_pid(t, (int)r->victim_pid);
+/* Which task a record is of, in this pid namespace, and whether it is the
+ * sandbox's: the timeline asks just before it processes the record, when
+ * every marker before it has been read (timeline_set_classify). */
+static void classify(void *ctx, struct trace_rec *r)
+{
+	struct trace *t = ctx;
+	int who = local_pid(t, r->pid);
 
-			if (r->raw != NULL && v != r->victim_pid)
-				json_object_set_new(r->raw, "victim_run_pid", json_integer(v));
-			r->victim_pid = v;
-			who = v;
-		}
-		r->in_sandbox = t->in_sandbox ? t->in_sandbox(t->sctx, who) : false;
-		if (r->raw != NULL) {
-			json_object_set_new(r->raw, "sandbox", json_boolean(r->in_sandbox));
-			if (who != r->pid && r->def->point != TP_MARK_VICTIM)
-				json_object_set_new(r->raw, "task_run_pid", json_integer(who));
-		}
+	if (r->def->point == TP_MARK_VICTIM && r->victim_pid > 0) {
+		int v = local_pid(t, (int)r->victim_pid);
+
+		if (r->raw != NULL && v != r->victim_pid)
+			json_object_set_new(r->raw, "victim_run_pid", json_integer(v));
+		r->victim_pid = v;
+		who = v;
+	}
+	r->in_sandbox = t->in_sandbox ? t->in_sandbox(t->sctx, who) : false;
+	if (r->raw != NULL) {
+		json_object_set_new(r->raw, "sandbox", json_boolean(r->in_sandbox));
+		if (who != r->pid && r->def->point != TP_MARK_VICTIM)
+			json_object_set_new(r->raw, "task_run_pid", json_integer(who));
 	}
 }
 
@@ -695,6 +722,102 @@ static uint64_t horizon_of(const struct trace *t, uint64_t now)
 	return t->seen_ns - WAKE_SLACK_NS < now ? t->seen_ns - WAKE_SLACK_NS : now;
 }
 
+/* The next CPU a drain reads a page of: the one read least far in time, so
+ * the CPUs advance together and a chunk's horizon moves (a k-way merge by
+ * page); -1 when every wanted CPU is done. */
+static int next_cpu(const struct trace *t)
+{
+	int best = -1;
+
+	for (int c = 0; c < t->nr_cpus; c++)
+		if (!t->cpus[c].done && (best < 0 || t->cpus[c].last_ts < t->cpus[best].last_ts))
+			best = c;
+	return best;
+}
+
+/* What a chunk may add up: the records before the drain's horizon and
+ * before the last record read of each CPU not yet read empty (its next
+ * records are not read yet). */
+static uint64_t chunk_horizon(const struct trace *t, uint64_t horizon)
+{
+	for (int c = 0; c < t->nr_cpus; c++)
+		if ((!t->cpus[c].done || t->cpus[c].cut) && t->cpus[c].last_ts < horizon)
+			horizon = t->cpus[c].last_ts;
+	return horizon;
+}
+
+/* Add up what the batch holds, up to horizon, and let it go. */
+static int feed(struct trace *t, uint64_t horizon, json_t *events, json_t *intervals, timeline_emit_fn emit,
+		void *ectx)
+{
+	int ret;
+
+	learn_pids(t);
+	ret = timeline_feed(t->tl, t->batch, t->n_batch, horizon, events, intervals, emit, ectx);
+	t->n_batch = 0;
+	return ret;
+}
+
+/* One CPU's reads of this drain are over: watched again once read empty
+ * (a record written since the last read makes it ready at once, none waits
+ * unseen); a CPU cut short stays ready for the next drain. */
+static void cpu_done(struct trace *t, int c, bool cut)
+{
+	t->cpus[c].done = true;
+	t->cpus[c].cut = cut;
+	if (cut)
+		t->ready[c] = true;
+	else if (t->epfd >= 0 && t->wfd[c] >= 0)
+		arm(t, c, EPOLL_CTL_MOD);
+}
+
+/* The per-CPU readers, merged by page and added up every DRAIN_CHUNK_PAGES
+ * pages, so a drain holds at most that many pages of decoded records (plus
+ * those a chunk's horizon holds back: about a page per CPU).  A CPU whose
+ * records reach the drain's horizon is left for the next drain (nothing
+ * past the horizon is added up now, and a writer faster than the reader
+ * would hold the drain and its records), as is one read twice its buffer's
+ * size; *horizon comes back lowered to what was read of every CPU. */
+static int read_cpus(struct trace *t, bool final, uint64_t *horizon, json_t *events, json_t *intervals,
+		     timeline_emit_fn emit, void *ectx, struct lab_error *err)
+{
+	unsigned chunk = 0, max_pages = 2 * (t->cfg.buffer_kb * 1024u / (unsigned)t->page_size + 1);
+	int c, ret;
+
+	for (c = 0; c < t->nr_cpus; c++) {
+		struct cpu_reader *cr = &t->cpus[c];
+
+		cr->done = cr->tcpu == NULL || !cpu_wanted(t, c, final);
+		cr->cut = false;
+		cr->pages = 0;
+		if (!cr->done)
+			t->ready[c] = false;
+	}
+	while ((c = next_cpu(t)) >= 0) {
+		struct cpu_reader *cr = &t->cpus[c];
+		int n = tracefs_cpu_read(cr->tcpu, t->page, true);
+
+		t->reads++;
+		if (n <= 0) {
+			cpu_done(t, c, false);
+			continue;
+		}
+		if ((ret = decode_page(t, cr)) < 0)
+			return lab_error_errno(err, -ret, "decode trace records");
+		if (!final && cr->last_ts >= *horizon) {
+			cpu_done(t, c, true);
+		} else if (!final && ++cr->pages >= max_pages) {
+			cpu_done(t, c, true);
+			*horizon = cr->last_ts;
+		}
+		if (++chunk % DRAIN_CHUNK_PAGES == 0 &&
+		    (ret = feed(t, chunk_horizon(t, *horizon), events, intervals, emit, ectx)) < 0)
+			return lab_error_errno(err, -ret, "trace timeline");
+	}
+	*horizon = chunk_horizon(t, *horizon);
+	return 0;
+}
+
 int trace_drain(struct trace *t, bool final, json_t *events, json_t *intervals, timeline_emit_fn emit,
 		void *ectx, struct lab_error *err)
 {
@@ -704,34 +827,20 @@ int trace_drain(struct trace *t, bool final, json_t *events, json_t *intervals, 
 	if (t == NULL)
 		return 0;
 	horizon = horizon_of(t, mono_ns());
+	if (final)
+		horizon = UINT64_MAX;
 	t->n_batch = 0;
-	if (t->iterate && tracefs_iterate_raw_events(t->tep, t->inst, NULL, 0, iterate_cb, t) < 0 &&
-	    t->n_batch == 0 && errno != 0 && errno != ENOENT)
-		return lab_error_errno(err, errno, "tracefs_iterate_raw_events");
-	for (int c = 0; !t->iterate && c < t->nr_cpus; c++) {
-		struct cpu_reader *cr = &t->cpus[c];
-
-		if (cr->tcpu == NULL || !cpu_wanted(t, c, final))
-			continue;
-		t->ready[c] = false;
-		for (;;) {
-			int n = tracefs_cpu_read(cr->tcpu, t->page, true);
-
-			t->reads++;
-			if (n <= 0)
-				break;
-			if ((ret = decode_page(t, cr)) < 0)
-				return lab_error_errno(err, -ret, "decode trace records");
-		}
-		/* Watched again once read empty: a record written since the
-		 * last read makes it ready at once, none waits unseen. */
-		if (t->epfd >= 0 && t->wfd[c] >= 0)
-			arm(t, c, EPOLL_CTL_MOD);
+	if (t->iterate) {
+		/* libtracefs reads every CPU in one call: not merged by page,
+		 * so the batch is whole (a reader kept for measuring only). */
+		if (tracefs_iterate_raw_events(t->tep, t->inst, NULL, 0, iterate_cb, t) < 0 && t->n_batch == 0 &&
+		    errno != 0 && errno != ENOENT)
+			return lab_error_errno(err, errno, "tracefs_iterate_raw_events");
+	} else {
+		if ((ret = read_cpus(t, final, &horizon, events, intervals, emit, ectx, err)) < 0)
+			return ret;
 	}
-	classify(t);
-	ret = timeline_feed(t->tl, t->batch, t->n_batch, final ? UINT64_MAX : horizon, events, intervals, emit,
-			    ectx);
-	t->n_batch = 0;
+	ret = feed(t, horizon, events, intervals, emit, ectx);
 	if (final)
 		timeline_finish(t->tl, intervals, emit, ectx);
 	t->drains++;

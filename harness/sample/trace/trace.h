@@ -44,8 +44,10 @@ int trace_open(const struct trace_config *cfg, int run_index, uint64_t t0_ns, tr
 	       void *sctx, struct trace **out, struct lab_error *err);
 
 /* Read what the per-CPU buffers hold, decode it, add it up; kept records go
- * to events, closed intervals to intervals, each also through emit.  final:
- * everything, and the open interval is closed too. */
+ * to events (NULL: only through emit), closed intervals to intervals, each
+ * also through emit.  final: everything, and the open interval is closed
+ * too.  Memory: a drain holds at most what the per-CPU buffers held
+ * (buffer_kb per CPU) until it is added up; nothing of it stays after. */
 int trace_drain(struct trace *t, bool final, json_t *events, json_t *intervals, timeline_emit_fn emit,
 		void *ectx, struct lab_error *err);
 

@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* cmd/restore.c — `pagelab restore` (harness/cmd/cli.md): put back every knob
+ * a killed run left changed, from the knob journal (host/knobs.h), then
+ * remove the sandboxes and tracing instances of dead runs. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include "cmd.h"
+#include "exitcode.h"
+#include "host/knobs.h"
+#include "sample/trace/trace.h"
+#include "sandbox/sandbox.h"
+
+/* getopt_long, permuting: restore takes no operand and no option but
+ * --help.  -1 to go on, else the exit status. */
+static int parse_options(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	optind = 0;             /* glibc: a fresh scan */
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		if (c == 'h') {
+			printf("usage: pagelab restore\n\n"
+			       "Put back every knob a killed run left changed (the knob journal, $PAGELAB_JOURNAL or\n"
+			       "/var/lib/pagelab/journal), then remove the sandboxes and tracing instances of dead\n"
+			       "runs.  exit status: 0 the machine is back (or nothing was to do), 1 something could\n"
+			       "not be put back, 3 a live run owns the journal.\n");
+			return LAB_EXIT_RAN;
+		}
+		break;
+	}
+	if (c != -1 || optind < argc) {
+		fprintf(stderr, "pagelab: restore takes no arguments (see pagelab --help)\n");
+		return LAB_EXIT_USAGE;
+	}
+	return -1;
+}
+
+/* `pagelab restore`: the knobs a killed run left changed, from the journal,
+ * then the sandboxes of dead runs.  0 when the machine is back (or there was
+ * nothing to do), 1 when something could not be put back, 3 when a live run
+ * owns the journal. */
+int cmd_restore(int argc, char **argv)
+{
+	const char *path = knob_journal_path();
+	struct knob_journal *j = NULL;
+	struct knob_restore_report rep;
+	struct lab_error err;
+	struct cg_host cg;
+	struct stat st;
+	bool stale = false;
+	pid_t owner = 0;
+	int ret, status = LAB_EXIT_RAN, removed = 0;
+
+	if ((ret = parse_options(argc, argv)) >= 0)
+		return ret;
+	if (lstat(path, &st) < 0) {
+		printf("pagelab restore: no knob journal at %s: nothing to restore\n", path);
+	} else if ((ret = knob_journal_open(path, &j, &stale, &owner, &err)) < 0) {
+		fprintf(stderr, "pagelab restore: %s%s\n", err.msg,
+			ret == -EBUSY ? ": it puts its knobs back when it ends (stop it with SIGINT)" : "");
+		return ret == -EBUSY ? LAB_EXIT_CANNOT : ret == -EPERM ? LAB_EXIT_USAGE : LAB_EXIT_HARNESS;
+	} else {
+		ret = knob_journal_restore(j, &rep, &err);
+		printf("pagelab restore: knob journal %s (written by pid %d):\n", path, (int)rep.journal_pid);
+		fflush(stdout);
+		knob_report_print(&rep, stdout, "pagelab restore:   ");
+		if (ret < 0) {
+			fprintf(stderr, "pagelab restore: %s\n", err.msg);
+			status = LAB_EXIT_HARNESS;
+		} else {
+			printf("pagelab restore: %zu knob(s) verified back; journal removed\n", rep.n);
+		}
+		knob_journal_close(j);
+	}
+	if (sandbox_probe(&cg, &err) == 0) {
+		if (sandbox_sweep(&cg, &removed, &err) < 0) {
+			fprintf(stderr, "pagelab restore: sweeping stale sandboxes: %s\n", err.msg);
+			status = LAB_EXIT_HARNESS;
+		} else if (removed > 0) {
+			printf("pagelab restore: removed %d stale sandbox(es) of dead pagelab runs\n", removed);
+		}
+	}
+	if (trace_sweep(&removed, &err) < 0) {
+		fprintf(stderr, "pagelab restore: sweeping stale tracing instances: %s\n", err.msg);
+		status = LAB_EXIT_HARNESS;
+	} else if (removed > 0) {
+		printf("pagelab restore: removed %d stale tracing instance(s) of dead pagelab runs\n", removed);
+	}
+	return status;
+}
+
