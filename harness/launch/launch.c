@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "launch.h"
+#include "internal.h"
 #include "base/paths.h"
 
 #include <errno.h>
@@ -16,9 +17,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#ifndef CLONE_INTO_CGROUP
-#define CLONE_INTO_CGROUP 0x200000000ULL
-#endif
 
 int launch_bindir(char *buf, size_t len, struct lab_error *err)
 {
@@ -115,7 +113,12 @@ void launch_set_marker_fd(int fd)
 	marker_fd = fd;
 }
 
-static pid_t clone_into(int cgfd, int *pidfd)
+int launch_marker_fd(void)
+{
+	return marker_fd;
+}
+
+pid_t launch_clone_into(int cgfd, int *pidfd)
 {
 	struct clone_args args;
 
@@ -157,7 +160,7 @@ int launch_workload(char *const argv[], const char *bindir, struct sandbox *sb,
 	}
 	cgfd = sandbox_dirfd(sb);
 	if (cgfd >= 0) {
-		pid = clone_into(cgfd, &out->pidfd);
+		pid = launch_clone_into(cgfd, &out->pidfd);
 		if (pid < 0 && (errno == ENOSYS || errno == EINVAL || errno == E2BIG))
 			cgfd = -1;      /* an old kernel: fall back to fork + attach */
 		else if (pid < 0) {
