@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "host/knobs.h"
+#include "launch/workdir.h"
 #include "plan/tracedef.h"
 #include "result/keys.h"
 #include "sample/trace/trace.h"
@@ -130,6 +131,11 @@ static enum run_end host_begin(struct run_ctx *c, struct lab_error *err)
 		lab_say(c->prog, LAB_SAY_WARN, "sweeping stale sandboxes: %s", err->msg);
 	else if (removed > 0)
 		lab_say(c->prog, LAB_SAY_PHASE, "removed %d stale sandbox(es) of dead pagelab runs", removed);
+	if (workdir_sweep(&removed, err) < 0)
+		lab_say(c->prog, LAB_SAY_WARN, "sweeping stale run directories: %s", err->msg);
+	else if (removed > 0)
+		lab_say(c->prog, LAB_SAY_PHASE, "removed %d stale run director%s of dead pagelab runs in %s", removed,
+			removed == 1 ? "y" : "ies", WORKDIR_BASE);
 	for (size_t v = 0; v < c->p->nv; v++)
 		want_trace |= c->p->specs[v].trace.set != TRACE_SET_NONE;
 	if (!want_trace)
@@ -219,6 +225,7 @@ int run_execute(const struct run_opts *o, struct run_plan *p, const struct lab_p
 	}
 	run_finish(c, out);
 	run_end_host(c);
+	run_foreign_free_metrics(c);
 	out->end = c->end;
 	if (c->failed) {
 		*err = c->err;
