@@ -260,3 +260,44 @@ void launch_release(struct workload_proc *wp)
 	wp->buf = NULL;
 	wp->len = wp->cap = 0;
 }
+
+void launch_reap_orphans(const pid_t *keep, size_t n)
+{
+	char path[64], buf[4096], *p, *end;
+	ssize_t len;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/children", (int)getpid());
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;         /* no CONFIG_PROC_CHILDREN: launch_reap_all at the end */
+	len = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (len <= 0)
+		return;
+	buf[len] = '\0';
+	for (p = buf;; p = end) {
+		long pid = strtol(p, &end, 10);
+		bool known = false;
+		siginfo_t si;
+
+		if (end == p || pid <= 0)
+			break;
+		for (size_t i = 0; i < n; i++)
+			known |= keep[i] == (pid_t)pid;
+		memset(&si, 0, sizeof(si));
+		if (!known)
+			waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG);
+	}
+}
+
+void launch_reap_all(void)
+{
+	siginfo_t si;
+
+	for (int i = 0; i < 4096; i++) {
+		memset(&si, 0, sizeof(si));
+		if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG) < 0 || si.si_pid == 0)
+			break;
+	}
+}

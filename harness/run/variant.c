@@ -11,6 +11,7 @@
 
 #include "base/size.h"
 #include "host/kmsg.h"
+#include "launch/launch.h"
 #include "result/keys.h"
 #include "sample/sampler.h"
 #include "sample/trace/trace.h"
@@ -198,9 +199,12 @@ bool run_variant(struct run_ctx *c, size_t v, unsigned rep)
 		lab_error_prefix(&e2, "removing the sandbox");
 		run_fail(c, RUN_FAILED, &e2);
 	}
-	/* After every process of the run: the loads' cgroup, the directory. */
+	/* After every process of the run: the loads' cgroup, the directory,
+	 * and the orphans its programs left to pagelab (launch.h). */
 	if (run_foreign_down(fr, &e2) < 0)
 		run_fail(c, RUN_FAILED, &e2);
+	if (r->foreign)
+		launch_reap_all();
 	/* ...and put back after them (processes, then cgroup, then knobs); a
 	 * knob not back stops the execution. */
 	if (r->nr_knobs > 0 && run_knobs_restore(c, run, &e2) < 0) {

@@ -1273,7 +1273,8 @@ bool sampler_run_failed(const json_t *run, char *msg, size_t len)
 		const char *name = json_string_value(json_object_get(w, "name"));
 
 		if (!json_is_string(json_object_get(w, "fate")) ||
-		    strcmp(json_string_value(json_object_get(w, "fate")), "failed") != 0)
+		    (strcmp(json_string_value(json_object_get(w, "fate")), "failed") != 0 &&
+		     strcmp(json_string_value(json_object_get(w, "fate")), "not_ready") != 0))
 			continue;
 		why = json_string_value(json_object_get(w, "error"));
 		if (why != NULL)

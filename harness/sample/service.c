@@ -60,6 +60,13 @@ static void rearm(struct svc *s, bool waiting)
 	arm(s, waiting ? 20 : (s->cur >= 0 || s->hold_until_ns != 0) ? 100 : 0);
 }
 
+/* After anything that may start a wait (a stop's grace, a load's timeout,
+ * the hold): the probes run once more and the timer follows. */
+static void kick(struct svc *s)
+{
+	rearm(s, launch_cmd_tick(s->a.lives));
+}
+
 int svc_open(const struct svc_open_args *a, struct svc **out, struct lab_error *err)
 {
 	struct svc *s = calloc(1, sizeof(*s));
@@ -101,7 +108,7 @@ int svc_started(struct svc *s, size_t wi)
 	if ((ret = s->a.hooks.watch(s->a.hooks.ctx, x->c.proc.out_fd, SVC_TAG_OUT | wi)) < 0 ||
 	    (ret = s->a.hooks.watch(s->a.hooks.ctx, x->c.proc.err_fd, SVC_TAG_ERR | wi)) < 0)
 		return ret;
-	rearm(s, launch_cmd_tick(s->a.lives));
+	kick(s);
 	return 0;
 }
 
@@ -275,6 +282,22 @@ void svc_ready(struct svc *s, size_t wi)
 		s->main_ready = true;
 		next_load(s);
 	}
+	kick(s);
+}
+
+/* The orphans the run's processes left to pagelab (launch.h), never one of
+ * its workloads or its load. */
+static void reap_orphans(struct svc *s)
+{
+	pid_t keep[SCN_MAX_WORKLOADS + 1];
+	size_t n = 0;
+
+	for (size_t i = 0; i < s->a.lives->n; i++)
+		if (s->a.lives->wl[i].launched && !s->a.lives->wl[i].proc.exited)
+			keep[n++] = s->a.lives->wl[i].proc.pid;
+	if (s->cur >= 0 && !s->loads[s->cur].exited)
+		keep[n++] = s->loads[s->cur].proc.pid;
+	launch_reap_orphans(keep, n);
 }
 
 static void on_timer(struct svc *s)
@@ -288,13 +311,13 @@ static void on_timer(struct svc *s)
 	if (s->cur >= 0 && load_overdue(&s->loads[s->cur], now_ns())) {
 		struct launch_load *l = &s->loads[s->cur];
 
-		lab_say(s->a.progress, LAB_SAY_WARN, "load %s hung: killed at its timeout (%u ms)", l->name, l->timeout_ms);
 		load_kill(l, true);
 		load_done(s, (size_t)s->cur);
 	}
 	if (s->hold_until_ns != 0 && now_ns() >= s->hold_until_ns)
 		loads_done(s);
-	rearm(s, waiting);
+	rearm(s, waiting || launch_cmd_tick(s->a.lives));
+	reap_orphans(s);
 }
 
 void svc_on_ready(struct svc *s, uint64_t tag)
@@ -314,6 +337,8 @@ void svc_on_ready(struct svc *s, uint64_t tag)
 	} else if (tag & (SVC_TAG_OUT | SVC_TAG_ERR)) {
 		launch_cmd_output(s->a.lives, tag & 0xff, (tag & SVC_TAG_OUT) ? 1 : 2);
 	}
+	if (tag != SVC_TAG_TIMER)
+		kick(s);
 }
 
 int svc_error(const struct svc *s, struct lab_error *err)
