@@ -239,6 +239,8 @@ const char *cmd_life_fate(const struct launch_lives *l, size_t i)
 	(void)l;
 	if (x->c.not_ready)
 		return "not_ready";
+	if (x->stopped_by_us && !x->c.planned_stop)
+		return "stopped";       /* the run ended early (a signal, its timeout), whatever its code */
 	if (!x->c.planned_stop)
 		return NULL;
 	if (WIFEXITED(st))
