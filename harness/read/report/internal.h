@@ -117,6 +117,7 @@ struct tdef {
 	size_t nfigs;
 	const struct note_def *notes;
 	size_t nnotes;
+	bool optional;                  /* left out when it has no row (the loads' table of a run without loads) */
 	const char *unsupported_cgroup; /* cells of such columns read unsupported_text */
 	const char *unsupported_text;
 	bool generic;
