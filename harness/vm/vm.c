@@ -33,6 +33,7 @@
  */
 #include "vm.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -78,6 +79,7 @@
 #define VM_MIN_MEM (256ULL << 20)       /* the initramfs and the guest's kernel need ~150 MiB */
 #define VM_GUEST_RESULT "/out/files/result.json"
 #define VM_MAX_NUMA 8
+#define VM_KV_MAX (1ULL << 20)          /* vm-status, guest-info: a few hundred bytes each */
 
 /* ---- options ---------------------------------------------------------------- */
 
@@ -293,6 +295,48 @@ static int parse_run_part(int argc, char **argv, struct run_fwd *f)
 
 /* ---- the scenario ------------------------------------------------------------ */
 
+/* The scenario tree goes into the guest's initramfs as it is
+ * (guest/vm-initramfs --file): an entry that is not a regular file or a
+ * directory is refused, naming it — a symbolic link above all, which would
+ * put whatever it points at (any file root can read) into an archive that is
+ * cached and booted.  0, or -ELOOP / -EINVAL with err set. */
+static int tree_plain(const char *dir, int depth, struct lab_error *err)
+{
+	DIR *d;
+	struct dirent *de;
+	int ret = 0;
+
+	if (depth > 16)
+		return lab_error_set(err, ELOOP, "%s: more than 16 directories deep", dir);
+	d = opendir(dir);
+	if (d == NULL)
+		return lab_error_errno(err, errno, "the scenarios directory %s", dir);
+	while (ret == 0 && (errno = 0, de = readdir(d)) != NULL) {
+		char p[PATH_MAX];
+		struct stat st;
+
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if ((size_t)snprintf(p, sizeof(p), "%s/%s", dir, de->d_name) >= sizeof(p))
+			ret = lab_error_set(err, ENAMETOOLONG, "path too long in %s", dir);
+		else if (lstat(p, &st) < 0)
+			ret = lab_error_errno(err, errno, "%s", p);
+		else if (S_ISLNK(st.st_mode))
+			ret = lab_error_set(err, ELOOP, "%s is a symbolic link: pagelab vm copies the scenarios "
+					    "into the guest as they are, never through a link (put the file "
+					    "itself there)", p);
+		else if (S_ISDIR(st.st_mode))
+			ret = tree_plain(p, depth + 1, err);
+		else if (!S_ISREG(st.st_mode))
+			ret = lab_error_set(err, EINVAL, "%s is %s, not a regular file: pagelab vm copies only "
+					    "files and directories into the guest", p, lab_file_kind(st.st_mode));
+	}
+	if (ret == 0 && errno != 0)
+		ret = lab_error_errno(err, errno, "reading %s", dir);
+	closedir(d);
+	return ret;
+}
+
 /* Where NAME|FILE is, as main.c's load_scenario finds it: $PAGELAB_SCENARIOS,
  * ./scenarios, <dir of pagelab>/scenarios, then the source tree. */
 static int scenario_location(const char *arg, char *dir, size_t dlen, char *path, size_t plen,
@@ -307,6 +351,16 @@ static int scenario_location(const char *arg, char *dir, size_t dlen, char *path
 		fprintf(stderr, "pagelab: %s\n", err.msg);
 		return LAB_EXIT_USAGE;
 	}
+	if (*is_file) {
+		struct stat st;
+
+		/* The file itself goes into the guest, not what a link names. */
+		if (lstat(found, &st) == 0 && S_ISLNK(st.st_mode)) {
+			fprintf(stderr, "pagelab: vm: %s is a symbolic link: pagelab vm copies a scenario file into "
+				"the guest as it is, never through a link (name the file itself)\n", found);
+			return LAB_EXIT_USAGE;
+		}
+	}
 	/* Absolute paths: the guest's command and the static build need them. */
 	if (realpath(found, path) == NULL || strlen(path) >= plen) {
 		fprintf(stderr, "pagelab: vm: scenario file %s: %s\n", found, strerror(errno));
@@ -316,6 +370,10 @@ static int scenario_location(const char *arg, char *dir, size_t dlen, char *path
 		char abs[PATH_MAX];
 
 		snprintf(dir, dlen, "%s", realpath(found, abs) != NULL ? abs : found);
+		if (tree_plain(dir, 0, &err) < 0) {
+			fprintf(stderr, "pagelab: vm: %s\n", err.msg);
+			return LAB_EXIT_USAGE;
+		}
 	}
 	return 0;
 }
@@ -525,7 +583,8 @@ static json_t *keyvalue_file(const char *path)
 	json_t *o = json_object();
 	char *save = NULL;
 
-	if (lab_read_file(path, &buf, NULL, &e) < 0)
+	/* guest-info comes from the guest: a regular file, not a link, bounded. */
+	if (lab_read_input(path, "guest file", VM_KV_MAX, LAB_INPUT_NOFOLLOW, &buf, NULL, &e) < 0)
 		return o;
 	for (char *line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		char *sep = strstr(line, ": ");
@@ -561,13 +620,16 @@ static json_t *kv_number(const json_t *o, const char *key)
 	return json_real(d);
 }
 
+/* A guest's console log or stream into --out-dir: read only as the regular
+ * file it must be (never through a symbolic link: a link to a host file would
+ * otherwise be copied out, world-readable), bounded. */
 static int copy_file(const char *src, const char *dst, struct lab_error *err)
 {
 	cleanup_free char *buf = NULL;
 	size_t len = 0;
 	int ret;
 
-	ret = lab_read_file(src, &buf, &len, err);
+	ret = lab_read_input(src, "guest output", LAB_RESULT_MAX, LAB_INPUT_NOFOLLOW, &buf, &len, err);
 	if (ret < 0)
 		return ret;
 	/* Into --out-dir: only over a regular file or nothing (fileio.h). */
@@ -882,7 +944,10 @@ static int guest_failure(const struct target *t, const json_t *vs, int vm_status
 		fprintf(stderr, "pagelab: vm: %s: kernel impossible to get: %s\n", t->label, error);
 		return LAB_EXIT_CANNOT;
 	}
-	if (!strcmp(status, "panic"))
+	if (!strcmp(status, "channel-refused"))
+		fprintf(stderr, "pagelab: vm: %s: the guest's result refused: %s (console: %s)\n", t->label, error,
+			console);
+	else if (!strcmp(status, "panic"))
 		fprintf(stderr, "pagelab: vm: %s: guest panic: %s (console: %s)\n", t->label, error, console);
 	else if (!strcmp(status, "timeout") || vm_status == 124)
 		fprintf(stderr, "pagelab: vm: %s: guest timeout: %s (console: %s)\n", t->label, error, console);
@@ -1071,7 +1136,7 @@ static int run_guest(const struct vm_env *env, const struct vm_opts *o, const st
 		cleanup_free char *text = NULL;
 		size_t tlen = 0;
 
-		if (lab_read_input(res, "result", LAB_RESULT_MAX, 0, &text, &tlen, &err) < 0)
+		if (lab_read_input(res, "result", LAB_RESULT_MAX, LAB_INPUT_NOFOLLOW, &text, &tlen, &err) < 0)
 			snprintf(je.text, sizeof(je.text), "%.*s", (int)sizeof(je.text) - 1, err.msg);
 		else
 			doc = json_loadb(text, tlen, 0, &je);
@@ -1252,7 +1317,7 @@ static json_t *audit_states_doc(const struct audit_states *st, char **argv, cons
 			json_array_append_new(args, json_string(argv[st->start[i] + k]));
 		json_object_set_new(one, "args", args);
 		pathf(path, sizeof(path), "%s/audit-%zu.rc", files_dir, i + 1);
-		if (lab_read_file(path, &rc, NULL, &e) == 0) {
+		if (lab_read_input(path, "guest file", VM_KV_MAX, LAB_INPUT_NOFOLLOW, &rc, NULL, &e) == 0) {
 			rc[strcspn(rc, "\n")] = '\0';
 			lab_parse_uint(rc, &v, &e);
 		} else {
@@ -1260,7 +1325,16 @@ static json_t *audit_states_doc(const struct audit_states *st, char **argv, cons
 		}
 		json_object_set_new(one, "exit", json_integer((json_int_t)v));
 		pathf(path, sizeof(path), "%s/audit-%zu.out", files_dir, i + 1);
-		a = json_load_file(path, 0, &je);
+		{
+			cleanup_free char *text = NULL;
+			size_t tlen = 0;
+
+			a = NULL;
+			if (lab_read_input(path, "audit", LAB_RESULT_MAX, LAB_INPUT_NOFOLLOW, &text, &tlen, &e) < 0)
+				snprintf(je.text, sizeof(je.text), "%.*s", (int)sizeof(je.text) - 1, e.msg);
+			else
+				a = json_loadb(text, tlen, 0, &je);
+		}
 		if (a == NULL || !json_is_object(a)) {
 			fprintf(stderr, "pagelab: vm: %s: state %zu printed no JSON object: %s\n", label, i + 1,
 				a == NULL ? je.text : "not an object");
@@ -1455,7 +1529,7 @@ collect:
 				fprintf(f, " %s", argv[sts->start[i] + k]);
 			fprintf(f, " ==\n");
 			pathf(path, sizeof(path), "%s/audit-%zu.out", files, i + 1);
-			if (lab_read_file(path, &text, NULL, &e) == 0)
+			if (lab_read_input(path, "audit", LAB_RESULT_MAX, LAB_INPUT_NOFOLLOW, &text, NULL, &e) == 0)
 				fputs(text, f);
 			fputc('\n', f);
 		}
