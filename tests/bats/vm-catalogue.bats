@@ -8,49 +8,21 @@
 # link in $PAGELAB_SCENARIOS (or a planted ./scenarios) to any file root can
 # read landed in the archive.
 #
-# No guest boots: a stand-in for qemu-system-x86_64 records that it was
-# started, keeps the initramfs it was given and writes a channel whose result
-# is a real pagelab.result/1 document (tests/golden/report/inputs), so the
-# whole of `pagelab vm` runs (plan, guest/vm-run, unpacking, the copy into
-# --out-dir, the report).  --build is the dynamic build/ (its binaries and
+# No guest boots: the stand-in for qemu (vm-standin.bash) records that it
+# was started, keeps the initramfs it was given and writes a channel whose
+# result is a real pagelab.result/1 document, so the whole of `pagelab vm`
+# runs (plan, guest/vm-run, unpacking, the copy into --out-dir, the report).  --build is the dynamic build/ (its binaries and
 # their libraries go into the initramfs; nothing executes them).
 
 load helpers
+load vm-standin
 
 setup_file() {
   export BATS_NO_PARALLELIZE_WITHIN_FILE=true
   CAT_SKIP=""
   command -v cpio >/dev/null && command -v gcc >/dev/null || CAT_SKIP="guest/vm-run needs gcc and cpio"
   export CAT_SKIP
-  mkdir -p "$BATS_FILE_TMPDIR/bin"
-  cat >"$BATS_FILE_TMPDIR/bin/qemu-system-x86_64" <<'EOF'
-#!/bin/bash
-prev=""
-for a in "$@"; do
-  case "$a" in
-  file,id=con,path=*) con=${a#file,id=con,path=} ;;
-  file,id=out,path=*) chan=${a#file,id=out,path=} ;;
-  esac
-  [ "$prev" = -initrd ] && cp "$a" "$FAKE_SAVE/initrd.cpio.gz"
-  prev=$a
-done
-touch "$FAKE_SAVE/qemu-started"
-printf '[    0.5] Run /init as init process\n[    1.0] pagelab-init: exit 16\n' >"$con"
-cat "$FAKE_CHANNEL" >"$chan"
-exit 33
-EOF
-  chmod +x "$BATS_FILE_TMPDIR/bin/qemu-system-x86_64"
-  echo "not a kernel" >"$BATS_FILE_TMPDIR/vmlinuz-standin"
-  # The channel: the golden pressure result as the guest's result document.
-  ch="$BATS_FILE_TMPDIR/ch"
-  mkdir -p "$ch/files"
-  gzip -dc "$TOP/tests/golden/report/inputs/pressure.json.gz" >"$ch/files/result.json"
-  echo 0 >"$ch/exit-code"
-  : >"$ch/stdout"
-  : >"$ch/stderr"
-  printf 'uname_r: 6.12.0-standin\nuptime_cmd_start_s: 1.00\nuptime_cmd_end_s: 2.00\n' >"$ch/guest-info"
-  tar -C "$ch" -cf "$BATS_FILE_TMPDIR/channel.tar" .
-  export PAGELAB_CACHE_DIR="$BATS_FILE_TMPDIR/cache"
+  standin_setup
 }
 
 setup() {
@@ -67,9 +39,8 @@ setup() {
 
 # vm [pagelab vm options...]: with the stand-in, the planted tree, the dynamic build.
 vm() {
-  FAKE_SAVE=$SAVE FAKE_CHANNEL="$BATS_FILE_TMPDIR/channel.tar" PATH="$BATS_FILE_TMPDIR/bin:$PATH" \
-    PAGELAB_SCENARIOS=$SCN run --separate-stderr "$PAGELAB" vm --kernel "$BATS_FILE_TMPDIR/vmlinuz-standin" \
-    --build "$BUILD" --timeout 60 --out-dir "$OUT" "$@"
+  PAGELAB_SCENARIOS=$SCN standin_vm --kernel "$BATS_FILE_TMPDIR/vmlinuz-standin" --build "$BUILD" \
+    --timeout 60 --out-dir "$OUT" "$@"
 }
 
 # refused ENTRY WHY: exit 2 naming it, nothing started, nothing written.
