@@ -72,47 +72,42 @@ static void usage(FILE *f)
 	wl_decl_usage(&wl_decl_allocs, f);
 }
 
+/* One option of the declaration (workloads/decl/allocs.c), typed: what it sets. */
+static int set_opt(void *ctx, const struct wl_opt *opt, const char *val, unsigned long long v,
+		   struct lab_error *err)
+{
+	struct config *cfg = ctx;
+
+	(void)err;
+	if (!strcmp(opt->key, "allocator"))
+		cfg->jemalloc = !strcmp(val, "jemalloc");
+	else if (!strcmp(opt->key, "malloc_conf"))
+		cfg->conf = val;
+	else if (!strcmp(opt->key, "size"))
+		cfg->size = v;
+	else if (!strcmp(opt->key, "chunk"))
+		cfg->chunk = v;
+	else if (!strcmp(opt->key, "keep_last"))
+		cfg->keep_last = v;
+	else if (!strcmp(opt->key, "trim"))
+		cfg->trim = v;
+	else if (!strcmp(opt->key, "hold"))
+		cfg->hold_ms = v;
+	else if (!strcmp(opt->key, "pressure"))
+		cfg->pressure = v;
+	return 0;
+}
+
 static int parse_args(int argc, char **argv, struct config *cfg, struct events *ev, struct lab_error *err)
 {
-	const struct wl_opt *opt;
-	const char *val;
+	struct events_args ea = { .ev = ev };
+	const struct wl_argv a = { .pre = events_argv_pre, .pre_ctx = &ea, .set = set_opt, .ctx = cfg };
 	int ret;
 
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->chunk = 64 << 10;
-	for (int a = 1; a < argc; a++) {
-		unsigned long long v = 1;
-
-		ret = events_parse_arg(ev, argc, argv, &a, err);
-		if (ret < 0)
-			return ret;
-		if (ret > 0)
-			continue;
-		/* Every option from the declaration the scenario parser reads too
-		 * (workloads/decl/allocs.c). */
-		if ((ret = wl_opt_match(&wl_decl_allocs, argc, argv, &a, &opt, &val, err)) == 0)
-			return lab_error_set(err, EINVAL, "%s: unknown argument", argv[a]);
-		if (ret < 0)
-			return ret;     /* "--size needs a value" */
-		if (val != NULL && wl_parse_value(opt->type, opt->enums, val, &v, err) < 0)
-			return lab_error_prefix(err, "%s", opt->flag);
-		if (!strcmp(opt->key, "allocator"))
-			cfg->jemalloc = !strcmp(val, "jemalloc");
-		else if (!strcmp(opt->key, "malloc_conf"))
-			cfg->conf = val;
-		else if (!strcmp(opt->key, "size"))
-			cfg->size = v;
-		else if (!strcmp(opt->key, "chunk"))
-			cfg->chunk = v;
-		else if (!strcmp(opt->key, "keep_last"))
-			cfg->keep_last = v;
-		else if (!strcmp(opt->key, "trim"))
-			cfg->trim = v;
-		else if (!strcmp(opt->key, "hold"))
-			cfg->hold_ms = v;
-		else if (!strcmp(opt->key, "pressure"))
-			cfg->pressure = v;
-	}
+	if ((ret = wl_parse_argv(&wl_decl_allocs, argc, argv, &a, err)) < 0)
+		return ret;
 	if (cfg->size == 0 || cfg->chunk == 0 || cfg->chunk > cfg->size)
 		return lab_error_set(err, EINVAL, "--size and --chunk must be positive, the chunk no larger");
 	if (cfg->conf != NULL && !cfg->jemalloc)
@@ -182,12 +177,35 @@ static int sleep_ms(unsigned long long ms)
 	return 0;
 }
 
+/* The start event: the allocator, its configuration, the chunks to come. */
+static int report_start(struct events *ev, const struct config *cfg, const struct allocator *al, size_t n,
+			struct lab_error *err)
+{
+	struct ev_line l;
+
+	events_start_begin(ev, &l);
+	ev_str(&l, "allocator", cfg->jemalloc ? "jemalloc" : "glibc");
+	ev_str(&l, "malloc_conf", cfg->conf ? cfg->conf : "");
+	ev_u64(&l, "size_bytes", cfg->size);
+	ev_u64(&l, "chunk_bytes", cfg->chunk);
+	ev_u64(&l, "chunks", n);
+	if (cfg->jemalloc) {
+		/* -2: the option could not be read; -1: decay disabled (never purge). */
+		long long d = je_opt(al, "opt.dirty_decay_ms"), m = je_opt(al, "opt.muzzy_decay_ms");
+
+		ev_obj_begin(&l, "jemalloc");
+		je_put(&l, "dirty_decay_ms", d);
+		je_put(&l, "muzzy_decay_ms", m);
+		ev_obj_end(&l);
+	}
+	return events_emit(ev, &l, err);
+}
+
 int main(int argc, char **argv)
 {
 	struct lab_error err = { 0 };
 	struct config cfg;
 	struct events ev;
-	struct ev_line l;
 	struct allocator al = { malloc, free, NULL };   /* jemalloc's when preloaded */
 	size_t n, page = (size_t)sysconf(_SC_PAGESIZE);
 	void **chunks;
@@ -213,22 +231,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "allocs: out of memory\n");
 		return 1;
 	}
-	events_start_begin(&ev, &l);
-	ev_str(&l, "allocator", cfg.jemalloc ? "jemalloc" : "glibc");
-	ev_str(&l, "malloc_conf", cfg.conf ? cfg.conf : "");
-	ev_u64(&l, "size_bytes", cfg.size);
-	ev_u64(&l, "chunk_bytes", cfg.chunk);
-	ev_u64(&l, "chunks", n);
-	if (cfg.jemalloc) {
-		/* -2: the option could not be read; -1: decay disabled (never purge). */
-		long long d = je_opt(&al, "opt.dirty_decay_ms"), m = je_opt(&al, "opt.muzzy_decay_ms");
-
-		ev_obj_begin(&l, "jemalloc");
-		je_put(&l, "dirty_decay_ms", d);
-		je_put(&l, "muzzy_decay_ms", m);
-		ev_obj_end(&l);
-	}
-	if (events_emit(&ev, &l, &err) < 0) {
+	if (report_start(&ev, &cfg, &al, n, &err) < 0) {
 		fprintf(stderr, "allocs: start: %s\n", err.msg);
 		return 1;
 	}

@@ -56,44 +56,39 @@ static void usage(FILE *f)
 	wl_decl_usage(&wl_decl_cachefill, f);
 }
 
+/* One option of the declaration (workloads/decl/cachefill.c), typed: what it sets. */
+static int set_opt(void *ctx, const struct wl_opt *opt, const char *val, unsigned long long v,
+		   struct lab_error *err)
+{
+	struct config *cfg = ctx;
+
+	(void)err;
+	if (!strcmp(opt->key, "size"))
+		cfg->size = v;
+	else if (!strcmp(opt->key, "reads"))
+		cfg->reads = v;
+	else if (!strcmp(opt->key, "cold"))
+		cfg->cold = v;
+	else if (!strcmp(opt->key, "stay"))
+		cfg->stay = v;
+	else if (!strcmp(opt->key, "keep"))
+		cfg->keep = v;
+	else if (!strcmp(opt->key, "dir"))
+		cfg->dir = val;
+	return 0;
+}
+
 static int parse_args(int argc, char **argv, struct config *cfg, struct events *ev, struct lab_error *err)
 {
-	const struct wl_opt *opt;
-	const char *val;
+	struct events_args ea = { .ev = ev };
+	const struct wl_argv a = { .pre = events_argv_pre, .pre_ctx = &ea, .set = set_opt, .ctx = cfg };
 	int ret;
 
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->reads = 2;
 	cfg->dir = "/var/tmp";
-	for (int a = 1; a < argc; a++) {
-		unsigned long long v = 1;
-
-		ret = events_parse_arg(ev, argc, argv, &a, err);
-		if (ret < 0)
-			return ret;
-		if (ret > 0)
-			continue;
-		/* The rest from the declaration the scenario parser reads too
-		 * (workloads/decl/cachefill.c). */
-		if ((ret = wl_opt_match(&wl_decl_cachefill, argc, argv, &a, &opt, &val, err)) == 0)
-			return lab_error_set(err, EINVAL, "%s: unknown argument", argv[a]);
-		if (ret < 0)
-			return ret;     /* "--size needs a value" */
-		if (val != NULL && wl_parse_value(opt->type, opt->enums, val, &v, err) < 0)
-			return lab_error_prefix(err, "%s", opt->flag);
-		if (!strcmp(opt->key, "size"))
-			cfg->size = v;
-		else if (!strcmp(opt->key, "reads"))
-			cfg->reads = v;
-		else if (!strcmp(opt->key, "cold"))
-			cfg->cold = v;
-		else if (!strcmp(opt->key, "stay"))
-			cfg->stay = v;
-		else if (!strcmp(opt->key, "keep"))
-			cfg->keep = v;
-		else if (!strcmp(opt->key, "dir"))
-			cfg->dir = val;
-	}
+	if ((ret = wl_parse_argv(&wl_decl_cachefill, argc, argv, &a, err)) < 0)
+		return ret;
 	if (cfg->size == 0 || cfg->size % BLOCK != 0)
 		return lab_error_set(err, EINVAL, "--size is required, a whole number of MiB");
 	if (cfg->reads > 100)
@@ -155,6 +150,44 @@ static int report(struct events *ev, const char *step, const char *arg, int fd, 
 	return events_step_end(ev, &l, err);
 }
 
+/* SIZE bytes of buf's pattern, BLOCK at a time, then fsync: the file is
+ * clean before it is read (or dropped). */
+static int write_file(int fd, const unsigned char *buf, unsigned long long size, const char *path,
+		      struct lab_error *err)
+{
+	for (unsigned long long off = 0; off < size; off += BLOCK) {
+		size_t o = 0;
+
+		while (o < BLOCK) {
+			ssize_t n = write(fd, buf + o, BLOCK - o);
+
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0)
+				return lab_error_errno(err, n < 0 ? errno : EIO, "write %s", path);
+			o += (size_t)n;
+		}
+	}
+	if (fsync(fd) < 0)
+		return lab_error_errno(err, errno, "fsync %s", path);
+	return 0;
+}
+
+/* Read the file from where it stands to its end, BLOCK at a time. */
+static int read_file(int fd, unsigned char *buf, const char *path, struct lab_error *err)
+{
+	for (;;) {
+		ssize_t n = read(fd, buf, BLOCK);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return lab_error_errno(err, errno, "read %s", path);
+		if (n == 0)
+			return 0;
+	}
+}
+
 int main(int argc, char **argv)
 {
 	static const char *const extra[] = { "fsync", "fadvise64", "unlink", "unlinkat", "lseek", NULL };
@@ -213,25 +246,8 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	t0 = events_now_ns();
-	for (unsigned long long off = 0; off < cfg.size; off += BLOCK) {
-		size_t o = 0;
-
-		while (o < BLOCK) {
-			ssize_t n = write(fd, buf + o, BLOCK - o);
-
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n <= 0) {
-				ret = lab_error_errno(&err, n < 0 ? errno : EIO, "write %s", path);
-				goto out;
-			}
-			o += (size_t)n;
-		}
-	}
-	if (fsync(fd) < 0) {
-		ret = lab_error_errno(&err, errno, "fsync %s", path);
+	if ((ret = write_file(fd, buf, cfg.size, path, &err)) < 0)
 		goto out;
-	}
 	ret = report(&ev, "create", NULL, fd, &cfg, events_now_ns() - t0, true, &err);
 	if (ret < 0)
 		goto out;
@@ -254,18 +270,8 @@ int main(int argc, char **argv)
 			goto out;
 		}
 		t0 = events_now_ns();
-		for (;;) {
-			ssize_t n = read(fd, buf, BLOCK);
-
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n < 0) {
-				ret = lab_error_errno(&err, errno, "read %s", path);
-				goto out;
-			}
-			if (n == 0)
-				break;
-		}
+		if ((ret = read_file(fd, buf, path, &err)) < 0)
+			goto out;
 		snprintf(arg, sizeof(arg), "%llu", r);
 		ret = report(&ev, "read", arg, fd, &cfg, events_now_ns() - t0, true, &err);
 		if (ret < 0)

@@ -214,6 +214,38 @@ int wl_opt_match(const struct wl_decl *d, int argc, char **argv, int *i, const s
 	return ret != 0 ? ret : opt_match(d->argv_opts, argc, argv, i, opt, val, err);
 }
 
+int wl_parse_argv(const struct wl_decl *d, int argc, char **argv, const struct wl_argv *a,
+		  struct lab_error *err)
+{
+	for (int i = 1; i < argc; i++) {
+		const struct wl_opt *opt = NULL;
+		const char *val = NULL;
+		unsigned long long v = 1;
+		int ret;
+
+		if (a->pre != NULL && (ret = a->pre(a->pre_ctx, argc, argv, &i, err)) != 0) {
+			if (ret < 0)
+				return ret;
+			continue;
+		}
+		if (a->operand != NULL && strncmp(argv[i], "--", 2) != 0) {
+			if ((ret = a->operand(a->ctx, argv[i], err)) < 0)
+				return ret;
+			continue;
+		}
+		ret = wl_opt_match(d, argc, argv, &i, &opt, &val, err);
+		if (ret == 0)
+			return lab_error_set(err, EINVAL, "%s: unknown argument", argv[i]);
+		if (ret < 0)
+			return ret;     /* "--size needs a value" */
+		if (val != NULL && wl_parse_value(opt->type, opt->enums, val, &v, err) < 0)
+			return lab_error_prefix(err, "%s", opt->flag);
+		if ((ret = a->set(a->ctx, opt, val, v, err)) < 0)
+			return ret;
+	}
+	return 0;
+}
+
 static void usage_opts(const struct wl_opt *list, FILE *f, bool help)
 {
 	for (const struct wl_opt *o = list; o != NULL && o->key != NULL; o++) {

@@ -6,8 +6,8 @@
  * line flag, the type — and, for a stepped workload, its steps with the
  * types of their ':'-separated arguments.  The scenario parser
  * (harness/plan/scenario.c) types a [workload] section and its `steps` with it;
- * the workload's own argument parser reads the same declaration
- * (wl_opt_match, wl_step_parse), so a new step or option is one row here and
+ * the workload's own argument parser is driven by the same declaration
+ * (wl_parse_argv, wl_step_parse), so a new step or option is one row here and
  * its case in the workload (docs/extending.md, "a step").  Pure except
  * wl_advice_probe.
  */
@@ -103,6 +103,32 @@ int wl_step_parse(const struct wl_decl *d, const char *text, struct wl_step_valu
  * -EINVAL when its value is missing. */
 int wl_opt_match(const struct wl_decl *d, int argc, char **argv, int *i, const struct wl_opt **opt,
 		 const char **val, struct lab_error *err);
+
+/* A workload's command line, driven by its declaration: the one option loop
+ * every workload shares.  For each argument, in order:
+ *   1. pre (when set) may take it: the options every workload has, which are
+ *      not scenario keys (--event-fd, --ack-fd: events_argv_pre; hold's and
+ *      stepper's signed --oom-score-adj);
+ *   2. an argument not starting with "--" goes to operand (region's steps;
+ *      without operand it is "ARG: unknown argument");
+ *   3. one of d's options or argv_opts (wl_opt_match) is typed with its row
+ *      (a bad value: "FLAG: why") and handed to set, with v the value (1 for
+ *      a bare WT_BOOL flag; WT_ENUM: its index; WT_TEXT: 0) and text as
+ *      written (NULL for a bare flag);
+ *   4. anything else is "ARG: unknown argument".
+ * Each callback returns 0 (or, for pre, 1: taken) or -errno with err filled;
+ * wl_parse_argv returns 0 or the first error.  What a workload checks after
+ * (required options, ranges across options) stays in the workload. */
+struct wl_argv {
+	int (*pre)(void *pre_ctx, int argc, char **argv, int *i, struct lab_error *err);
+	void *pre_ctx;
+	int (*set)(void *ctx, const struct wl_opt *opt, const char *text, unsigned long long v,
+		   struct lab_error *err);
+	int (*operand)(void *ctx, const char *arg, struct lab_error *err);
+	void *ctx;
+};
+int wl_parse_argv(const struct wl_decl *d, int argc, char **argv, const struct wl_argv *a,
+		  struct lab_error *err);
 
 /* The usage text of d: its options (argv_opts too) and steps, from the declaration. */
 void wl_decl_usage(const struct wl_decl *d, FILE *f);

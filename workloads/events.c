@@ -378,6 +378,19 @@ int events_opt_oom_adj(int argc, char **argv, int *i, long *adj, struct lab_erro
 	return 1;
 }
 
+int events_argv_pre(void *args, int argc, char **argv, int *i, struct lab_error *err)
+{
+	const struct events_args *a = args;
+	int ret = events_parse_arg(a->ev, argc, argv, i, err);
+
+	if (ret != 0 || a->adj == NULL)
+		return ret;
+	ret = events_opt_oom_adj(argc, argv, i, a->adj, err);
+	if (ret > 0 && a->adj_given != NULL)
+		*a->adj_given = true;
+	return ret;
+}
+
 int events_set_oom_adj(long adj, struct lab_error *err)
 {
 	char buf[16];

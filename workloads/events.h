@@ -40,9 +40,10 @@ struct ev_line {
  * harness that went away gives the workload EPIPE instead of killing it. */
 void events_init(struct events *ev, const char *program);
 
-/* Options.  A workload's argument loop calls events_opt() for each option it
- * knows ("--size" → its value, in the form "--size V" or "--size=V"), and
- * events_parse_arg() for the two options every workload shares.
+/* Options.  A workload's command line is driven by its declaration
+ * (workloads/decl.h: wl_parse_argv), with events_argv_pre() for the options
+ * every workload shares; events_opt() reads one option by name ("--size" →
+ * its value, in the form "--size V" or "--size=V").
  *
  * events_opt: 1 when argv[*i] is the option name (its value in *val, *i
  * advanced past it), 0 when it is not, -EINVAL when the value is missing. */
@@ -59,6 +60,16 @@ int events_parse_arg(struct events *ev, int argc, char **argv, int *i,
  * workload at 1000 (the victim of choice); a workload that stands for a
  * bystander lowers it (root: CAP_SYS_RESOURCE). */
 int events_opt_oom_adj(int argc, char **argv, int *i, long *adj, struct lab_error *err);
+
+/* wl_parse_argv's pre for a workload (struct wl_argv's pre_ctx: a struct
+ * events_args): --event-fd and --ack-fd, and with adj set --oom-score-adj N
+ * as well (*adj and *adj_given set).  1 taken, 0 not, -EINVAL. */
+struct events_args {
+	struct events *ev;
+	long *adj;              /* NULL: --oom-score-adj is not taken here */
+	bool *adj_given;
+};
+int events_argv_pre(void *args, int argc, char **argv, int *i, struct lab_error *err);
 
 /* Write adj to /proc/self/oom_score_adj. */
 int events_set_oom_adj(long adj, struct lab_error *err);

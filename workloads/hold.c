@@ -42,58 +42,43 @@
 struct config {
 	unsigned long long size, leave;
 	long adj;
-	bool fill, by_leave, set_adj;
+	bool fill, by_size, by_leave, set_adj;
 	unsigned int byte;
 };
+
+/* --size, --leave, --fill: the declaration the scenario parser reads too
+ * (workloads/decl/hold.c), typed; what each sets. */
+static int set_opt(void *ctx, const struct wl_opt *opt, const char *val, unsigned long long v,
+		   struct lab_error *err)
+{
+	struct config *cfg = ctx;
+
+	(void)val;
+	(void)err;
+	if (!strcmp(opt->key, "size")) {
+		cfg->size = v;
+		cfg->by_size = true;
+	} else if (!strcmp(opt->key, "leave")) {
+		cfg->leave = v;
+		cfg->by_leave = true;
+	} else if (!strcmp(opt->key, "fill")) {
+		cfg->byte = (unsigned int)v;
+		cfg->fill = true;
+	}
+	return 0;
+}
 
 static int parse_args(int argc, char **argv, struct config *cfg, struct events *ev,
 		      struct lab_error *err)
 {
-	bool have_size = false;
-	const struct wl_opt *opt;
-	const char *val;
-	int a, ret;
+	struct events_args ea = { .ev = ev, .adj = &cfg->adj, .adj_given = &cfg->set_adj };
+	const struct wl_argv a = { .pre = events_argv_pre, .pre_ctx = &ea, .set = set_opt, .ctx = cfg };
+	int ret;
 
 	memset(cfg, 0, sizeof(*cfg));
-	for (a = 1; a < argc; a++) {
-		ret = events_parse_arg(ev, argc, argv, &a, err);
-		if (ret < 0)
-			return ret;
-		if (ret > 0)
-			continue;
-		ret = events_opt_oom_adj(argc, argv, &a, &cfg->adj, err);
-		if (ret < 0)
-			return ret;
-		if (ret > 0) {
-			cfg->set_adj = true;
-			continue;
-		}
-		/* --size, --leave, --fill: the declaration the scenario parser
-		 * reads too (workloads/decl/hold.c). */
-		ret = wl_opt_match(&wl_decl_hold, argc, argv, &a, &opt, &val, err);
-		if (ret < 0)
-			return ret;
-		if (ret > 0) {
-			unsigned long long v;
-
-			if (val == NULL || wl_parse_value(opt->type, opt->enums, val, &v, err) < 0)
-				return val == NULL ? lab_error_set(err, EINVAL, "%s needs a value", opt->flag)
-						   : lab_error_prefix(err, "%s %s", opt->flag, val);
-			if (!strcmp(opt->key, "size")) {
-				cfg->size = v;
-				have_size = true;
-			} else if (!strcmp(opt->key, "leave")) {
-				cfg->leave = v;
-				cfg->by_leave = true;
-			} else if (!strcmp(opt->key, "fill")) {
-				cfg->byte = (unsigned int)v;
-				cfg->fill = true;
-			}
-			continue;
-		}
-		return lab_error_set(err, EINVAL, "%s: unknown argument", argv[a]);
-	}
-	if (have_size == cfg->by_leave)
+	if ((ret = wl_parse_argv(&wl_decl_hold, argc, argv, &a, err)) < 0)
+		return ret;
+	if (cfg->by_size == cfg->by_leave)
 		return lab_error_set(err, EINVAL, "one of --size and --leave is required");
 	if (cfg->by_leave)
 		return 0;
@@ -163,8 +148,7 @@ int main(int argc, char **argv)
 	unsigned long long memfree_kb = 0;
 
 	if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
-		printf("usage: hold --size SIZE | --leave SIZE [--fill BYTE] [--oom-score-adj N]\n"
-		       "            [--event-fd N] [--ack-fd N]\n");
+		wl_decl_usage(&wl_decl_hold, stdout);
 		return 0;
 	}
 	events_init(&ev, "hold");

@@ -30,6 +30,7 @@
 #include <sys/stat.h>
 
 #include "base/error.h"
+#include "decl.h"
 #include "events.h"
 #include "base/fileio.h"
 #include "lockdown.h"
@@ -169,6 +170,16 @@ static int scan_host(struct host_scan *hs, struct lab_error *err)
 	return ret;
 }
 
+/* lazyscan declares no option: wl_parse_argv never calls this. */
+static int no_opt(void *ctx, const struct wl_opt *opt, const char *val, unsigned long long v,
+		  struct lab_error *err)
+{
+	(void)ctx;
+	(void)val;
+	(void)v;
+	return lab_error_set(err, EINVAL, "%s: lazyscan takes no option", opt->flag);
+}
+
 int main(int argc, char **argv)
 {
 	struct lab_error err = { 0 };
@@ -176,22 +187,20 @@ int main(int argc, char **argv)
 	struct events ev;
 	struct ev_line l;
 	unsigned long long t0, work_ns;
+	struct events_args ea = { .ev = &ev };
+	const struct wl_argv argv_decl = { .pre = events_argv_pre, .pre_ctx = &ea, .set = no_opt };
 	size_t i;
-	int a, ret;
+	int ret;
 
 	if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
-		printf("usage: lazyscan [--event-fd N] [--ack-fd N]\n");
+		wl_decl_usage(&wl_decl_lazyscan, stdout);
 		return 0;
 	}
 	events_init(&ev, "lazyscan");
-	for (a = 1; a < argc; a++) {
-		ret = events_parse_arg(&ev, argc, argv, &a, &err);
-		if (ret == 0)
-			ret = lab_error_set(&err, EINVAL, "%s: unknown argument", argv[a]);
-		if (ret < 0) {
-			fprintf(stderr, "lazyscan: %s\n", err.msg);
-			return 2;
-		}
+	/* No options of its own (workloads/decl/lazyscan.c): only the events' fds. */
+	if (wl_parse_argv(&wl_decl_lazyscan, argc, argv, &argv_decl, &err) < 0) {
+		fprintf(stderr, "lazyscan: %s\n", err.msg);
+		return 2;
 	}
 
 	events_start_begin(&ev, &l);

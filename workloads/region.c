@@ -174,62 +174,53 @@ static int parse_step(const char *s, struct step *st, struct lab_error *err)
 	return 0;
 }
 
+/* An argument that is not an option: a step, typed by the declaration. */
+static int add_step(void *ctx, const char *arg, struct lab_error *err)
+{
+	struct config *cfg = ctx;
+
+	if (parse_step(arg, &cfg->steps[cfg->nsteps], err) < 0)
+		return lab_error_prefix(err, "step '%s'", arg);
+	cfg->nsteps++;
+	return 0;
+}
+
+/* --size, --thp, --shared: the declaration the scenario parser reads too
+ * (workloads/decl/region.c), typed; what each sets. */
+static int set_opt(void *ctx, const struct wl_opt *opt, const char *val, unsigned long long v,
+		   struct lab_error *err)
+{
+	struct config *cfg = ctx;
+
+	(void)err;
+	if (!strcmp(opt->key, "shared"))
+		cfg->shared = true;
+	else if (!strcmp(opt->key, "size"))
+		cfg->size = v;
+	else if (!strcmp(opt->key, "thp"))
+		cfg->thp = !strcmp(val, "on") ? THP_ON : !strcmp(val, "off") ? THP_OFF : THP_DEFAULT;
+	return 0;
+}
+
 static int parse_args(int argc, char **argv, struct config *cfg, struct events *ev,
 		      size_t page_size, struct lab_error *err)
 {
-	bool have_size = false;
-	const struct wl_opt *opt;
-	const char *val;
+	struct events_args ea = { .ev = ev };
+	const struct wl_argv a = { .pre = events_argv_pre, .pre_ctx = &ea, .set = set_opt,
+				   .operand = add_step, .ctx = cfg };
 	size_t i;
-	int a, ret;
+	int ret;
 
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->thp = THP_DEFAULT;
 	cfg->steps = calloc((size_t)argc, sizeof(*cfg->steps));
 	if (cfg->steps == NULL)
 		return lab_error_errno(err, ENOMEM, "allocate steps");
-
-	for (a = 1; a < argc; a++) {
-		const char *arg = argv[a];
-
-		if (strncmp(arg, "--", 2) != 0) {
-			ret = parse_step(arg, &cfg->steps[cfg->nsteps], err);
-			if (ret < 0)
-				return lab_error_prefix(err, "step '%s'", arg);
-			cfg->nsteps++;
-			continue;
-		}
-		ret = events_parse_arg(ev, argc, argv, &a, err);
-		if (ret < 0)
-			return ret;
-		if (ret > 0)
-			continue;
-		ret = wl_opt_match(&wl_decl_region, argc, argv, &a, &opt, &val, err);
-		if (ret < 0)
-			return ret;
-		if (ret > 0 && !strcmp(opt->key, "shared")) {
-			cfg->shared = true;
-			continue;
-		}
-		if (ret > 0) {
-			unsigned long long v;
-
-			if (wl_parse_value(opt->type, opt->enums, val, &v, err) < 0)
-				return lab_error_prefix(err, "%s %s", opt->flag, val);
-			if (!strcmp(opt->key, "size")) {
-				cfg->size = v;
-				have_size = true;
-			} else if (!strcmp(opt->key, "thp")) {
-				cfg->thp = !strcmp(val, "on") ? THP_ON : !strcmp(val, "off") ? THP_OFF : THP_DEFAULT;
-			}
-			continue;
-		}
-		return lab_error_set(err, EINVAL, "%s: unknown option", arg);
-	}
-
-	if (!have_size)
+	if ((ret = wl_parse_argv(&wl_decl_region, argc, argv, &a, err)) < 0)
+		return ret;
+	if (cfg->size == 0)
 		return lab_error_set(err, EINVAL, "--size is required");
-	if (cfg->size == 0 || cfg->size % page_size != 0)
+	if (cfg->size % page_size != 0)
 		return lab_error_set(err, EINVAL,
 				     "--size %llu: must be a positive multiple of the page size %zu",
 				     cfg->size, page_size);
@@ -472,19 +463,20 @@ static unsigned long long thread_cpu_ns(void)
 	return (unsigned long long)ts.tv_sec * 1000000000ULL + (unsigned long long)ts.tv_nsec;
 }
 
-static int run_step(struct events *ev, struct region *r, const struct step *st,
-		    struct lab_error *err)
-{
+/* What a step leaves for its line besides the counters. */
+struct step_out {
 	unsigned long long series[SERIES_MAX];
-	unsigned long long t0, work_ns, cpu0, match = 0;
-	struct scan_counts sc = { 0 };
+	unsigned long long match;
+	struct scan_counts sc;
+};
+
+/* The step's work, and only it: run_step times this. */
+static int do_step(struct region *r, const struct step *st, struct step_out *o, struct lab_error *err)
+{
 	struct smaps_range vma;
-	struct ev_line l;
 	size_t i;
 	int ret;
 
-	cpu0 = thread_cpu_ns();
-	t0 = events_now_ns();
 	switch (st->kind) {
 	case ST_FILL:
 		/* Every byte, as the article does: the data is what readback
@@ -508,12 +500,12 @@ static int run_step(struct events *ev, struct region *r, const struct step *st,
 			ret = region_smaps(r, &vma, err);
 			if (ret < 0)
 				return ret;
-			series[i] = vma.lazyfree_kb;
+			o->series[i] = vma.lazyfree_kb;
 		}
 		break;
 	case ST_READBACK:
 		for (i = 0; i < r->page_size; i++)
-			match += ((const volatile unsigned char *)r->start)[i] == st->byte;
+			o->match += ((const volatile unsigned char *)r->start)[i] == st->byte;
 		break;
 	case ST_WRITE:
 		memset(r->start, (int)st->byte, (size_t)st->n * r->page_size);
@@ -534,7 +526,7 @@ static int run_step(struct events *ev, struct region *r, const struct step *st,
 			return ret;
 		break;
 	case ST_SCAN:
-		scan(r, st->byte, st->byte2, &sc);
+		scan(r, st->byte, st->byte2, &o->sc);
 		break;
 	case ST_HOLD:
 		ret = sleep_ms(st->n, err);
@@ -550,6 +542,66 @@ static int run_step(struct events *ev, struct region *r, const struct step *st,
 				       st->arg, rc);
 	}
 	}
+	return 0;
+}
+
+/* The step's own figures in its line. */
+static void step_fields(struct ev_line *l, const struct region *r, const struct step *st,
+			const struct step_out *o)
+{
+	size_t i;
+
+	switch (st->kind) {
+	case ST_SERIES:
+		ev_arr_begin(l, "series_kb");
+		for (i = 0; i < st->n; i++)
+			ev_u64(l, NULL, o->series[i]);
+		ev_arr_end(l);
+		break;
+	case ST_READBACK:
+		ev_u64(l, "match_bytes", o->match);
+		ev_u64(l, "compared_bytes", r->page_size);
+		break;
+	case ST_WRITE:
+		ev_u64(l, "written_pages", st->n);
+		break;
+	case ST_POKE:
+		ev_u64(l, "poked_bytes", st->n);
+		break;
+	case ST_ADVISE:
+	case ST_POPULATE:
+		ev_str(l, "advice", st->advice->madv);
+		ev_u64(l, "advised_bytes", st->n ? (st->n + r->page_size - 1) / r->page_size * r->page_size : r->size);
+		break;
+	case ST_PRESSURE:
+		ev_u64(l, "pressure_bytes", st->n);
+		break;
+	case ST_SCAN:
+		ev_obj_begin(l, "scan");
+		ev_u64(l, "pattern", o->sc.pattern);
+		ev_u64(l, "zero", o->sc.zero);
+		ev_u64(l, "written", o->sc.written);
+		ev_u64(l, "other", o->sc.other);
+		ev_obj_end(l);
+		break;
+	default:
+		break;
+	}
+}
+
+static int run_step(struct events *ev, struct region *r, const struct step *st,
+		    struct lab_error *err)
+{
+	unsigned long long t0, work_ns, cpu0;
+	struct step_out o = { .match = 0 };
+	struct ev_line l;
+	int ret;
+
+	cpu0 = thread_cpu_ns();
+	t0 = events_now_ns();
+	ret = do_step(r, st, &o, err);
+	if (ret < 0)
+		return ret;
 	work_ns = events_now_ns() - t0;
 
 	events_step_begin(ev, &l, st->name, st->arg);
@@ -558,42 +610,7 @@ static int run_step(struct events *ev, struct region *r, const struct step *st,
 	 * measurable on a machine whose other guests take its CPUs
 	 * (scripts/bench-trace). */
 	ev_u64(&l, "cpu_ns", thread_cpu_ns() - cpu0);
-	switch (st->kind) {
-	case ST_SERIES:
-		ev_arr_begin(&l, "series_kb");
-		for (i = 0; i < st->n; i++)
-			ev_u64(&l, NULL, series[i]);
-		ev_arr_end(&l);
-		break;
-	case ST_READBACK:
-		ev_u64(&l, "match_bytes", match);
-		ev_u64(&l, "compared_bytes", r->page_size);
-		break;
-	case ST_WRITE:
-		ev_u64(&l, "written_pages", st->n);
-		break;
-	case ST_POKE:
-		ev_u64(&l, "poked_bytes", st->n);
-		break;
-	case ST_ADVISE:
-	case ST_POPULATE:
-		ev_str(&l, "advice", st->advice->madv);
-		ev_u64(&l, "advised_bytes", st->n ? (st->n + r->page_size - 1) / r->page_size * r->page_size : r->size);
-		break;
-	case ST_PRESSURE:
-		ev_u64(&l, "pressure_bytes", st->n);
-		break;
-	case ST_SCAN:
-		ev_obj_begin(&l, "scan");
-		ev_u64(&l, "pattern", sc.pattern);
-		ev_u64(&l, "zero", sc.zero);
-		ev_u64(&l, "written", sc.written);
-		ev_u64(&l, "other", sc.other);
-		ev_obj_end(&l);
-		break;
-	default:
-		break;
-	}
+	step_fields(&l, r, st, &o);
 	ret = add_counters(r, &l, err);
 	if (ret < 0)
 		return ret;

@@ -53,53 +53,43 @@ struct config {
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: stepper --step SIZE --target SIZE [--interval MS] [--hold MS] [--shared]\n"
-		   "               [--no-release] [--oom-score-adj N] [--event-fd N] [--ack-fd N]\n");
+	wl_decl_usage(&wl_decl_stepper, f);
+}
+
+/* The declaration the scenario parser reads too (workloads/decl/stepper.c),
+ * typed; what each option sets. */
+static int set_opt(void *ctx, const struct wl_opt *opt, const char *val, unsigned long long v,
+		   struct lab_error *err)
+{
+	struct config *cfg = ctx;
+
+	(void)val;
+	(void)err;
+	if (!strcmp(opt->key, "shared"))
+		cfg->shared = true;
+	else if (!strcmp(opt->key, "release"))
+		cfg->release = false;       /* the flag is --no-release */
+	else if (!strcmp(opt->key, "step"))
+		cfg->step = v;
+	else if (!strcmp(opt->key, "target"))
+		cfg->target = v;
+	else if (!strcmp(opt->key, "interval"))
+		cfg->interval_ms = v;
+	else if (!strcmp(opt->key, "hold"))
+		cfg->hold_ms = v;
+	return 0;
 }
 
 static int parse_args(int argc, char **argv, struct config *cfg, struct events *ev, struct lab_error *err)
 {
-	const struct wl_opt *opt;
-	const char *val;
+	struct events_args ea = { .ev = ev, .adj = &cfg->adj, .adj_given = &cfg->set_adj };
+	const struct wl_argv a = { .pre = events_argv_pre, .pre_ctx = &ea, .set = set_opt, .ctx = cfg };
 	int ret;
 
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->release = true;
-	for (int a = 1; a < argc; a++) {
-		ret = events_parse_arg(ev, argc, argv, &a, err);
-		if (ret < 0)
-			return ret;
-		if (ret > 0)
-			continue;
-		if ((ret = events_opt_oom_adj(argc, argv, &a, &cfg->adj, err)) != 0) {
-			if (ret < 0)
-				return ret;
-			cfg->set_adj = true;
-			continue;
-		}
-		/* The rest from the declaration the scenario parser reads too
-		 * (workloads/decl/stepper.c). */
-		if ((ret = wl_opt_match(&wl_decl_stepper, argc, argv, &a, &opt, &val, err)) != 0) {
-			unsigned long long v = 1;
-
-			if (ret < 0 || (val != NULL && (ret = wl_parse_value(opt->type, opt->enums, val, &v, err)) < 0))
-				return lab_error_prefix(err, "%s", opt->flag);
-			if (!strcmp(opt->key, "shared"))
-				cfg->shared = true;
-			else if (!strcmp(opt->key, "release"))
-				cfg->release = false;       /* the flag is --no-release */
-			else if (!strcmp(opt->key, "step"))
-				cfg->step = v;
-			else if (!strcmp(opt->key, "target"))
-				cfg->target = v;
-			else if (!strcmp(opt->key, "interval"))
-				cfg->interval_ms = v;
-			else if (!strcmp(opt->key, "hold"))
-				cfg->hold_ms = v;
-			continue;
-		}
-		return lab_error_set(err, EINVAL, "%s: unknown argument", argv[a]);
-	}
+	if ((ret = wl_parse_argv(&wl_decl_stepper, argc, argv, &a, err)) < 0)
+		return ret;
 	if (cfg->step == 0 || cfg->target == 0)
 		return lab_error_set(err, EINVAL, "--step and --target are required and must be > 0");
 	if (cfg->step > cfg->target)
@@ -153,7 +143,6 @@ int main(int argc, char **argv)
 	events_init(&ev, "stepper");
 	if (parse_args(argc, argv, &cfg, &ev, &err) < 0) {
 		fprintf(stderr, "stepper: %s\n", err.msg);
-		usage(stderr);
 		return 2;
 	}
 	nmaps = (size_t)((cfg.target + cfg.step - 1) / cfg.step);

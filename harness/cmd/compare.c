@@ -1,9 +1,210 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* cmd/compare.c — `pagelab compare` (harness/cmd/cli.md). */
+/* cmd/compare.c — `pagelab compare` (harness/cmd/cli.md): options, the two
+ * sides, the compare library (harness/read/compare.h), the document printed.
+ *
+ * The sides: the FIRST argument that is exactly `--` separates BASE from NEW
+ * (it does not end the options); each side is parsed with getopt_long in
+ * permuting mode on its own, so options may come anywhere —
+ * `compare A -- B --format json` — and a second `--` ends the options of
+ * the NEW side (`compare A -- -- --odd-name.json`).  With --by there is one
+ * set of files and no separator. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
 #include "cmd.h"
+#include "exitcode.h"
+#include "readcmd.h"
 #include "read/compare.h"
+#include "read/stats.h"
+
+static void usage(FILE *o)
+{
+	fprintf(o,
+		"usage: pagelab compare [--format markdown|csv|json] [--threshold PCT] BASE.json... -- NEW.json...\n"
+		"       pagelab compare [--format ...] [--threshold PCT] --by KEY RESULT.json...\n"
+		"\n"
+		"Compare every figure of every report table that both sides have: each side's\n"
+		"median and min–max over its repeats, the change in %%, and a verdict —\n"
+		"  real             Welch's t-test (95 %%, GSL's t distribution) AND the LKP rule\n"
+		"                   (|change| > --threshold and the min–max ranges do not overlap)\n"
+		"  t-test only      the t-test alone: repeats of a deterministic figure have no\n"
+		"                   variance, so it calls 345 vs 346 significant — not real\n"
+		"  range only       the LKP rule alone — not real\n"
+		"  same             neither\n"
+		"  not enough runs  a side has fewer than %d repeats: no verdict\n"
+		"Outcomes (completed, oom_killed, …) are counted per variant: k of n runs a side,\n"
+		"Fisher's exact test (two-sided; 3/3 against 0/3 gives p = 0.1, so three runs a side\n"
+		"can never make an outcome significant at 95 %%).\n"
+		"\n"
+		"  --by KEY         split the results by KEY and compare each group with the first:\n"
+		"                   kernel (host.kernel), a variant key (thp, wsf, advice, …) or a\n"
+		"                   parameter; wsf, thp and min_free_kbytes fall back to the host's\n"
+		"                   setting; host (host.hostname): a fleet's hosts side by side\n"
+		"  --threshold PCT  the LKP rule's change (default %g)\n"
+		"  --format F       markdown (default), csv, or json (a %s document)\n"
+		"  -h, --help       this text\n"
+		"The first `--` separates BASE from NEW; options may come anywhere on either\n"
+		"side (`compare A.json -- B.json --format json`); a second `--` ends the options.\n"
+		"\n"
+		"Exit status: 0 compared; 2 bad usage or input; 1 internal failure.\n",
+		STATS_MIN_REPEATS, COMPARE_THRESHOLD_PCT, COMPARE_SCHEMA);
+}
+
+struct args {
+	const char *by, *fmt;
+	double threshold;
+	const char **base, **nw;
+	size_t nb, nn;
+	bool sides;                     /* a `--` was given */
+};
+
+static const char *takes(int val)
+{
+	switch (val) {
+	case 'b': return "a key (kernel, host, a variant key or a parameter)";
+	case 'f': return "markdown, csv or json";
+	case 't': return "a percentage 0..1000";
+	}
+	return "a value";
+}
+
+/* The options and files of one side: argv[0] is a name, argv[1..argc) the
+ * side's arguments (permuted in place).  Returns -1 parsed, else the exit
+ * status (0 after --help). */
+static int parse_side(int argc, char **argv, struct args *a, const char **files, size_t *nfiles)
+{
+	static const struct option longopts[] = {
+		{ "by", required_argument, NULL, 'b' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "threshold", required_argument, NULL, 't' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	optind = 0;                     /* glibc: a full reset (permuting, from argv[1]) */
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+		char *end;
+
+		switch (c) {
+		case 'b':
+			a->by = optarg;
+			break;
+		case 'f':
+			if (strcmp(optarg, "markdown") && strcmp(optarg, "csv") && strcmp(optarg, "json")) {
+				readcmd_say("compare", "--format takes markdown, csv or json");
+				return LAB_EXIT_USAGE;
+			}
+			a->fmt = optarg;
+			break;
+		case 't':
+			errno = 0;
+			a->threshold = strtod(optarg, &end);
+			if (errno || end == optarg || *end || !(a->threshold >= 0) || a->threshold > 1000) {
+				readcmd_say("compare", "--threshold takes a percentage 0..1000, not '%s'", optarg);
+				return LAB_EXIT_USAGE;
+			}
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			return readcmd_bad_option("compare", c, argv, takes(optopt));
+		}
+	}
+	for (int i = optind; i < argc; i++)
+		files[(*nfiles)++] = argv[i];
+	return -1;
+}
+
+/* Both sides; then what goes with what. */
+static int parse(int argc, char **argv, struct args *a)
+{
+	char **side = calloc((size_t)argc + 1, sizeof(*side));
+	int split = argc, status;
+
+	a->base = calloc((size_t)argc + 1, sizeof(*a->base));
+	a->nw = calloc((size_t)argc + 1, sizeof(*a->nw));
+	if (side == NULL || a->base == NULL || a->nw == NULL) {
+		free(side);
+		readcmd_say("compare", "out of memory");
+		return LAB_EXIT_HARNESS;
+	}
+	for (int i = 1; i < argc && split == argc; i++)
+		if (strcmp(argv[i], "--") == 0)
+			split = i;
+	a->sides = split < argc;
+	side[0] = argv[0];
+	memcpy(side + 1, argv + 1, (size_t)(split - 1) * sizeof(*side));
+	status = parse_side(split, side, a, a->base, &a->nb);
+	if (status < 0 && a->sides) {
+		side[0] = argv[0];
+		memcpy(side + 1, argv + split + 1, (size_t)(argc - split - 1) * sizeof(*side));
+		status = parse_side(argc - split, side, a, a->nw, &a->nn);
+	}
+	free(side);
+	if (status >= 0)
+		return status;
+	if (a->by != NULL && a->sides) {
+		readcmd_say("compare", "--by KEY takes one set of results, not BASE -- NEW");
+		return LAB_EXIT_USAGE;
+	}
+	if (a->by == NULL && (!a->sides || a->nb == 0 || a->nn == 0)) {
+		readcmd_say("compare", "give BASE.json... -- NEW.json... or --by KEY RESULT.json... "
+			    "(see pagelab compare --help)");
+		return LAB_EXIT_USAGE;
+	}
+	if (a->by != NULL && a->nb == 0) {
+		readcmd_say("compare", "--by %s: no result file given", a->by);
+		return LAB_EXIT_USAGE;
+	}
+	return -1;
+}
 
 int cmd_compare(int argc, char **argv)
 {
-	return compare_main(argc, argv);
+	const char *who = "compare";
+	struct lab_progress say = readcmd_progress(&who);
+	struct args a = { .fmt = "markdown", .threshold = COMPARE_THRESHOLD_PCT };
+	struct lab_error err;
+	json_t *cmp = NULL;
+	int status = parse(argc, argv, &a), ret;
+
+	if (status >= 0)
+		goto out;
+	if (!stats_available()) {
+		readcmd_say("compare", "this build has no GSL (a static guest build): compare on the host");
+		status = LAB_EXIT_HARNESS;
+		goto out;
+	}
+	lab_error_clear(&err);
+	ret = a.by != NULL ? compare_by(a.by, a.base, a.nb, a.threshold, &say, &cmp, &err)
+			   : compare_sides(a.base, a.nb, a.nw, a.nn, a.threshold, &say, &cmp, &err);
+	if (ret < 0) {
+		readcmd_fail("compare", ret, &err);
+		status = err.code == EINVAL || err.code == ENOENT || err.code == EACCES ? LAB_EXIT_USAGE
+											 : LAB_EXIT_HARNESS;
+		goto out;
+	}
+	if (!strcmp(a.fmt, "json")) {
+		json_dumpf(cmp, stdout, JSON_INDENT(2));
+		fputc('\n', stdout);
+	} else if (!strcmp(a.fmt, "csv")) {
+		compare_csv(cmp, stdout);
+	} else {
+		compare_markdown(cmp, stdout);
+	}
+	status = fflush(stdout) == 0 && !ferror(stdout) ? LAB_EXIT_RAN : LAB_EXIT_HARNESS;
+out:
+	json_decref(cmp);
+	free(a.base);
+	free(a.nw);
+	return status;
 }

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* compare.c — `pagelab compare` (harness/read/compare.h).
+/* compare.c — the comparison of two sets of results (compare.h); its
+ * markdown and CSV are compare-format.c's, `pagelab compare` is
+ * harness/cmd/compare.c.
  *
  * Where the figures come from: the report engine's tables (every row × column
  * with each repeat's value, the "values" of a pagelab.report/1 document) for
@@ -11,7 +13,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <limits.h>
 #include <math.h>
 #include <stdbool.h>
@@ -22,12 +23,8 @@
 #include "base/fileio.h"
 #include "read/report/report.h"
 #include "stats.h"
-#include "cmd/exitcode.h"
 #include "result/keys.h"
 
-#define RESULT_SCHEMA RESULT_SCHEMA_ID
-#define EXIT_INTERNAL LAB_EXIT_HARNESS
-#define EXIT_BAD_INPUT LAB_EXIT_USAGE
 #define GROUPS_MAX 16
 
 /* ------------------------------------------------------------ inputs */
@@ -39,7 +36,7 @@ static const char *jstr(const json_t *j, const char *key)
 
 /* With its samples pruned to what report's tables read (report_of hands
  * the documents, or --by's copies of them, to the report engine). */
-static int load_result(const char *path, json_t **out, struct lab_error *err)
+static int load_result(const char *path, const struct lab_progress *p, json_t **out, struct lab_error *err)
 {
 	int ret = report_read_result(path, NULL, out, err);
 	size_t n = strlen(path);
@@ -50,7 +47,7 @@ static int load_result(const char *path, json_t **out, struct lab_error *err)
 	if (ret < 0)
 		return -err->code;
 	if (n > 6 && strcmp(path + n - 6, ".jsonl") == 0)
-		fprintf(stderr, "pagelab compare: %s: %s\n", path,
+		lab_say(p, LAB_SAY_WARN, "%s: %s", path,
 			strcmp(jstr(*out, RK_STATUS) ? jstr(*out, RK_STATUS) : "", "interrupted") == 0
 			? "the run did not finish (no result document): read from its stream"
 			: "read from the run's stream");
@@ -438,16 +435,24 @@ static const json_t *find_row(const json_t *t, const json_t *row, bool by_varian
 	return empty;
 }
 
+/* A number as JSON; a figure past the double's range (inf, NaN) as null:
+ * jansson takes no such real, and the figure would be lost whole. */
+static json_t *real_or_null(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
 static json_t *side_json(const struct stats_side *s, const double *v, size_t n)
 {
 	json_t *vals = json_array();
 
 	for (size_t i = 0; vals != NULL && i < n; i++)
-		json_array_append_new(vals, json_real(v[i]));
+		json_array_append_new(vals, real_or_null(v[i]));
 	if (n == 0)
 		return json_pack("{s:I, s:o}", "n", (json_int_t)0, "values", vals);
-	return json_pack("{s:I, s:f, s:f, s:f, s:f, s:o}", "n", (json_int_t)s->n, "median", s->median,
-			 "min", s->min, "max", s->max, "mean", s->mean, "values", vals);
+	return json_pack("{s:I, s:o, s:o, s:o, s:o, s:o}", "n", (json_int_t)s->n, "median", real_or_null(s->median),
+			 "min", real_or_null(s->min), "max", real_or_null(s->max), "mean", real_or_null(s->mean),
+			 "values", vals);
 }
 
 /* One figure both sides have: its verdict as JSON. */
@@ -481,7 +486,7 @@ static json_t *figure_json(const json_t *t, const json_t *row, const char *colum
 		      "row", rowtext,
 		      "figure", jstr(row, "figure"), "column", column, "unit", jstr(row, "unit"),
 		      "base", side_json(&b, bv, bn), "new", side_json(&n, nv, nn),
-		      "change_pct", isnan(v.change_pct) ? json_null() : json_real(v.change_pct),
+		      "change_pct", real_or_null(v.change_pct),
 		      "lkp", "above_threshold", v.above_threshold, "disjoint", v.disjoint,
 		      "verdict", stats_call_name(v.call));
 	if (j != NULL)
@@ -623,15 +628,17 @@ static json_t *counts_json(struct tally *t, size_t nt)
 		p = stats_fisher(t[i].k[0], t[i].n[0], t[i].k[1], t[i].n[1]);
 		if (t[i].k[0] * t[i].n[1] == t[i].k[1] * t[i].n[0])
 			verdict = "same";
+		else if (isnan(p))
+			verdict = "no test";    /* GSL could not compute it */
 		else if (p < STATS_ALPHA)
 			verdict = "real";
 		else
 			verdict = "not significant";
-		json_array_append_new(a, json_pack("{s:s, s:s, s:{s:I, s:I}, s:{s:I, s:I}, s:f, s:s}",
+		json_array_append_new(a, json_pack("{s:s, s:s, s:{s:I, s:I}, s:{s:I, s:I}, s:o, s:s}",
 						   "variant", t[i].variant, "outcome", t[i].outcome,
 						   "base", "k", (json_int_t)t[i].k[0], "n", (json_int_t)t[i].n[0],
 						   "new", "k", (json_int_t)t[i].k[1], "n", (json_int_t)t[i].n[1],
-						   "fisher_p", p, "verdict", verdict));
+						   "fisher_p", isnan(p) ? json_null() : json_real(p), "verdict", verdict));
 	}
 	return a;
 }
@@ -694,13 +701,14 @@ static json_t *doc_new(const char *by, double threshold)
 			 (json_int_t)STATS_MIN_REPEATS, "comparisons");
 }
 
-static int load_side(struct side *s, const char *name, const char *const *files, size_t n, struct lab_error *err)
+static int load_side(struct side *s, const char *name, const char *const *files, size_t n,
+		     const struct lab_progress *p, struct lab_error *err)
 {
 	memset(s, 0, sizeof(*s));
 	snprintf(s->name, sizeof(s->name), "%s", name);
 	for (size_t i = 0; i < n; i++) {
 		json_t *doc;
-		int ret = load_result(files[i], &doc, err);
+		int ret = load_result(files[i], p, &doc, err);
 
 		if (ret < 0)
 			return ret;
@@ -713,16 +721,16 @@ static int load_side(struct side *s, const char *name, const char *const *files,
 }
 
 int compare_sides(const char *const *base, size_t nbase, const char *const *new_, size_t nnew,
-		  double threshold_pct, json_t **out, struct lab_error *err)
+		  double threshold_pct, const struct lab_progress *p, json_t **out, struct lab_error *err)
 {
 	struct side b, n;
 	json_t *pair = NULL;
 	int ret;
 
 	*out = NULL;
-	ret = load_side(&b, "base", base, nbase, err);
+	ret = load_side(&b, "base", base, nbase, p, err);
 	if (ret == 0)
-		ret = load_side(&n, "new", new_, nnew, err);
+		ret = load_side(&n, "new", new_, nnew, p, err);
 	else
 		memset(&n, 0, sizeof(n));
 	if (ret == 0)
@@ -738,7 +746,7 @@ int compare_sides(const char *const *base, size_t nbase, const char *const *new_
 }
 
 int compare_by(const char *key, const char *const *files, size_t n, double threshold_pct,
-	       json_t **out, struct lab_error *err)
+	       const struct lab_progress *p, json_t **out, struct lab_error *err)
 {
 	struct side groups[GROUPS_MAX];
 	char values[GROUPS_MAX][128];
@@ -752,7 +760,7 @@ int compare_by(const char *key, const char *const *files, size_t n, double thres
 		const json_t *runs;
 		size_t r;
 
-		ret = load_result(files[i], &doc, err);
+		ret = load_result(files[i], p, &doc, err);
 		if (ret < 0)
 			break;
 		runs = json_object_get(doc, RK_RUNS);
@@ -811,400 +819,4 @@ int compare_by(const char *key, const char *const *files, size_t n, double thres
 		*out = NULL;
 	}
 	return ret;
-}
-
-/* ------------------------------------------------------------ output */
-
-static void fmt_num(double v, char *buf, size_t len)
-{
-	char raw[64], *dot;
-	size_t n, lead, k = 0;
-	bool whole = fabs(v - round(v)) < 1e-9 && fabs(v) < 1e15;
-
-	if (whole)
-		snprintf(raw, sizeof(raw), "%.0f", fabs(v));
-	else
-		snprintf(raw, sizeof(raw), "%.*f", fabs(v) >= 100 ? 1 : fabs(v) >= 1 ? 2 : 4, fabs(v));
-	dot = strchr(raw, '.');
-	n = dot ? (size_t)(dot - raw) : strlen(raw);
-	lead = n % 3 ? n % 3 : 3;
-	if (v < 0 && k + 1 < len)
-		buf[k++] = '-';
-	for (size_t i = 0; raw[i] && k + 2 < len; i++) {
-		if (i > 0 && i < n && (i - lead) % 3 == 0 && i >= lead)
-			buf[k++] = ',';
-		buf[k++] = raw[i];
-	}
-	buf[k] = '\0';
-}
-
-void compare_side_text(const json_t *s, const char *unit, char *buf, size_t len)
-{
-	char med[48], lo[48], hi[48];
-	double m = json_number_value(json_object_get(s, "median"));
-	double a = json_number_value(json_object_get(s, "min")), b = json_number_value(json_object_get(s, "max"));
-
-	if (json_integer_value(json_object_get(s, "n")) == 0) {
-		snprintf(buf, len, "—");
-		return;
-	}
-	fmt_num(m, med, sizeof(med));
-	fmt_num(a, lo, sizeof(lo));
-	fmt_num(b, hi, sizeof(hi));
-	if (unit != NULL && m == 1 && a == b && strncmp(unit, "pages", 5) == 0)
-		unit = "page";
-	if (a == b)
-		snprintf(buf, len, "%s%s%s (n=%lld)", med, unit ? " " : "", unit ? unit : "",
-			 (long long)json_integer_value(json_object_get(s, "n")));
-	else
-		snprintf(buf, len, "%s%s%s (%s–%s, n=%lld)", med, unit ? " " : "", unit ? unit : "", lo, hi,
-			 (long long)json_integer_value(json_object_get(s, "n")));
-}
-
-static void p_text(const json_t *welch, char *buf, size_t len)
-{
-	double p;
-
-	if (!json_is_object(welch)) {
-		snprintf(buf, len, "—");
-		return;
-	}
-	p = json_number_value(json_object_get(welch, "p"));
-	if (p < 0.0001)
-		snprintf(buf, len, "< 0.0001");
-	else
-		snprintf(buf, len, "%.4f", p);
-}
-
-static void change_text(const json_t *c, char *buf, size_t len)
-{
-	if (json_is_number(c))
-		snprintf(buf, len, "%+.1f %%", json_number_value(c));
-	else
-		snprintf(buf, len, "—");
-}
-
-/* Markdown cells hold no '|'. */
-static void md_cell(FILE *o, const char *s)
-{
-	for (; s != NULL && *s; s++)
-		fputs(*s == '|' ? "\\|" : (char[2]){ *s, 0 }, o);
-}
-
-void compare_markdown(const json_t *cmp, FILE *o)
-{
-	const json_t *cs = json_object_get(cmp, "comparisons");
-
-	fprintf(o, "# pagelab compare%s%s\n\n", jstr(cmp, "by") ? " by " : "", jstr(cmp, "by") ? jstr(cmp, "by") : "");
-	fprintf(o, "A difference is **real** only when Welch's t-test (95 %%) and the LKP rule (change above %g %% "
-		"and disjoint min–max ranges) both say so; with fewer than %d repeats a side: not enough runs. "
-		"Outcome counts: Fisher's exact test (two-sided).\n",
-		json_number_value(json_object_get(cmp, "threshold_pct")), STATS_MIN_REPEATS);
-	for (size_t c = 0; c < json_array_size(cs); c++) {
-		const json_t *p = json_array_get(cs, c);
-		const json_t *figs = json_object_get(p, "figures"), *counts = json_object_get(p, "counts");
-		const char *bn = jstr(json_object_get(p, "base"), "name"), *nn = jstr(json_object_get(p, "new"), "name");
-		size_t tally[5] = { 0 };
-		const char *last_table = NULL;
-
-		fprintf(o, "\n## %s → %s\n\n", bn, nn);
-		for (int s = 0; s < 2; s++) {
-			const json_t *in = json_object_get(json_object_get(p, s ? "new" : "base"), "inputs");
-
-			fprintf(o, "%s:", s ? nn : bn);
-			for (size_t i = 0; i < json_array_size(in); i++) {
-				const json_t *x = json_array_get(in, i);
-
-				fprintf(o, "%s %s (%s, kernel %s, %lld runs)", i ? "," : "", jstr(x, "path"),
-					jstr(x, "scenario") ? jstr(x, "scenario") : "?",
-					jstr(x, "kernel") ? jstr(x, "kernel") : "?",
-					(long long)json_integer_value(json_object_get(x, "runs")));
-			}
-			fputs("  \n", o);
-		}
-		for (size_t i = 0; i < json_array_size(figs); i++) {
-			const json_t *f = json_array_get(figs, i);
-			const char *unit = jstr(f, "unit"), *v = jstr(f, "verdict");
-			char b[256], n[256], ch[32], pt[32];
-
-			if (last_table == NULL || strcmp(last_table, jstr(f, "table")) != 0) {
-				last_table = jstr(f, "table");
-				fprintf(o, "\n### %s (`%s`)\n\n| Row | Figure | %s | %s | Change | Welch p | Verdict |\n"
-					"|---|---|---:|---:|---:|---:|---|\n", jstr(f, "table_name") ? jstr(f, "table_name") : "",
-					last_table, bn, nn);
-			}
-			compare_side_text(json_object_get(f, "base"), unit, b, sizeof(b));
-			compare_side_text(json_object_get(f, "new"), unit, n, sizeof(n));
-			change_text(json_object_get(f, "change_pct"), ch, sizeof(ch));
-			p_text(json_object_get(f, "welch"), pt, sizeof(pt));
-			fputs("| ", o);
-			md_cell(o, jstr(f, "row"));
-			if (jstr(f, "column")) {
-				fputs(" · ", o);
-				md_cell(o, jstr(f, "column"));
-			}
-			fputs(" | ", o);
-			md_cell(o, jstr(f, "figure"));
-			fprintf(o, " | %s | %s | %s | %s | %s%s%s |\n", b, n, ch, pt, strcmp(v, "real") ? "" : "**", v,
-				strcmp(v, "real") ? "" : "**");
-			tally[!strcmp(v, "real") ? 0 : !strcmp(v, "t-test only") ? 1 : !strcmp(v, "range only") ? 2
-				: !strcmp(v, "same") ? 3 : 4]++;
-		}
-		if (json_array_size(figs) == 0)
-			fputs("\nNo report figure is on both sides.\n", o);
-		if (json_array_size(counts) > 0) {
-			fprintf(o, "\n### Outcomes (Fisher's exact test)\n\n| Variant | Outcome | %s | %s | Fisher p | Verdict |\n"
-				"|---|---|---:|---:|---:|---|\n", bn, nn);
-			for (size_t i = 0; i < json_array_size(counts); i++) {
-				const json_t *x = json_array_get(counts, i);
-				const json_t *xb = json_object_get(x, "base"), *xn = json_object_get(x, "new");
-
-				fputs("| ", o);
-				md_cell(o, jstr(x, "variant"));
-				fprintf(o, " | %s | %lld/%lld | %lld/%lld | %.4g | %s |\n", jstr(x, "outcome"),
-					(long long)json_integer_value(json_object_get(xb, "k")),
-					(long long)json_integer_value(json_object_get(xb, "n")),
-					(long long)json_integer_value(json_object_get(xn, "k")),
-					(long long)json_integer_value(json_object_get(xn, "n")),
-					json_number_value(json_object_get(x, "fisher_p")), jstr(x, "verdict"));
-			}
-		}
-		for (size_t i = 0; i < json_array_size(json_object_get(p, "notes")); i++)
-			fprintf(o, "\n- %s", json_string_value(json_array_get(json_object_get(p, "notes"), i)));
-		fprintf(o, "\n%zu figures: %zu real, %zu t-test only, %zu range only, %zu same, %zu not enough runs.\n",
-			json_array_size(figs), tally[0], tally[1], tally[2], tally[3], tally[4]);
-	}
-}
-
-static void csv_field(FILE *o, const char *s)
-{
-	fputc('"', o);
-	for (; s != NULL && *s; s++) {
-		if (*s == '"')
-			fputc('"', o);
-		fputc(*s, o);
-	}
-	fputc('"', o);
-}
-
-static void csv_num(FILE *o, const json_t *v)
-{
-	fputc(',', o);
-	if (json_is_number(v))
-		fprintf(o, "%.10g", json_number_value(v));
-}
-
-static void compare_csv(const json_t *cmp, FILE *o)
-{
-	const json_t *cs = json_object_get(cmp, "comparisons");
-
-	fputs("base,new,kind,table,row,figure,column,unit,base_n,base_median,base_min,base_max,new_n,new_median,"
-	      "new_min,new_max,change_pct,welch_p,above_threshold,disjoint,fisher_p,verdict\n", o);
-	for (size_t c = 0; c < json_array_size(cs); c++) {
-		const json_t *p = json_array_get(cs, c);
-		const char *bn = jstr(json_object_get(p, "base"), "name"), *nn = jstr(json_object_get(p, "new"), "name");
-		const json_t *figs = json_object_get(p, "figures"), *counts = json_object_get(p, "counts");
-
-		for (size_t i = 0; i < json_array_size(figs); i++) {
-			const json_t *f = json_array_get(figs, i);
-			const json_t *b = json_object_get(f, "base"), *n = json_object_get(f, "new");
-			const json_t *lkp = json_object_get(f, "lkp");
-
-			csv_field(o, bn);
-			fputc(',', o);
-			csv_field(o, nn);
-			fputs(",figure,", o);
-			csv_field(o, jstr(f, "table"));
-			fputc(',', o);
-			csv_field(o, jstr(f, "row"));
-			fputc(',', o);
-			csv_field(o, jstr(f, "figure"));
-			fputc(',', o);
-			csv_field(o, jstr(f, "column"));
-			fputc(',', o);
-			csv_field(o, jstr(f, "unit"));
-			csv_num(o, json_object_get(b, "n"));
-			csv_num(o, json_object_get(b, "median"));
-			csv_num(o, json_object_get(b, "min"));
-			csv_num(o, json_object_get(b, "max"));
-			csv_num(o, json_object_get(n, "n"));
-			csv_num(o, json_object_get(n, "median"));
-			csv_num(o, json_object_get(n, "min"));
-			csv_num(o, json_object_get(n, "max"));
-			csv_num(o, json_object_get(f, "change_pct"));
-			csv_num(o, json_object_get(json_object_get(f, "welch"), "p"));
-			fprintf(o, ",%s,%s,,", json_is_true(json_object_get(lkp, "above_threshold")) ? "yes" : "no",
-				json_is_true(json_object_get(lkp, "disjoint")) ? "yes" : "no");
-			csv_field(o, jstr(f, "verdict"));
-			fputc('\n', o);
-		}
-		for (size_t i = 0; i < json_array_size(counts); i++) {
-			const json_t *x = json_array_get(counts, i);
-
-			csv_field(o, bn);
-			fputc(',', o);
-			csv_field(o, nn);
-			fputs(",count,outcome,", o);
-			csv_field(o, jstr(x, "variant"));
-			fputc(',', o);
-			csv_field(o, jstr(x, "outcome"));
-			fputs(",,runs", o);
-			csv_num(o, json_object_get(json_object_get(x, "base"), "n"));
-			csv_num(o, json_object_get(json_object_get(x, "base"), "k"));
-			fputs(",,", o);
-			csv_num(o, json_object_get(json_object_get(x, "new"), "n"));
-			csv_num(o, json_object_get(json_object_get(x, "new"), "k"));
-			fputs(",,,,,,", o);
-			csv_num(o, json_object_get(x, "fisher_p"));
-			fputc(',', o);
-			csv_field(o, jstr(x, "verdict"));
-			fputc('\n', o);
-		}
-	}
-}
-
-static void compare_usage(FILE *o)
-{
-	fprintf(o,
-		"usage: pagelab compare [--format markdown|csv|json] [--threshold PCT] BASE.json... -- NEW.json...\n"
-		"       pagelab compare [--format ...] [--threshold PCT] --by KEY RESULT.json...\n"
-		"\n"
-		"Compare every figure of every report table that both sides have: each side's\n"
-		"median and min–max over its repeats, the change in %%, and a verdict —\n"
-		"  real             Welch's t-test (95 %%, GSL's t distribution) AND the LKP rule\n"
-		"                   (|change| > --threshold and the min–max ranges do not overlap)\n"
-		"  t-test only      the t-test alone: repeats of a deterministic figure have no\n"
-		"                   variance, so it calls 345 vs 346 significant — not real\n"
-		"  range only       the LKP rule alone — not real\n"
-		"  same             neither\n"
-		"  not enough runs  a side has fewer than %d repeats: no verdict\n"
-		"Outcomes (completed, oom_killed, …) are counted per variant: k of n runs a side,\n"
-		"Fisher's exact test (two-sided; 3/3 against 0/3 gives p = 0.1, so three runs a side\n"
-		"can never make an outcome significant at 95 %%).\n"
-		"\n"
-		"  --by KEY         split the results by KEY and compare each group with the first:\n"
-		"                   kernel (host.kernel), a variant key (thp, wsf, advice, …) or a\n"
-		"                   parameter; wsf, thp and min_free_kbytes fall back to the host's\n"
-		"                   setting; host (host.hostname): a fleet's hosts side by side\n"
-		"  --threshold PCT  the LKP rule's change (default %g)\n"
-		"  --format F       markdown (default), csv, or json (a %s document)\n"
-		"  -h, --help       this text\n"
-		"\n"
-		"Exit status: 0 compared; 2 bad usage or input; 1 internal failure.\n",
-		STATS_MIN_REPEATS, COMPARE_THRESHOLD_PCT, COMPARE_SCHEMA);
-}
-
-int compare_main(int argc, char **argv)
-{
-	static const struct option longopts[] = {
-		{ "by", required_argument, NULL, 'b' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "threshold", required_argument, NULL, 't' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *by = NULL, *fmt = "markdown";
-	double threshold = COMPARE_THRESHOLD_PCT;
-	const char **base = NULL, **nw = NULL;
-	size_t nb = 0, nn = 0;
-	bool after = false;
-	struct lab_error err;
-	json_t *cmp = NULL;
-	int c, ret, status;
-
-	lab_error_clear(&err);
-	/* BASE -- NEW: split at the first "--" before getopt sees it (getopt
-	 * would consume it and move the BASE files next to the NEW ones). */
-	int split = argc;
-
-	for (int i = 1; i < argc; i++)
-		if (strcmp(argv[i], "--") == 0) {
-			split = i;
-			after = true;
-			break;
-		}
-	optind = 1;
-	while ((c = getopt_long(split, argv, "h", longopts, NULL)) != -1) {
-		char *end;
-
-		switch (c) {
-		case 'b':
-			by = optarg;
-			break;
-		case 'f':
-			if (strcmp(optarg, "markdown") && strcmp(optarg, "csv") && strcmp(optarg, "json")) {
-				fprintf(stderr, "pagelab compare: --format takes markdown, csv or json\n");
-				return EXIT_BAD_INPUT;
-			}
-			fmt = optarg;
-			break;
-		case 't':
-			errno = 0;
-			threshold = strtod(optarg, &end);
-			if (errno || end == optarg || *end || !(threshold >= 0) || threshold > 1000) {
-				fprintf(stderr, "pagelab compare: --threshold takes a percentage 0..1000, not '%s'\n", optarg);
-				return EXIT_BAD_INPUT;
-			}
-			break;
-		case 'h':
-			compare_usage(stdout);
-			return 0;
-		default:
-			fprintf(stderr, "pagelab compare: see pagelab compare --help\n");
-			return EXIT_BAD_INPUT;
-		}
-	}
-	if (!stats_available()) {
-		fprintf(stderr, "pagelab compare: this build has no GSL (a static guest build): compare on the host\n");
-		return EXIT_INTERNAL;
-	}
-	base = calloc((size_t)argc + 1, sizeof(*base));
-	nw = calloc((size_t)argc + 1, sizeof(*nw));
-	if (base == NULL || nw == NULL) {
-		free(base);
-		free(nw);
-		fprintf(stderr, "pagelab compare: out of memory\n");
-		return EXIT_INTERNAL;
-	}
-	for (int i = optind; i < split; i++)
-		base[nb++] = argv[i];
-	for (int i = split + 1; i < argc; i++)
-		nw[nn++] = argv[i];
-	if (by != NULL && after) {
-		status = EXIT_BAD_INPUT;
-		fprintf(stderr, "pagelab compare: --by KEY takes one set of results, not BASE -- NEW\n");
-		goto out;
-	}
-	if (by == NULL && (!after || nb == 0 || nn == 0)) {
-		status = EXIT_BAD_INPUT;
-		fprintf(stderr, "pagelab compare: give BASE.json... -- NEW.json... or --by KEY RESULT.json... "
-			"(see pagelab compare --help)\n");
-		goto out;
-	}
-	if (by != NULL && nb == 0) {
-		status = EXIT_BAD_INPUT;
-		fprintf(stderr, "pagelab compare: --by %s: no result file given\n", by);
-		goto out;
-	}
-	ret = by != NULL ? compare_by(by, base, nb, threshold, &cmp, &err)
-			 : compare_sides(base, nb, nw, nn, threshold, &cmp, &err);
-	if (ret < 0) {
-		fprintf(stderr, "pagelab compare: %s\n", err.msg);
-		status = err.code == EINVAL || err.code == ENOENT || err.code == EACCES ? EXIT_BAD_INPUT : EXIT_INTERNAL;
-		goto out;
-	}
-	if (!strcmp(fmt, "json")) {
-		json_dumpf(cmp, stdout, JSON_INDENT(2));
-		fputc('\n', stdout);
-	} else if (!strcmp(fmt, "csv")) {
-		compare_csv(cmp, stdout);
-	} else {
-		compare_markdown(cmp, stdout);
-	}
-	status = fflush(stdout) == 0 && !ferror(stdout) ? 0 : EXIT_INTERNAL;
-out:
-	json_decref(cmp);
-	free(base);
-	free(nw);
-	return status;
 }

@@ -1,9 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* compare.h — `pagelab compare`: which differences between two sets of
- * results are real.
- *
- *   pagelab compare [options] BASE.json... -- NEW.json...
- *   pagelab compare [options] --by KEY RESULT.json...
+/* compare.h — which differences between two sets of results are real
+ * (`pagelab compare`, harness/cmd/compare.c; the HTML page's comparison).
  *
  * Every figure of every report table (harness/read/report/report.h) that both sides
  * have is compared: each side's median and min–max over its repeats, the
@@ -31,18 +28,20 @@
 #include <jansson.h>
 
 #include "base/error.h"
+#include "base/progress.h"
 
 #define COMPARE_SCHEMA "pagelab.compare/1"
 #define COMPARE_THRESHOLD_PCT 1.0       /* the LKP rule's default change */
 
-/* BASE against NEW: a pagelab.compare/1 document in *out.  Returns 0, or
- * -errno with err filled (-EINVAL: bad input). */
+/* BASE against NEW: a pagelab.compare/1 document in *out.  A run's stream
+ * read instead of a document is said to p (one line naming it; p may be
+ * NULL).  Returns 0, or -errno with err filled (-EINVAL: bad input). */
 int compare_sides(const char *const *base, size_t nbase, const char *const *new_, size_t nnew,
-		  double threshold_pct, json_t **out, struct lab_error *err);
+		  double threshold_pct, const struct lab_progress *p, json_t **out, struct lab_error *err);
 
 /* The results split by key, each group against the first. */
 int compare_by(const char *key, const char *const *files, size_t n, double threshold_pct,
-	       json_t **out, struct lab_error *err);
+	       const struct lab_progress *p, json_t **out, struct lab_error *err);
 
 /* The report engine's tables for these result files, as a
  * pagelab.report/1 document (harness/read/report/report.h's JSON; opt NULL: defaults). */
@@ -53,11 +52,9 @@ int compare_report_json(const char *const *paths, size_t n, const struct report_
 /* One side of a figure as compare prints it: "345 MiB (340–350, n=3)". */
 void compare_side_text(const json_t *side, const char *unit, char *buf, size_t len);
 
-/* The document as markdown (the same text `compare` prints). */
+/* The document as markdown, and as CSV (one line per figure or count, with
+ * a header), into o; every string of the documents through base/escape.h. */
 void compare_markdown(const json_t *cmp, FILE *o);
-
-/* argv[0] is "compare".  Exit: 0 compared, 1 internal failure, 2 bad usage
- * or input. */
-int compare_main(int argc, char **argv);
+void compare_csv(const json_t *cmp, FILE *o);
 
 #endif

@@ -5,9 +5,11 @@
  * The page is written from three documents pagelab already makes: the
  * report's tables (pagelab.report/1), the charts of harness/read/plot.c and, for
  * results of several kernels (or --by KEY), the comparison of
- * harness/compare.c.  Nothing is fetched when it is opened: the style is in
+ * harness/read/compare.c.  Nothing is fetched when it is opened: the style is in
  * the page, the SVGs are data: URIs (inline <svg> elements would share
- * gnuplot's element ids across charts), and there is no script.
+ * gnuplot's element ids across charts), and there is no script.  The page
+ * and its charts are made in a private directory and published when
+ * complete (outdir.h).
  */
 #include "html.h"
 
@@ -21,62 +23,32 @@
 
 #include <jansson.h>
 
-#include "cmd/cli.h"
-#include "compare.h"
+#include "base/escape.h"
 #include "base/fileio.h"
+#include "compare.h"
+#include "outdir.h"
 #include "plot.h"
 #include "read/report/report.h"
-#include "cmd/exitcode.h"
 #include "result/keys.h"
-
-#define EXIT_INTERNAL LAB_EXIT_HARNESS
-#define EXIT_BAD_INPUT LAB_EXIT_USAGE
-#define EXIT_CANNOT LAB_EXIT_CANNOT
 
 static const char *jstr(const json_t *j, const char *key)
 {
 	return json_string_value(json_object_get(j, key));
 }
 
-bool html_wanted(int argc, char **argv)
-{
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--") == 0)
-			return false;
-		if (strcmp(argv[i], "--html") == 0 || strncmp(argv[i], "--html=", 7) == 0 ||
-		    strcmp(argv[i], "--plots") == 0 || strncmp(argv[i], "--plots=", 8) == 0)
-			return true;
-	}
-	return false;
-}
-
 /* ------------------------------------------------------------ escaping */
 
+/* Every string that is not this file's own markup goes through base/escape.h:
+ * the documents', the report's and comparison's (their labels are the
+ * documents' and the table files'), the files' names. */
 static void esc(FILE *o, const char *s)
 {
-	for (; s != NULL && *s; s++) {
-		switch (*s) {
-		case '&': fputs("&amp;", o); break;
-		case '<': fputs("&lt;", o); break;
-		case '>': fputs("&gt;", o); break;
-		case '"': fputs("&quot;", o); break;
-		case '\'': fputs("&#39;", o); break;
-		default: fputc(*s, o);
-		}
-	}
+	lab_esc_html(o, s);
 }
 
-/* A URL path: everything but unreserved characters and '/' percent-encoded. */
 static void esc_url(FILE *o, const char *s)
 {
-	for (; s != NULL && *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || strchr("-._~/", c))
-			fputc(c, o);
-		else
-			fprintf(o, "%%%02X", c);
-	}
+	lab_esc_url(o, s);
 }
 
 static void base64(FILE *o, const unsigned char *d, size_t n)
@@ -146,14 +118,17 @@ struct page_chart {
 	bool shown;
 };
 
-static int inline_svg(FILE *o, const struct plot_chart *c)
+/* The chart c, whose file is in dir now, inlined. */
+static int inline_svg(FILE *o, const char *dir, const struct plot_chart *c)
 {
 	cleanup_free char *data = NULL;
 	struct lab_error err;
+	char path[PATH_MAX];
 	size_t len;
 	size_t n = strlen(c->path);
 
-	if (lab_read_file(c->path, &data, &len, &err) < 0)
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, c->file) >= sizeof(path) ||
+	    lab_read_file(path, &data, &len, &err) < 0)
 		return -1;
 	fputs("<figure><img alt=\"", o);
 	esc(o, c->title);
@@ -323,13 +298,16 @@ static void html_compare(FILE *o, const json_t *cmp)
 				esc(o, jstr(x, "variant"));
 				fputs("</td><td>", o);
 				esc(o, jstr(x, "outcome"));
-				fprintf(o, "</td><td class=\"n\">%lld/%lld</td><td class=\"n\">%lld/%lld</td>"
-					"<td class=\"n\">%.4g</td><td>",
+				fprintf(o, "</td><td class=\"n\">%lld/%lld</td><td class=\"n\">%lld/%lld</td><td class=\"n\">",
 					(long long)json_integer_value(json_object_get(json_object_get(x, "base"), "k")),
 					(long long)json_integer_value(json_object_get(json_object_get(x, "base"), "n")),
 					(long long)json_integer_value(json_object_get(json_object_get(x, "new"), "k")),
-					(long long)json_integer_value(json_object_get(json_object_get(x, "new"), "n")),
-					json_number_value(json_object_get(x, "fisher_p")));
+					(long long)json_integer_value(json_object_get(json_object_get(x, "new"), "n")));
+				if (json_is_number(json_object_get(x, "fisher_p")))
+					fprintf(o, "%.4g", json_number_value(json_object_get(x, "fisher_p")));
+				else
+					fputs("—", o);
+				fputs("</td><td>", o);
 				esc(o, jstr(x, "verdict"));
 				fputs("</td></tr>\n", o);
 			}
@@ -338,149 +316,80 @@ static void html_compare(FILE *o, const json_t *cmp)
 	}
 }
 
-/* ------------------------------------------------------------ args */
+/* ------------------------------------------------------------ the page */
 
-struct html_args {
-	const char *html_dir, *plots_dir, *by, *reference;
-	const char **files;
-	size_t nfiles;
-	const char **tables;            /* --tables FILE... */
-	size_t ntables;
+/* What a page is made of: the documents (pruned as the charts read them),
+ * the charts drawn (first[i].. first[i+1] are document i's), the report,
+ * the comparison. */
+struct page {
+	const char *const *files;
+	size_t n;
+	json_t **docs;
+	struct plot_charts charts;
+	size_t *first;
+	bool *shown;
+	json_t *rep, *cmp;
+	const char *plots;              /* where the charts are now (the private directory's plots/) */
 };
 
-static int parse(int argc, char **argv, struct html_args *a)
+static void page_free(struct page *pg)
 {
-	bool only_files = false;
-
-	a->files = calloc((size_t)argc + 1, sizeof(*a->files));
-	a->tables = calloc((size_t)argc + 1, sizeof(*a->tables));
-	if (a->files == NULL || a->tables == NULL)
-		return -ENOMEM;
-	for (int i = 1; i < argc; i++) {
-		const char *v = NULL;
-		int m;
-
-		if (only_files || argv[i][0] != '-') {
-			a->files[a->nfiles++] = argv[i];
-		} else if (strcmp(argv[i], "--") == 0) {
-			only_files = true;
-		} else if ((m = cli_opt_value(argc, argv, &i, "--html", &v)) != 0) {
-			if (m < 0 || !*v)
-				return fprintf(stderr, "pagelab report: --html takes a directory\n"), -EINVAL;
-			a->html_dir = v;
-		} else if ((m = cli_opt_value(argc, argv, &i, "--plots", &v)) != 0) {
-			if (m < 0 || !*v)
-				return fprintf(stderr, "pagelab report: --plots takes a directory\n"), -EINVAL;
-			a->plots_dir = v;
-		} else if ((m = cli_opt_value(argc, argv, &i, "--by", &v)) != 0) {
-			if (m < 0 || !*v)
-				return fprintf(stderr, "pagelab report: --by takes a key (kernel, thp, wsf, …)\n"), -EINVAL;
-			a->by = v;
-		} else if ((m = cli_opt_value(argc, argv, &i, "--reference", &v)) != 0) {
-			if (m < 0)
-				return fprintf(stderr, "pagelab report: --reference takes a file\n"), -EINVAL;
-			a->reference = v;
-		} else if ((m = cli_opt_value(argc, argv, &i, "--tables", &v)) != 0) {
-			if (m < 0 || !*v)
-				return fprintf(stderr, "pagelab report: --tables takes a file\n"), -EINVAL;
-			a->tables[a->ntables++] = v;
-		} else if ((m = cli_opt_value(argc, argv, &i, "--format", &v)) != 0) {
-			if (m < 0 || strcmp(v, "markdown") != 0)
-				return fprintf(stderr, "pagelab report: --html and --plots go with the markdown report only\n"),
-				       -EINVAL;
-		} else {
-			fprintf(stderr, "pagelab report: unknown option '%s' with --html/--plots (see pagelab report --help)\n",
-				argv[i]);
-			return -EINVAL;
-		}
-	}
-	if (a->html_dir != NULL && a->plots_dir != NULL)
-		return fprintf(stderr, "pagelab report: --html or --plots, not both (the page holds its plots)\n"), -EINVAL;
-	if (a->nfiles == 0)
-		return fprintf(stderr, "pagelab report: no result file given (see pagelab report --help)\n"), -EINVAL;
-	return 0;
+	for (size_t i = 0; pg->docs != NULL && i < pg->n; i++)
+		json_decref(pg->docs[i]);
+	free(pg->docs);
+	free(pg->first);
+	free(pg->shown);
+	json_decref(pg->rep);
+	json_decref(pg->cmp);
+	plot_charts_free(&pg->charts);
 }
 
-static int load_docs(const struct html_args *a, json_t **docs)
+/* Every document, as the charts read them; refused whole on the first
+ * that is not a result. */
+static int load_docs(struct page *pg, const struct lab_progress *p, struct lab_error *err)
 {
-	for (size_t i = 0; i < a->nfiles; i++) {
-		struct lab_error err;
-
-		if (plot_load("pagelab report", a->files[i], &docs[i], &err) < 0) {
-			fprintf(stderr, "pagelab report: %s\n", err.msg);
-			return -EINVAL;
-		}
-	}
-	return 0;
-}
-
-/* Distinct stems are plot's rule; results of one name from different
- * directories (vm's 6.1.json beside a host's) get a prefix directory. */
-static int draw_all(const struct html_args *a, json_t **docs, const char *dir, struct plot_charts *charts,
-		    size_t *first, struct lab_error *err)
-{
-	struct plot_opts po = { .out_dir = dir, .format = PLOT_SVG, .overlay = true };
-
-	for (size_t i = 0; i < a->nfiles; i++) {
-		first[i] = charts->n;
-		if (plot_document(a->files[i], docs[i], &po, charts, err) < 0)
-			return -1;
-	}
-	first[a->nfiles] = charts->n;
-	return 0;
-}
-
-static int write_page(const struct html_args *a, json_t **docs, struct lab_error *err)
-{
-	char plots[PATH_MAX], page[PATH_MAX];
-	struct plot_charts charts = { 0 };
-	size_t *first = calloc(a->nfiles + 1, sizeof(*first));
-	bool *shown = NULL;
-	json_t *rep = NULL, *cmp = NULL;
-	char *buf = NULL;
-	size_t len = 0, i, k;
-	FILE *o = NULL;
-	int ret = -1;
-	bool kernels = false;
-
-	if (first == NULL)
+	pg->docs = calloc(pg->n + 1, sizeof(*pg->docs));
+	pg->first = calloc(pg->n + 1, sizeof(*pg->first));
+	if (pg->docs == NULL || pg->first == NULL)
 		return lab_error_set(err, ENOMEM, "out of memory");
-	snprintf(plots, sizeof(plots), "%s/plots", a->html_dir);
-	struct report_options opt = { .reference = a->reference, .tables = a->tables, .ntables = a->ntables };
+	for (size_t i = 0; i < pg->n; i++) {
+		int ret = plot_load(pg->files[i], p, &pg->docs[i], err);
 
-	if (compare_report_json(a->files, a->nfiles, &opt, &rep, err) < 0)
-		goto out;
-	if (draw_all(a, docs, plots, &charts, first, err) < 0)
-		goto out;
-	shown = calloc(charts.n + 1, sizeof(*shown));
-	if (shown == NULL) {
-		lab_error_set(err, ENOMEM, "out of memory");
-		goto out;
+		if (ret < 0)
+			return ret;
 	}
-	for (i = 1; i < a->nfiles; i++) {
-		const char *k0 = jstr(json_object_get(docs[0], RK_HOST), RK_KERNEL);
-		const char *ki = jstr(json_object_get(docs[i], RK_HOST), RK_KERNEL);
+	return 0;
+}
 
-		kernels |= k0 && ki && strcmp(k0, ki) != 0;
-	}
-	if (a->by != NULL || kernels) {
-		if (compare_by(a->by ? a->by : "kernel", a->files, a->nfiles, COMPARE_THRESHOLD_PCT, &cmp, err) < 0)
-			goto out;
-	}
+/* Distinct stems are plot's rule; the charts of every document into dir
+ * (shown as show in their paths). */
+static int draw_all(struct page *pg, const char *dir, const char *show, const struct lab_progress *p,
+		    struct lab_error *err)
+{
+	struct plot_opts po = { .out_dir = show, .stage_dir = dir, .format = PLOT_SVG, .overlay = true,
+				.progress = p };
 
-	o = open_memstream(&buf, &len);
-	if (o == NULL) {
-		lab_error_errno(err, errno, "open_memstream");
-		goto out;
+	for (size_t i = 0; i < pg->n; i++) {
+		int ret;
+
+		pg->first[i] = pg->charts.n;
+		if ((ret = plot_document(pg->files[i], pg->docs[i], &po, &pg->charts, err)) < 0)
+			return ret;
 	}
+	pg->first[pg->n] = pg->charts.n;
+	return 0;
+}
+
+static void page_head(FILE *o, const struct page *pg)
+{
+	const json_t *r = json_object_get(pg->rep, "reference");
+
 	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
 	      "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; img-src data:; style-src 'unsafe-inline'\">\n"
 	      "<title>pagelab report</title><style>", o);
 	fputs(style, o);
 	fputs("</style></head><body>\n<h1>pagelab report</h1>\n", o);
-	if (json_object_get(rep, "reference")) {
-		const json_t *r = json_object_get(rep, "reference");
-
+	if (r != NULL) {
 		fputs("<p class=\"notes\">Reference: ", o);
 		esc(o, json_is_string(json_object_get(r, "article")) ? jstr(r, "article")
 			: jstr(json_object_get(r, "article"), "title"));
@@ -488,169 +397,207 @@ static int write_page(const struct html_args *a, json_t **docs, struct lab_error
 		esc(o, jstr(r, "path"));
 		fputs(")</p>\n", o);
 	}
+}
+
+/* The inputs, linked relative to the page's directory (rel_dir: the
+ * private directory, beside the page's own, at the same depth). */
+static void page_inputs(FILE *o, const struct page *pg, const char *rel_dir)
+{
 	fputs("<h2>Inputs</h2>\n<table><tr><th>Result</th><th>Scenario</th><th>Kernel</th><th>cgroup</th><th>Runs</th><th>Status</th></tr>\n", o);
-	for (i = 0; i < a->nfiles; i++) {
+	for (size_t i = 0; i < pg->n; i++) {
+		const json_t *doc = pg->docs[i];
 		char rel[PATH_MAX * 2];
 
-		rel_path(a->html_dir, a->files[i], rel, sizeof(rel));
+		rel_path(rel_dir, pg->files[i], rel, sizeof(rel));
 		fputs("<tr><td><a href=\"", o);
 		esc_url(o, rel);
 		fputs("\">", o);
-		esc(o, a->files[i]);
+		esc(o, pg->files[i]);
 		fputs("</a></td><td>", o);
-		esc(o, jstr(json_object_get(docs[i], RK_SCENARIO), RK_NAME));
+		esc(o, jstr(json_object_get(doc, RK_SCENARIO), RK_NAME));
 		fputs("</td><td>", o);
-		esc(o, jstr(json_object_get(docs[i], RK_HOST), RK_KERNEL));
+		esc(o, jstr(json_object_get(doc, RK_HOST), RK_KERNEL));
 		fputs("</td><td>", o);
-		esc(o, jstr(json_object_get(json_object_get(docs[i], RK_HOST), RK_CGROUP), RK_MEMORY));
-		fprintf(o, "</td><td class=\"n\">%zu</td><td>", json_array_size(json_object_get(docs[i], RK_RUNS)));
-		esc(o, jstr(docs[i], RK_STATUS));
+		esc(o, jstr(json_object_get(json_object_get(doc, RK_HOST), RK_CGROUP), RK_MEMORY));
+		fprintf(o, "</td><td class=\"n\">%zu</td><td>", json_array_size(json_object_get(doc, RK_RUNS)));
+		esc(o, jstr(doc, RK_STATUS));
 		fputs("</td></tr>\n", o);
 	}
 	fputs("</table>\n", o);
+}
 
-	for (k = 0; k < json_array_size(json_object_get(rep, "tables")); k++) {
-		const json_t *t = json_array_get(json_object_get(rep, "tables"), k);
-		bool any = false;
+/* Each table, and beside it the timelines of the runs that fed it (each
+ * chart once: a run feeding two tables is drawn by the first); then the
+ * charts of runs no table shown took. */
+static void page_tables(FILE *o, struct page *pg)
+{
+	const json_t *tables = json_object_get(pg->rep, "tables");
+	size_t k, i, c, any;
 
-		/* The table, and beside it the timelines of the runs that fed it
-		 * (each chart once: a run feeding two tables is drawn by the first). */
+	for (k = 0; k < json_array_size(tables); k++) {
+		const json_t *t = json_array_get(tables, k);
+
 		fputs("<div class=\"side\"><div class=\"tbl\">\n", o);
 		html_table(o, t);
 		fputs("</div>\n", o);
-		for (i = 0; i < a->nfiles; i++) {
-			if (!doc_feeds(docs[i], jstr(t, "id")))
+		for (i = 0, any = 0; i < pg->n; i++) {
+			if (!doc_feeds(pg->docs[i], jstr(t, "id")))
 				continue;
-			for (size_t c = first[i]; c < first[i + 1]; c++) {
-				if (shown[c])
+			for (c = pg->first[i]; c < pg->first[i + 1]; c++) {
+				if (pg->shown[c])
 					continue;
-				if (!any)
+				if (!any++)
 					fputs("<div class=\"col\"><h3>Timelines of these runs</h3>\n", o);
-				any = true;
-				shown[c] = true;
-				inline_svg(o, &charts.v[c]);
+				pg->shown[c] = true;
+				inline_svg(o, pg->plots, &pg->charts.v[c]);
 			}
 		}
 		if (any)
 			fputs("</div>\n", o);
 		fputs("</div>\n", o);
 	}
-	if (json_array_size(json_object_get(rep, "tables")) == 0)
+	if (json_array_size(tables) == 0)
 		fputs("<p>No article table has data in these results.</p>\n", o);
-	/* Runs of results that feed no table shown: their timelines still. */
-	for (size_t c = 0, any = 0; c < charts.n; c++) {
-		if (shown[c])
+	for (c = 0, any = 0; c < pg->charts.n; c++) {
+		if (pg->shown[c])
 			continue;
 		if (!any++)
 			fputs("<h2>Other timelines</h2>\n<div class=\"charts\">\n", o);
-		inline_svg(o, &charts.v[c]);
-		if (c + 1 == charts.n)
+		inline_svg(o, pg->plots, &pg->charts.v[c]);
+		if (c + 1 == pg->charts.n)
 			fputs("</div>\n", o);
 	}
-	if (cmp != NULL)
-		html_compare(o, cmp);
+}
+
+/* The page's text: head, inputs, tables with their charts, the comparison. */
+static int page_text(struct page *pg, const char *rel_dir, char **buf, size_t *len, struct lab_error *err)
+{
+	FILE *o = open_memstream(buf, len);
+
+	if (o == NULL)
+		return lab_error_errno(err, errno, "open_memstream");
+	page_head(o, pg);
+	page_inputs(o, pg, rel_dir);
+	page_tables(o, pg);
+	if (pg->cmp != NULL)
+		html_compare(o, pg->cmp);
 	fputs("<p class=\"notes\">Charts: gnuplot, from the data and scripts in plots/ beside this page.</p>\n"
 	      "</body></html>\n", o);
-	if (fclose(o) != 0) {
-		o = NULL;
-		lab_error_set(err, ENOMEM, "out of memory");
-		goto out;
-	}
-	o = NULL;
-	snprintf(page, sizeof(page), "%s/index.html", a->html_dir);
-	if (lab_write_atomic(page, buf, len, err) < 0)
-		goto out;
-	printf("%s\n", page);
-	ret = 0;
-out:
-	if (o != NULL)
-		fclose(o);
-	free(buf);
-	free(first);
-	free(shown);
-	json_decref(rep);
-	json_decref(cmp);
-	plot_charts_free(&charts);
-	return ret;
+	if (ferror(o) | fclose(o))
+		return lab_error_set(err, ENOMEM, "out of memory");
+	return 0;
 }
 
-/* The markdown report as `report` prints it, then the charts. */
-static int markdown_with_plots(const struct html_args *a, json_t **docs, struct lab_error *err)
+/* Whether the results come from more than one kernel. */
+static bool kernels_differ(const struct page *pg)
 {
-	struct plot_charts charts = { 0 };
-	size_t *first = calloc(a->nfiles + 1, sizeof(*first));
-	struct report_options opt = { .reference = a->reference, .tables = a->tables, .ntables = a->ntables };
-	struct report *rep = NULL;
-	int ret = -1;
+	const char *k0 = jstr(json_object_get(pg->docs[0], RK_HOST), RK_KERNEL);
 
-	if (first == NULL) {
-		lab_error_set(err, ENOMEM, "out of memory");
-		goto out;
+	for (size_t i = 1; i < pg->n; i++) {
+		const char *ki = jstr(json_object_get(pg->docs[i], RK_HOST), RK_KERNEL);
+
+		if (k0 && ki && strcmp(k0, ki) != 0)
+			return true;
 	}
-	if (report_load(a->files, a->nfiles, &opt, &rep, err) < 0) {
-		if (err->code != ENOMEM)
-			err->code = EINVAL;
-		goto out;
-	}
-	if (report_write(rep, REPORT_MARKDOWN, stdout, err) < 0)
-		goto out;
-	if (draw_all(a, docs, a->plots_dir, &charts, first, err) < 0)
-		goto out;
-	printf("\n## Plots\n\nDrawn by gnuplot into %s (data and scripts beside them).\n\n", a->plots_dir);
-	for (size_t c = 0; c < charts.n; c++)
-		printf("![%s](%s)\n\n", charts.v[c].title, charts.v[c].path);
-	ret = fflush(stdout) == 0 ? 0 : lab_error_errno(err, errno ? errno : EIO, "writing the report");
-out:
-	report_free(rep);
-	free(first);
-	plot_charts_free(&charts);
-	return ret;
+	return false;
 }
 
-int html_main(int argc, char **argv)
+/* The report, the charts and the comparison, in the private directory d. */
+static int page_build(struct page *pg, struct outdir *d, const struct html_opts *o, struct lab_error *err)
 {
-	struct html_args a = { 0 };
-	json_t **docs = NULL;
-	struct lab_error err;
-	int ret, status = EXIT_BAD_INPUT;
+	char plots[PATH_MAX], show[PATH_MAX + 8], page[PATH_MAX + 16];
+	cleanup_free char *buf = NULL;
+	size_t len = 0;
+	int ret;
 
-	lab_error_clear(&err);
-	ret = parse(argc, argv, &a);
-	if (ret < 0) {
-		status = ret == -ENOMEM ? EXIT_INTERNAL : EXIT_BAD_INPUT;
-		goto out;
-	}
-	/* Where the page or the charts go, checked (and made when missing) before
-	 * any result is read: a directory, or nothing yet — not a FIFO, a device,
-	 * a file or a link to nothing (fileio.h, lab_check_output_dir). */
-	if (a.html_dir != NULL || a.plots_dir != NULL) {
-		const char *dir = a.html_dir != NULL ? a.html_dir : a.plots_dir;
+	if ((ret = compare_report_json(pg->files, pg->n, o->report, &pg->rep, err)) < 0 ||
+	    (ret = outdir_sub(d, "plots", plots, sizeof(plots), err)) < 0)
+		return ret;
+	snprintf(show, sizeof(show), "%s/plots", d->target);
+	pg->plots = plots;
+	if ((ret = draw_all(pg, plots, show, o->progress, err)) < 0)
+		return ret;
+	if ((pg->shown = calloc(pg->charts.n + 1, sizeof(*pg->shown))) == NULL)
+		return lab_error_set(err, ENOMEM, "out of memory");
+	if ((o->by != NULL || kernels_differ(pg)) &&
+	    (ret = compare_by(o->by ? o->by : "kernel", pg->files, pg->n, COMPARE_THRESHOLD_PCT, NULL, &pg->cmp,
+			      err)) < 0)
+		return ret;
+	if ((ret = page_text(pg, d->stage, &buf, &len, err)) < 0)
+		return ret;
+	snprintf(page, sizeof(page), "%s/index.html", d->stage);
+	return lab_write_atomic(page, buf, len, err);
+}
 
-		if (lab_check_output_dir(dir, a.html_dir != NULL ? "--html" : "--plots", true, &err) < 0) {
-			fprintf(stderr, "pagelab report: %s\n", err.msg);
-			goto out;
-		}
-	}
-	docs = calloc(a.nfiles + 1, sizeof(*docs));
-	if (docs == NULL || load_docs(&a, docs) < 0)
+int html_page(const char *dir, const char *const *files, size_t n, const struct html_opts *o, char *page,
+	      size_t len, struct lab_error *err)
+{
+	struct page pg = { .files = files, .n = n };
+	struct outdir d;
+	int ret;
+
+	if ((ret = outdir_check(dir, "--html", "the page", err)) < 0 || (ret = load_docs(&pg, o->progress, err)) < 0)
 		goto out;
 	if (!plot_have_gnuplot()) {
-		fprintf(stderr, "pagelab report: the plots need gnuplot (Debian: apt-get install gnuplot-nox)\n");
-		status = EXIT_CANNOT;
+		ret = lab_error_set(err, ENOPKG, "the plots need gnuplot (Debian: apt-get install gnuplot-nox)");
 		goto out;
 	}
-	ret = a.html_dir != NULL ? write_page(&a, docs, &err) : markdown_with_plots(&a, docs, &err);
-	if (ret < 0) {
-		fprintf(stderr, "pagelab report: %s\n", err.msg);
-		status = err.code == EINVAL || err.code == EEXIST || err.code == ENOTDIR ? EXIT_BAD_INPUT : EXIT_INTERNAL;
+	if ((ret = outdir_begin(&d, dir, "--html", "the page", err)) < 0)
 		goto out;
-	}
-	status = 0;
+	ret = page_build(&pg, &d, o, err);
+	if (ret == 0)
+		ret = outdir_commit(&d, err);
+	else
+		outdir_abort(&d);
+	if (ret == 0)
+		snprintf(page, len, "%s/index.html", dir);
 out:
-	for (size_t i = 0; docs != NULL && i < a.nfiles; i++)
-		json_decref(docs[i]);
-	free(docs);
-	free(a.files);
-	free(a.tables);
-	return status;
+	page_free(&pg);
+	return ret;
+}
+
+int html_plots(const char *dir, const char *const *files, size_t n, const struct html_opts *o, FILE *out,
+	       struct lab_error *err)
+{
+	struct page pg = { .files = files, .n = n };
+	struct outdir d;
+	int ret;
+
+	if ((ret = outdir_check(dir, "--plots", "the charts", err)) < 0 || (ret = load_docs(&pg, o->progress, err)) < 0)
+		goto out;
+	if (!plot_have_gnuplot()) {
+		ret = lab_error_set(err, ENOPKG, "the plots need gnuplot (Debian: apt-get install gnuplot-nox)");
+		goto out;
+	}
+	if ((ret = report_write_files(files, n, o->report, REPORT_MARKDOWN, out, err)) < 0) {
+		if (err->code != ENOMEM)
+			err->code = EINVAL;
+		ret = -err->code;
+		goto out;
+	}
+	if ((ret = outdir_begin(&d, dir, "--plots", "the charts", err)) < 0)
+		goto out;
+	ret = draw_all(&pg, d.stage, dir, o->progress, err);
+	if (ret == 0)
+		ret = outdir_commit(&d, err);
+	else
+		outdir_abort(&d);
+	if (ret < 0)
+		goto out;
+	fputs("\n## Plots\n\nDrawn by gnuplot into ", out);
+	lab_esc_markdown(out, dir);
+	fputs(" (data and scripts beside them).\n\n", out);
+	for (size_t c = 0; c < pg.charts.n; c++) {
+		/* The title is the document's text; the path a link's target. */
+		fputs("![", out);
+		lab_esc_markdown(out, pg.charts.v[c].title);
+		fputs("](", out);
+		lab_esc_url(out, pg.charts.v[c].path);
+		fputs(")\n\n", out);
+	}
+	if (fflush(out) != 0 || ferror(out))
+		ret = lab_error_errno(err, errno ? errno : EIO, "writing the report");
+out:
+	page_free(&pg);
+	return ret;
 }

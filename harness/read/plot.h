@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* plot.h — `pagelab plot`: a run's timeline drawn by gnuplot.
- *
- *   pagelab plot [--out DIR] [--format svg|png] [--run LABEL] RESULT.json...
+/* plot.h — a run's timeline drawn by gnuplot (`pagelab plot`,
+ * harness/cmd/plot.c; `report --html` and `report --plots` draw through it).
  *
  * For each run of each result document (harness/result/result.md) pagelab writes a
  * data file (DIR/STEM-LABELn.dat: the samples, the steps, the OOM kills and
@@ -24,6 +23,11 @@
  * names its kernel, scenario, variant and result file; a panel whose figure
  * the result lacks says so in words instead of drawing an empty axis.
  * The scripts stay beside the charts: `cd DIR && gnuplot STEM-A1.gp` redraws.
+ *
+ * Every string of a document reaches a script only as a '...' literal
+ * through lab_esc_gnuplot (base/escape.h), never in a comment: a result is
+ * data, whatever its strings hold.  The library never prints: gnuplot's
+ * warnings go to plot_opts.progress, errors come back as -errno.
  */
 #ifndef PAGELAB_PLOT_H
 #define PAGELAB_PLOT_H
@@ -34,21 +38,26 @@
 #include <jansson.h>
 
 #include "base/error.h"
+#include "base/progress.h"
 
 enum plot_format { PLOT_SVG, PLOT_PNG };
 
 struct plot_opts {
-	const char *out_dir;
+	const char *out_dir;            /* where the charts end up (their paths name it) */
 	enum plot_format format;
 	const char *run_label;          /* NULL = every run */
 	bool overlay;                   /* also the variants chart */
+	const char *stage_dir;          /* where the files are written until they are
+					 * complete (outdir.h); NULL: out_dir itself */
+	const struct lab_progress *progress;   /* gnuplot's warnings; NULL: dropped */
 };
 
 struct plot_chart {
-	char *path;                     /* DIR/STEM-A1.svg */
-	char *title;                    /* what the chart's title says */
+	char *path;                     /* DIR/STEM-A1.svg (DIR: out_dir) */
+	char *title;                    /* what the chart's title says (the document's text) */
 	char label[32];                 /* run label, "variants" for the overlay */
 	int repeat;                     /* 0 for the overlay */
+	char *file;                     /* STEM-A1.svg: the file's name in the directory */
 };
 
 struct plot_charts {
@@ -60,21 +69,28 @@ struct plot_charts {
 bool plot_have_gnuplot(void);
 
 /* Plot every run of doc (read from src, which names it in the titles) into
- * o->out_dir (created), appending the charts made to out.  Returns 0 or
- * -errno with err filled. */
+ * o->stage_dir (or o->out_dir), which must exist; appends the charts made
+ * to out.  Returns 0 or -errno with err filled: -EEXIST for a chart already
+ * there that is not a regular file. */
 int plot_document(const char *src, const json_t *doc, const struct plot_opts *o,
 		  struct plot_charts *out, struct lab_error *err);
 
 void plot_charts_free(struct plot_charts *c);
 
 /* Load a result document (or a run's .jsonl stream) with its samples
- * pruned to what the charts read (harness/result/read.h).  A stream says in
- * one stderr line, prefixed with who ("pagelab plot"; NULL: nothing said),
- * that its run did not finish.  0 or -errno: -EINVAL for an input that is not one. */
-int plot_load(const char *who, const char *path, json_t **out, struct lab_error *err);
+ * pruned to what the charts read (harness/result/read.h).  A stream is said
+ * in one line to p (LAB_SAY_WARN, naming the file: its run did not finish).
+ * 0 or -errno: -EINVAL for an input that is not one (or cannot be read). */
+int plot_load(const char *path, const struct lab_progress *p, json_t **out, struct lab_error *err);
 
-/* argv[0] is "plot".  Prints each chart's path on stdout.  Exit: 0 drawn,
- * 1 gnuplot or the harness failed, 2 bad usage or input, 3 no gnuplot. */
-int plot_main(int argc, char **argv);
+/* `pagelab plot FILE...`: every input loaded and checked first (bad input
+ * draws nothing; two files of one stem are refused), then every chart
+ * drawn into a private directory beside o->out_dir and moved into place
+ * when all are complete (outdir.h).  Returns 0 with the charts in out, or
+ * -errno: -EINVAL bad input, -EEXIST / -ENOTDIR / -EPERM an output
+ * directory refused, -ENOPKG gnuplot missing, -ENOENT no run labelled
+ * o->run_label, others internal. */
+int plot_files(const char *const *files, size_t n, const struct plot_opts *o, struct plot_charts *out,
+	       struct lab_error *err);
 
 #endif

@@ -5,18 +5,35 @@
 #include "stats.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
 #ifndef PAGELAB_NO_GSL
 #include <gsl/gsl_cdf.h>
+#include <gsl/gsl_errno.h>
 #include <gsl/gsl_randist.h>
+
+/* GSL's default error handler aborts the process (a result with 1e308 in
+ * it made gsl_cdf_tdist_Q abort compare: gamma.c "x too large to extract
+ * fraction part").  Off: a function that fails returns NaN (or GSL_NAN),
+ * which every caller here checks.  Idempotent, cheap. */
+static void gsl_quiet(void)
+{
+	static bool off;
+
+	if (!off) {
+		gsl_set_error_handler_off();
+		off = true;
+	}
+}
 #else
 /* A static guest build without GSL: the guest only runs scenarios; compare
  * refuses to run there (stats_available). */
 static double gsl_cdf_tdist_Q(double x, double nu) { (void)x; (void)nu; return NAN; }
 static double gsl_ran_hypergeometric_pdf(unsigned k, unsigned n1, unsigned n2, unsigned t)
 { (void)k; (void)n1; (void)n2; (void)t; return NAN; }
+static void gsl_quiet(void) { }
 #endif
 
 static int cmp_double(const void *a, const void *b)
@@ -41,6 +58,8 @@ void stats_summarize(const double *v, size_t n, struct stats_side *s)
 		memcpy(c, v, n * sizeof(*c));
 		qsort(c, n, sizeof(*c), cmp_double);
 		s->median = n % 2 ? c[n / 2] : (c[n / 2 - 1] + c[n / 2]) / 2;
+		if (!isfinite(s->median))       /* two middle values near 1e308 */
+			s->median = c[n / 2 - 1] / 2 + c[n / 2] / 2;
 		s->min = c[0];
 		s->max = c[n - 1];
 		free(c);
@@ -54,6 +73,13 @@ void stats_summarize(const double *v, size_t n, struct stats_side *s)
 	for (i = 0; i < n; i++)
 		sum += v[i];
 	s->mean = sum / (double)n;
+	if (!isfinite(s->mean)) {
+		/* The sum overflowed (figures near 1e308): Welford's running
+		 * mean, which does not add the values themselves. */
+		s->mean = 0;
+		for (i = 0; i < n; i++)
+			s->mean += (v[i] - s->mean) / (double)(i + 1);
+	}
 	for (i = 0; i < n; i++)
 		ss += (v[i] - s->mean) * (v[i] - s->mean);
 	s->var = n > 1 ? ss / (double)(n - 1) : 0;
@@ -80,7 +106,18 @@ bool stats_welch(const struct stats_side *a, const struct stats_side *b, struct 
 	out->t = (a->mean - b->mean) / sqrt(se2);
 	/* Welch–Satterthwaite degrees of freedom. */
 	out->df = se2 * se2 / (sa * sa / (double)(a->n - 1) + sb * sb / (double)(b->n - 1));
+	/* Figures near the double's range (1e308) overflow the variance or the
+	 * degrees of freedom: no t-test then, rather than a made-up p. */
+	if (!isfinite(out->t) || !isfinite(out->df) || out->df <= 0) {
+		memset(out, 0, sizeof(*out));
+		return false;
+	}
+	gsl_quiet();
 	out->p = 2 * gsl_cdf_tdist_Q(fabs(out->t), out->df);
+	if (!isfinite(out->p) || out->p < 0) {
+		memset(out, 0, sizeof(*out));
+		return false;
+	}
 	if (out->p > 1)
 		out->p = 1;
 	return true;
@@ -95,12 +132,17 @@ double stats_fisher(unsigned a_yes, unsigned a_n, unsigned b_yes, unsigned b_n)
 	if (a_yes > a_n || b_yes > b_n || a_n == 0 || b_n == 0)
 		return NAN;
 	/* Drawing a_n runs from yes + no: how many are "yes"? */
+	gsl_quiet();
 	p_obs = gsl_ran_hypergeometric_pdf(a_yes, yes, no, a_n);
+	if (!isfinite(p_obs))
+		return NAN;
 	for (unsigned k = lo; k <= hi; k++) {
 		double pk = gsl_ran_hypergeometric_pdf(k, yes, no, a_n);
 
 		/* Tables as likely as the observed one count, allowing for
 		 * rounding (R's fisher.test uses the same relative 1e-7). */
+		if (!isfinite(pk))
+			return NAN;
 		if (pk <= p_obs * (1 + 1e-7))
 			p += pk;
 	}
@@ -114,6 +156,8 @@ void stats_verdict(const struct stats_side *base, const struct stats_side *new_,
 
 	memset(v, 0, sizeof(*v));
 	v->change_pct = base->median != 0 ? (new_->median - base->median) / fabs(base->median) * 100 : NAN;
+	if (!isfinite(v->change_pct))
+		v->change_pct = NAN;    /* 1e308 against -1e308: no percentage to print */
 	v->disjoint = base->n > 0 && new_->n > 0 && (new_->min > base->max || new_->max < base->min);
 	v->above_threshold = isnan(v->change_pct) ? new_->median != base->median
 						  : fabs(v->change_pct) > threshold_pct;

@@ -12,20 +12,12 @@ export PAGELAB_SCENARIOS="$TOP/scenarios"
 RESULTS="${PAGELAB_RESULTS:-${BATS_RUN_TMPDIR:-/tmp}/results}"
 mkdir -p "$RESULTS"
 
-# The memory cgroup this shell stands in: pagelab's sandboxes go below it.
-# In a container without a cgroup namespace the mount shows only the
-# container's own group (mountinfo's root field), while /proc/self/cgroup
-# prints the whole path: strip that root.
+# The memory cgroup this shell stands in: pagelab's sandboxes go below it
+# (scripts/lib.sh: lab_own_memcg, which takes a container's own root off
+# /proc/self/cgroup's path when there is no cgroup namespace).
+. "$TOP/scripts/lib.sh"
 own_memcg() {
-  local p root
-  p=$(sed -n 's/^[0-9]*:[^:]*\bmemory\b[^:]*:\(.*\)$/\1/p' /proc/self/cgroup)
-  root=$(awk '$5 == "/sys/fs/cgroup/memory" && $0 ~ / - cgroup / { r = $4 } END { print r }' /proc/self/mountinfo)
-  if [ -n "$p" ] && [ -n "$root" ] && [ "$root" != / ]; then
-    case $p in "$root") p= ;; "$root"/*) p=${p#"$root"} ;; esac
-  fi
-  if [ -n "$p$root" ] && [ -d "/sys/fs/cgroup/memory$p" ]; then echo "/sys/fs/cgroup/memory$p"; return; fi
-  p=$(sed -n 's/^0::\(.*\)$/\1/p' /proc/self/cgroup)
-  echo "/sys/fs/cgroup${p%/}"
+  lab_own_memcg && echo "$LAB_MEMCG_DIR"
 }
 
 # Every pagelab cgroup below our own (there must be none between runs).

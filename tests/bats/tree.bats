@@ -36,3 +36,41 @@ load helpers
   grep -q 'Version 2, June 1991' LICENSE
   grep -q '^License: GPL-2.0+' debian/copyright
 }
+
+# STYLE: no function over ~120 lines without a reason in its comment.  The rule
+# (tests/tools/funclen --help, docs/design.md "Long functions"): a body of more
+# than 120 lines needs "long: REASON" in the comment just above the function.
+# Each offender is printed with its length, longest first.
+@test "tree: no C function over 120 lines without a reason (tests/tools/funclen)" {
+  run "$TOP/tests/tools/funclen"
+  echo "$output"
+  assert_success
+  assert_output --partial "no function over 120 lines without a reason"
+}
+
+@test "tree: funclen finds a planted long function and takes one that says why (the check can fail)" {
+  local d="$BATS_TEST_TMPDIR/funclen" i
+  mkdir -p "$d"
+  {
+    printf '/* A short one. */\nstatic int short_one(void)\n{\n\treturn 0;\n}\n\n'
+    printf 'static int too_long(int a,\n\t\t    int b)\n{\n'
+    for i in $(seq 1 130); do printf '\ta += b;\n'; done
+    printf '\treturn a;\n}\n\n'
+    printf '/* Every case in one place; long: one case per step kind,\n * each a few lines. */\nstatic int long_with_reason(int a)\n{\n'
+    for i in $(seq 1 130); do printf '\ta++;\n'; done
+    printf '\treturn a;\n}\n\n'
+    printf '/* long: */\nstatic int reason_empty(int a)\n{\n'
+    for i in $(seq 1 121); do printf '\ta++;\n'; done
+    printf '\treturn a;\n}\n'
+  } >"$d/x.c"
+  run "$TOP/tests/tools/funclen" --root "$d" "$d/x.c"
+  echo "$output"
+  assert_failure 1
+  assert_output --partial "x.c:7: too_long: 133 lines (limit 120)"
+  assert_output --partial "reason_empty: 124 lines (limit 120)"
+  refute_output --partial "long_with_reason"
+  refute_output --partial "short_one"
+  assert_output --partial "2 function(s) over 120 lines without a reason"
+  run "$TOP/tests/tools/funclen" --root "$d" -v --max 200 "$d/x.c"
+  assert_success
+}

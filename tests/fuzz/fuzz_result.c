@@ -2,11 +2,12 @@
 /* fuzz_result.c — libFuzzer entry for `pagelab report`'s result-document reader
  * (harness/read/report/: the loader, the run index, the engine, the formats).
  *
- * An input is a result document: handed to report_main exactly as a user's
- * file would be (a memfd, which is a regular file, so lab_read_input takes
- * it), once as Markdown and once as JSON, with stdout on /dev/null (its
- * one-line refusals stay on stderr, where a crash report must reach too).  A document that is not one is refused (exit 2); nothing may
- * crash, leak or hit UB, and the exit status is 0, 1 or 2 — never a signal.
+ * An input is a result document: handed to the report library
+ * (report_load + report_write, as `pagelab report` calls them) exactly as a
+ * user's file would be (a memfd, which is a regular file, so lab_read_input
+ * takes it), once as Markdown and once as JSON, written to stdout on
+ * /dev/null.  A document that is not one is refused (-errno and a one-line
+ * message, never empty); nothing may crash, leak or hit UB.
  * An input that is not JSON is used as edits instead (most byte mutations
  * break the syntax, which the loader refuses at once): a real probe result
  * (tests/fuzz/corpus/result/probe-small.json) with, per two input bytes, one
@@ -18,7 +19,7 @@
  * (harness/result/read.c) both whole and pruned to a need, and must give
  * exactly what jansson's whole load gives whenever jansson takes it as a
  * result document (a differential check of the yajl builder); and, written
- * to a private NAME.jsonl, through report_main as a run's stream.
+ * to a private NAME.jsonl, through the report as a run's stream.
  *
  * Built and run by scripts/fuzz; replayed on tests/fuzz/regress/result/ by ctest.
  */
@@ -88,6 +89,21 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	return 0;
 }
 
+/* The report of one file, as `pagelab report [--format json] PATH` makes
+ * it: 0, or a refusal that says why. */
+static void report_file(const char *path, enum report_format fmt)
+{
+	struct report_options opt = { 0 };
+	struct lab_error err;
+	int rc;
+
+	lab_error_clear(&err);
+	rc = report_write_files(&path, 1, &opt, fmt, stdout, &err);
+	if (rc > 0 || (rc < 0 && err.msg[0] == '\0'))
+		abort();
+	fflush(stdout);
+}
+
 static json_t *edited(const uint8_t *data, size_t size)
 {
 	return base != NULL ? json_edit(json_deep_copy(base), data, size, 0) : NULL;
@@ -114,7 +130,7 @@ static void differential(const uint8_t *data, size_t size, const json_t *as_json
 /* The input as a run's stream (NAME.jsonl), through report. */
 static void as_stream(const uint8_t *data, size_t size)
 {
-	int fd, rc;
+	int fd;
 
 	if (stream_path[0] == '\0')
 		return;
@@ -126,19 +142,13 @@ static void as_stream(const uint8_t *data, size_t size)
 		return;
 	}
 	close(fd);
-	{
-		char *argv[] = { "report", stream_path, NULL };
-
-		rc = report_main(2, argv);
-		if (rc < 0 || rc > 2)
-			abort();
-	}
+	report_file(stream_path, REPORT_MARKDOWN);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char path[64];
-	int fd = memfd_create("fuzz-result.json", MFD_CLOEXEC), rc;
+	int fd = memfd_create("fuzz-result.json", MFD_CLOEXEC);
 	json_error_t je;
 	json_t *as_json = json_loadb((const char *)data, size, 0, &je);
 
@@ -167,21 +177,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		free(text);
 	}
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	{
-		char *argv[] = { "report", path, NULL };
-
-		rc = report_main(2, argv);
-		if (rc < 0 || rc > 2)
-			abort();
-	}
-	{
-		char *argv[] = { "report", "--format", "json", path, NULL };
-
-		rc = report_main(4, argv);
-		if (rc < 0 || rc > 2)
-			abort();
-	}
-	fflush(stdout);
+	report_file(path, REPORT_MARKDOWN);
+	report_file(path, REPORT_JSON);
 	close(fd);
 	return 0;
 }

@@ -8,8 +8,9 @@
  * scenario and once as a --tables file.  A file the loader refuses must say
  * why in one line (struct lab_error: non-empty, no newline); nothing may crash,
  * leak or hit UB.  A file it takes is then built into tables over a real
- * probe result (`pagelab report --tables FILE`, Markdown and JSON), whose exit
- * status is 0, 1 or 2 — never a signal — and whose JSON parses.
+ * probe result (`pagelab report --tables FILE`, Markdown and JSON, through
+ * the report library), which returns 0 or a refusal that says why — never a
+ * signal — and whose JSON parses.
  * An input that is not JSON is used as edits instead (most byte mutations
  * break the syntax, which the loader refuses at once): one of the tree's real
  * tables files, chosen by the first byte, with per two input bytes one of its
@@ -146,30 +147,28 @@ static void report_on(const char *text, size_t len)
 	free(own);
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	{
-		char *argv[] = { "report", "--tables", path, (char *)result, NULL };
+		/* `pagelab report --tables FILE RESULT`, then --format json: the
+		 * JSON a report prints is JSON (caught on a memfd). */
+		const char *tables[] = { path }, *files[] = { result };
+		struct report_options opt = { .tables = tables, .ntables = 1 };
+		struct lab_error err;
+		int out = memfd_create("fuzz-report.json", MFD_CLOEXEC);
+		FILE *o = out >= 0 ? fdopen(dup(out), "w") : NULL;
 
-		rc = report_main(4, argv);
-		if (rc < 0 || rc > 2)
+		lab_error_clear(&err);
+		rc = report_write_files(files, 1, &opt, REPORT_MARKDOWN, stdout, &err);
+		if (rc > 0 || (rc < 0 && err.msg[0] == '\0'))
 			abort();
-	}
-	{
-		char *argv[] = { "report", "--format", "json", "--tables", path, (char *)result, NULL };
-		int out = memfd_create("fuzz-report.json", MFD_CLOEXEC), saved = dup(1);
-
-		/* The JSON a report prints is JSON: caught on a memfd as stdout. */
 		fflush(stdout);
-		if (out >= 0 && saved >= 0)
-			dup2(out, 1);
-		rc = report_main(6, argv);
-		fflush(stdout);
-		if (saved >= 0) {
-			dup2(saved, 1);
-			close(saved);
+		if (o != NULL) {
+			lab_error_clear(&err);
+			rc = report_write_files(files, 1, &opt, REPORT_JSON, o, &err);
+			if (rc > 0 || (rc < 0 && err.msg[0] == '\0'))
+				abort();
+			fclose(o);
+			if (rc == 0)
+				check_json(out);
 		}
-		if (rc < 0 || rc > 2)
-			abort();
-		if (rc == 0 && out >= 0)
-			check_json(out);
 		if (out >= 0)
 			close(out);
 	}

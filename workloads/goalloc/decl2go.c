@@ -7,7 +7,7 @@
  * goalloc is Go, so it cannot call decl.c's parser; the build writes its
  * declaration into decl_gen.go beside a copy of main.go instead, and main.go
  * parses argv through that table (types, flags, required, help), the way the
- * C workloads parse theirs through wl_opt_match.  The scenario parser reads
+ * C workloads parse theirs through wl_parse_argv.  The scenario parser reads
  * the same row, so a new goalloc option is one row in decl/goalloc.c and its
  * setter in main.go (which refuses to start when the two disagree).
  * The output is written to OUT.go.tmp and renamed: a failed run leaves no

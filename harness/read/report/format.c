@@ -5,22 +5,21 @@
  */
 #include "internal.h"
 
+#include "base/escape.h"
+
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* ------------------------------------------------------------ markdown */
 
+/* Every string that is not this file's own text goes through here: the
+ * documents', the table files', the reference's, the paths given
+ * (base/escape.h: | < ] \ ` escaped, no control character, one line). */
 static void md_text(FILE *o, const char *s)
 {
-	for (; *s != '\0'; s++) {
-		if (*s == '|')
-			fputs("\\|", o);
-		else if (*s == '\n')
-			fputc(' ', o);
-		else
-			fputc(*s, o);
-	}
+	lab_esc_markdown(o, s);
 }
 
 static void md_columns(const struct report *rep, FILE *o)
@@ -40,10 +39,13 @@ static void md_columns(const struct report *rep, FILE *o)
 				continue;
 			size_t nruns = json_array_size(json_object_get(doc, RK_RUNS));
 
-			fprintf(o, " `%s` (%s, %zu run%s%s%s)", rep->in[k].path,
-				str_or(json_object_get(json_object_get(doc, RK_SCENARIO), RK_NAME), "?"),
-				nruns, nruns == 1 ? "" : "s",
-				strcmp(status, "ok") != 0 ? ", " : "", strcmp(status, "ok") != 0 ? status : "");
+			fputs(" `", o);
+			md_text(o, rep->in[k].path);
+			fputs("` (", o);
+			md_text(o, str_or(json_object_get(json_object_get(doc, RK_SCENARIO), RK_NAME), "?"));
+			fprintf(o, ", %zu run%s%s", nruns, nruns == 1 ? "" : "s", strcmp(status, "ok") != 0 ? ", " : "");
+			md_text(o, strcmp(status, "ok") != 0 ? status : "");
+			fputc(')', o);
 		}
 		fprintf(o, " |\n");
 	}
@@ -66,8 +68,10 @@ static void md_header(const struct report *rep, FILE *o)
 				if (strcmp(str_or(json_object_get(json_object_get(rep->in[k].doc, RK_SCENARIO), RK_NAME), "?"),
 					   name) == 0)
 					break;
-			if (k == i)
-				fprintf(o, "%s %s", i > 0 ? "," : "", name);
+			if (k == i) {
+				fprintf(o, "%s ", i > 0 ? "," : "");
+				md_text(o, name);
+			}
 		}
 		fprintf(o, "\n\n");
 		for (i = 0; i < rep->nin; i++) {
@@ -79,7 +83,9 @@ static void md_header(const struct report *rep, FILE *o)
 					break;
 			if (k < i)
 				continue;
-			fprintf(o, "Scenario `%s`: ", str_or(json_object_get(s, RK_NAME), "?"));
+			fputs("Scenario `", o);
+			md_text(o, str_or(json_object_get(s, RK_NAME), "?"));
+			fputs("`: ", o);
 			md_text(o, str_or(json_object_get(s, RK_TITLE), "(no title)"));
 			if (json_is_string(json_object_get(s, RK_EXPECT))) {
 				fprintf(o, ". Expected: ");
@@ -92,19 +98,33 @@ static void md_header(const struct report *rep, FILE *o)
 			"[k of n runs] when some runs lack the figure; “—”: not measured.\n");
 		return;
 	}
-	fprintf(o, "# pagelab report — “%s”\n\n", str_or(json_object_get(a, "title"), "?"));
-	if (json_is_string(json_object_get(m, "summary")))
-		fprintf(o, "Article: %s; %s. Reference data: %s.\n\n", str_or(json_object_get(a, "author"), "?"),
-			json_string_value(json_object_get(m, "summary")), rep->ref_path);
-	else
-		fprintf(o, "Article: %s; %s %s, cgroup %s, memory.max %s, %s, %s VM, THP [%s]. "
-			"Reference data: %s.\n\n",
-			str_or(json_object_get(a, "author"), "?"), str_or(json_object_get(m, "kernel"), "?"),
-			str_or(json_object_get(m, "machine"), "?"), str_or(json_object_get(m, "cgroup"), "?"),
-			str_or(json_object_get(m, "memory_max"), "?"),
-			json_is_false(json_object_get(m, "swap")) ? "no swap" : "swap",
-			str_or(json_object_get(m, "vm_memory"), "?"), str_or(json_object_get(m, "thp_enabled"), "?"),
-			rep->ref_path);
+	fputs("# pagelab report — “", o);
+	md_text(o, str_or(json_object_get(a, "title"), "?"));
+	fputs("”\n\nArticle: ", o);
+	md_text(o, str_or(json_object_get(a, "author"), "?"));
+	fputs("; ", o);
+	if (json_is_string(json_object_get(m, "summary"))) {
+		md_text(o, json_string_value(json_object_get(m, "summary")));
+	} else {
+		/* "6.10.14-linuxkit aarch64, cgroup v2, memory.max 1 GiB, " */
+		static const char *const parts[][2] = {
+			{ "kernel", " " }, { "machine", ", cgroup " }, { "cgroup", ", memory.max " }, { "memory_max", ", " },
+		};
+
+		for (size_t p = 0; p < N(parts); p++) {
+			md_text(o, str_or(json_object_get(m, parts[p][0]), "?"));
+			fputs(parts[p][1], o);
+		}
+		fputs(json_is_false(json_object_get(m, "swap")) ? "no swap" : "swap", o);
+		fputs(", ", o);
+		md_text(o, str_or(json_object_get(m, "vm_memory"), "?"));
+		fputs(" VM, THP [", o);
+		md_text(o, str_or(json_object_get(m, "thp_enabled"), "?"));
+		fputc(']', o);
+	}
+	fputs(". Reference data: ", o);
+	md_text(o, rep->ref_path);
+	fputs(".\n\n", o);
 	md_columns(rep, o);
 	fprintf(o, "\nEach cell: the median over the repeats, (min–max) when they differ, "
 		"[k of n runs] when some runs lack the figure; “—”: not measured.\n");
@@ -114,19 +134,33 @@ static void md_table(const struct report_table *t, FILE *o)
 {
 	size_t i, k;
 
-	fprintf(o, "\n## %zu. %s (`%s`)\n\n", t->number, t->name, t->id);
-	if (t->article_section != NULL)
-		fprintf(o, "Article table: “%s”%s%s.  \n", t->article_section, t->article_table ? " — " : "",
-			t->article_table ? t->article_table : "");
-	fprintf(o, "Compare: %s\n\n", t->compare);
-	fprintf(o, "| %s | Figure |", t->row_head);
+	fprintf(o, "\n## %zu. ", t->number);
+	md_text(o, t->name);
+	fputs(" (`", o);
+	md_text(o, t->id);
+	fputs("`)\n\n", o);
+	if (t->article_section != NULL) {
+		fputs("Article table: “", o);
+		md_text(o, t->article_section);
+		fputs(t->article_table ? "” — " : "”", o);
+		md_text(o, t->article_table ? t->article_table : "");
+		fputs(".  \n", o);
+	}
+	fputs("Compare: ", o);
+	md_text(o, t->compare);
+	fputs("\n\n| ", o);
+	md_text(o, t->row_head);
+	fputs(" | Figure |", o);
 	for (k = 0; k < t->ncols; k++) {
 		fputc(' ', o);
 		md_text(o, t->cols[k].label);
 		fprintf(o, " (%zu run%s) |", t->colruns[k], t->colruns[k] == 1 ? "" : "s");
 	}
-	if (t->has_article)
-		fprintf(o, " %s |", t->article_col);
+	if (t->has_article) {
+		fputc(' ', o);
+		md_text(o, t->article_col);
+		fputs(" |", o);
+	}
 	fprintf(o, "\n|---|---|");
 	for (k = 0; k < t->ncols + (t->has_article ? 1 : 0); k++)
 		fprintf(o, "---:|");
@@ -161,17 +195,7 @@ static void md_table(const struct report_table *t, FILE *o)
 
 static void csv_field(FILE *o, const char *s, bool last)
 {
-	if (strpbrk(s, ",\"\n") != NULL) {
-		fputc('"', o);
-		for (; *s != '\0'; s++) {
-			if (*s == '"')
-				fputc('"', o);
-			fputc(*s, o);
-		}
-		fputc('"', o);
-	} else {
-		fputs(s, o);
-	}
+	lab_esc_csv(o, s, false);
 	fputc(last ? '\n' : ',', o);
 }
 
@@ -388,8 +412,16 @@ int format_write(const struct report *rep, enum report_format fmt, FILE *o, stru
 
 		for (i = 0; !bad && i < rep->nt; i++)
 			bad = json_array_append_new(json_object_get(doc, "tables"), table_json(&rep->tables[i])) < 0;
-		if (!bad)
-			bad = json_dumpf(doc, o, JSON_INDENT(2)) < 0 || fputc('\n', o) == EOF;
+		if (!bad) {
+			char *text = json_dumps(doc, JSON_INDENT(2));
+
+			bad = text == NULL;
+			if (!bad) {
+				lab_esc_json(o, text);
+				bad = fputc('\n', o) == EOF;
+			}
+			free(text);
+		}
 		json_decref(doc);
 		if (bad)
 			return lab_error_set(err, ENOMEM, "cannot build the JSON report");

@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* report/internal.h — what the report's files share and nothing else sees.
  *
- *   engine.c   the model: inputs, columns, runs; selectors, paths, aggregates;
- *              a table definition + the runs feeding it -> rows of cells
+ *   values.c   numbers, display buffers, dotted paths into a document
+ *   select.c   step selectors and the generic reader of a figure
+ *   cells.c    a figure over a column's runs -> a cell
+ *   rows.c     a definition's figures -> rows (variants, expansions)
+ *   build.c    which documents feed which table; columns; numbering
  *   derived.c  the named derived quantities (getters, labels, texts): the only
  *              C a new table may need, one row per quantity
  *   tables.c   table definitions from JSON data files (tables.md)
  *   format.c   markdown, CSV, JSON
- *   cli.c      `pagelab report` and the public report_* calls
+ *   load.c     the public report_* calls: documents, table files, reference
  */
 #ifndef PAGELAB_REPORT_INTERNAL_H
 #define PAGELAB_REPORT_INTERNAL_H
@@ -178,9 +181,10 @@ struct report {
 	struct report_table *tables;
 	size_t nt;
 	bool quiet;
+	const struct lab_progress *progress;   /* opt->progress: where warnings go */
 };
 
-/* ------------------------------------------------------------ engine */
+/* ------------------------------------------------------------ values.c */
 
 void bufcat(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 const char *str_or(const json_t *j, const char *dflt);
@@ -193,20 +197,66 @@ double median_of(double *v, size_t n);
 enum walk_agg { WALK_VALUE, WALK_MEDIAN, WALK_COUNT };
 const json_t *json_walk(const json_t *j, const char *path, enum walk_agg *agg);
 bool path_num(const json_t *obj, const char *path, double *out);
+
+/* ------------------------------------------------------------ select.c */
+
 bool step_is(const json_t *s, const char *workload, const char *name);
 const json_t *select_step(const struct runref *r, const char *sel);
 double scaled(const struct fig *f, double v);
 bool value_at(const struct runref *r, const char *sel, const char *path, double *out);
 const json_t *zone_of(const json_t *zones, const char *path, const char **field);
 int main_exit_code(const struct runref *r);
+/* The generic reader (a figure without "get") and count label (without "label"). */
+bool fig_read_plain(const struct runref *r, const struct fig *f, double *out);
+void fig_read_label(const struct runref *r, const struct fig *f, char *buf, size_t len);
+
+/* ------------------------------------------------------------- cells.c */
+
+void cell_clear(struct report_cell *c);
+/* Fill c from the n runs of its column.  0 or -ENOMEM. */
+int cell_fill(struct report_cell *c, const struct fig *f, const struct runref *const *runs, size_t n);
+/* The article's figure j as printed; *derived when it says so. */
+void cell_article_text(const json_t *j, const char *unit, char *buf, size_t len, bool *derived);
+int article_cell(const struct report_row *r, struct report_cell *c);
+
+/* -------------------------------------------------------------- rows.c */
+
+struct variant {
+	const char *key;
+	char value[96];
+	char label[100];
+};
+
+/* A table being built: the runs feeding it and a scratch list for a cell. */
+struct tctx {
+	struct report *rep;
+	struct report_table *t;
+	const struct tdef *def;
+	const json_t *tref;             /* the reference's block for this table */
+	const struct runref **feed;
+	size_t nfeed;
+	const struct runref **pick;     /* scratch, nfeed long */
+	size_t cap;                     /* rows allocated */
+	const struct variant **colvar;  /* per table column: its variant (variants as columns), or NULL */
+	struct variant *vars;           /* what colvar points into */
+};
+
+bool run_in_variant(const struct runref *r, const struct variant *v);
+int table_note(struct report_table *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The rows of figs for variant v (NULL: every run), expansions expanded. */
+int add_figs(struct tctx *c, const struct fig *figs, size_t n, const struct variant *v, struct lab_error *err);
+/* The variants of the table's key (its known ones first), at most max. */
+size_t collect_variants(const struct tctx *c, struct variant *out, size_t max);
+/* The rows for each variant (once when there is none). */
+int for_variants(struct tctx *c, struct lab_error *err);
+
+/* ------------------------------------------------------------- build.c */
 
 /* Table building: the tables a report has, in number order. */
 int report_build(struct report *rep, struct tdef *const *defs, size_t ndefs, struct lab_error *err);
 void report_table_free(struct report_table *t);
 /* Whether the document feeds declared table d (the generic report aside). */
 bool engine_feeds(const struct input *in, const struct tdef *d);
-void cell_clear(struct report_cell *c);
-int article_cell(const struct report_row *r, struct report_cell *c);
 const json_t *ref_machine(const struct report *rep, const struct report_table *t);
 const json_t *table_ref(const struct report *rep, const struct report_table *t);
 

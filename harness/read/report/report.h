@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* report.h — `pagelab report`, and the table model other commands build on.
- *
- *   pagelab report [--format markdown|csv|json] [--reference FILE] [--tables FILE]... RESULT.json...
+/* report.h — the report library (labreport): result documents into the
+ * article tables, a scenario's own tables or the generic report, written as
+ * markdown, CSV or JSON into a FILE the caller gives.  `pagelab report`
+ * (harness/cmd/report.c) is one caller; run, vm, compare and the HTML page
+ * (harness/read/html.h) are others.  It never prints on its own: warnings go
+ * to report_options.progress, errors come back as -errno with a lab_error.
  *
  * Every result document given (harness/result/result.md, "pagelab.result/1") feeds
  * the tables its scenario names in "scenario.report" and the tables of the
@@ -36,7 +39,7 @@
  *                                             use(cell->values[i], cell->origin[i]);
  *                     }
  *     }
- *     report_write(rep, REPORT_MARKDOWN, stdout, &err);   // what the CLI prints
+ *     report_write(rep, REPORT_MARKDOWN, stdout, &err);   // what `pagelab report` prints
  *     report_free(rep);
  *
  * Stability: fields are only ever added to these structs, never renamed or
@@ -59,6 +62,7 @@
 #include <jansson.h>
 
 #include "base/error.h"
+#include "base/progress.h"
 
 #define REPORT_TEXT_MAX 256
 #define REPORT_COL_TEXT 512
@@ -71,7 +75,9 @@ struct report_options {
 	const char *reference;          /* --reference FILE; NULL = results/reference/<article>.json */
 	const char *const *tables;      /* --tables FILE...: more table files, searched first */
 	size_t ntables;
-	bool quiet;                     /* no warnings on stderr (unknown tables, …) */
+	bool quiet;                     /* no warnings at all (unknown tables, a stream read, …) */
+	const struct lab_progress *progress;   /* where the warnings go (LAB_SAY_WARN, one line
+						* each, naming the file); NULL: dropped */
 };
 
 /* One run behind a value: which document, which run in it. */
@@ -169,10 +175,18 @@ const json_t *report_reference(const struct report *rep, const char **path);
 int report_write(const struct report *rep, enum report_format fmt, FILE *o, struct lab_error *err);
 void report_free(struct report *rep);
 
-/* The CLI.  argv[0] is the subcommand's name ("report"); options and files
- * follow, in any order.  Prints the report on stdout, errors as one line on
- * stderr.  Returns the exit status: 0 printed, 2 bad usage or an unreadable /
- * non-pagelab.result/1 input or table file, 1 internal failure. */
+/* report_load, report_write into o, report_free: what `pagelab report
+ * FILE...` prints (and `pagelab run` after a run).  0 or -errno: ENOMEM and
+ * a failed write are internal (exit 1), the rest bad input (exit 2). */
+int report_write_files(const char *const *files, size_t nfiles, const struct report_options *opt,
+		       enum report_format fmt, FILE *o, struct lab_error *err);
+
+/* What `pagelab report FILE...` did before the command layer (harness/cmd/
+ * report.c defines it there, with the command): report_load + report_write
+ * of the markdown on stdout, errors on stderr, the exit status.  Left
+ * declared here for the two callers that have not moved to the library
+ * calls above (harness/run/run.c and harness/vm/vm.c print the report at
+ * the end of a run); a library never calls it. */
 int report_main(int argc, char **argv);
 
 #endif

@@ -16,6 +16,10 @@
 
 /* A tables file: the articles' are 10-20 KiB. */
 #define LAB_TABLES_MAX (4ULL << 20)
+/* The rows one grid may expand to (stages x figures): the articles' largest
+ * is 8 (madv-free.json); a table of every step of every stage of a long
+ * run is a few hundred. */
+#define TABLES_GRID_MAX 1024
 
 /* Everything a file allocates while loading, freed with it. */
 struct pool {
@@ -309,6 +313,14 @@ static int expand_grid(struct loader *l, const json_t *g, struct figlist *out)
 
 	if (!json_is_array(stages) || !json_is_array(figs))
 		return bad(l, "'grid' needs \"stages\" and \"figures\" lists");
+	/* A grid is the one expansion that multiplies: refused whole at load
+	 * above the cap, before a row is made (a 4 MiB file could otherwise
+	 * ask for 10^10 rows). */
+	if (json_array_size(figs) > 0 && json_array_size(stages) > TABLES_GRID_MAX / json_array_size(figs))
+		return bad(l, "'grid' of %zu stages x %zu figures would be %llu rows, over the %d a grid may make",
+			   json_array_size(stages), json_array_size(figs),
+			   (unsigned long long)json_array_size(stages) * (unsigned long long)json_array_size(figs),
+			   TABLES_GRID_MAX);
 	for (s = 0; s < json_array_size(stages); s++) {
 		const json_t *st = json_array_get(stages, s);
 		const char *sref = json_string_value(json_object_get(st, "ref"));

@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* cli.c — `pagelab report` and the public report_* calls (report.h): read
- * the result documents, find the tables they feed, build, print.
+/* load.c — the public report_* calls (report.h): read the result
+ * documents, find the tables they feed, load the reference, build.  What a
+ * user should know on the way (an unknown table, a run's stream read
+ * instead of its document) goes to the caller's progress sink, never to a
+ * terminal of its own.
  */
 #include "internal.h"
 
-#include "cmd/cli.h"
 #include "base/fileio.h"
-#include "read/html.h"
-#include "cmd/exitcode.h"
+#include "base/progress.h"
 #include "result/keys.h"
 #include "result/read.h"
 
@@ -17,9 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-#define EXIT_BAD_INPUT LAB_EXIT_USAGE
-#define EXIT_INTERNAL LAB_EXIT_HARNESS
 
 /* --------------------------------------------------------------- inputs */
 
@@ -57,7 +55,7 @@ static int figs_need(const struct fig *figs, size_t n, struct result_need *need,
 	for (size_t i = 0; i < n && rc == 0; i++) {
 		const struct fig *f = &figs[i];
 
-		if (f->each == E_ZONE)         /* engine.c expand_zones: every zone with managed pages */
+		if (f->each == E_ZONE)         /* rows.c expand_zones: every zone with managed pages */
 			rc = result_need_add(need, "zones[zone=,node=].managed", err);
 		if (rc == 0 && f->samples != S_NONE && f->path != NULL)
 			rc = result_need_add(need, f->path, err);
@@ -315,7 +313,7 @@ static int collect_defs(struct report *rep, size_t nextra, size_t ndir, struct t
 
 /* Table names a scenario gives that nothing defines: a warning, since the
  * rest of the document is still good. */
-static void warn_unknown_tables(const struct report *rep)
+static void warn_unknown_tables(const struct report *rep, const struct lab_progress *p)
 {
 	size_t i, k;
 
@@ -326,7 +324,7 @@ static void warn_unknown_tables(const struct report *rep)
 			const char *id = str_or(json_array_get(ids, k), "");
 
 			if (!defined_in(rep->files, rep->nfiles, id))
-				fprintf(stderr, "pagelab report: %s: unknown table '%s' ignored%s\n", rep->in[i].path, id,
+				lab_say(p, LAB_SAY_WARN, "%s: unknown table '%s' ignored%s", rep->in[i].path, id,
 					rep->in[i].fed ? "" : " (the generic report instead)");
 		}
 	}
@@ -393,7 +391,7 @@ static int need_for(const json_t *head, struct result_need *need, void *arg, str
 	}
 	if ((rc = load_beside(c->rep, &tmp, err)) < 0)
 		return rc;
-	/* fed as engine.c's report_build decides it: some table not generic
+	/* fed as build.c's report_build decides it: some table not generic
 	 * takes the result (then the generic report does not). */
 	for (size_t i = 0; i < c->rep->nfiles; i++)
 		for (size_t k = 0; k < c->rep->files[i]->ntables; k++)
@@ -422,7 +420,7 @@ static int load_result(struct report *rep, const char *path, json_t **out, struc
 	rc = result_read_for(path, need, need_for, &c, out, &info, err);
 	result_need_free(need);
 	if (rc == 0 && info.stream && !rep->quiet)
-		fprintf(stderr, "pagelab report: %s: %s; %zu run(s), %zu sample(s) recorded%s\n", path,
+		lab_say(rep->progress, LAB_SAY_WARN, "%s: %s; %zu run(s), %zu sample(s) recorded%s", path,
 			info.finished ? "read from the run's stream"
 				      : "the run did not finish (no result document): read from its stream",
 			info.runs, info.samples, info.cut ? ", its last line cut short (left out)" : "");
@@ -506,6 +504,7 @@ int report_load(const char *const *files, size_t nfiles, const struct report_opt
 		return lab_error_set(err, ENOMEM, "out of memory");
 	}
 	rep->quiet = opt->quiet;
+	rep->progress = opt->progress;
 	if ((rc = load_inputs(rep, files, nfiles, opt, &ndir, err)) < 0)
 		goto fail;
 	if ((rc = collect_defs(rep, opt->ntables, ndir, &defs, &ndefs, err)) < 0 ||
@@ -519,7 +518,7 @@ int report_load(const char *const *files, size_t nfiles, const struct report_opt
 	if ((rc = index_runs(rep, err)) < 0 || (rc = report_build(rep, defs, ndefs, err)) < 0)
 		goto fail;
 	if (!rep->quiet)
-		warn_unknown_tables(rep);
+		warn_unknown_tables(rep, opt->progress);
 	free(defs);
 	*out = rep;
 	return 0;
@@ -573,145 +572,14 @@ int report_write(const struct report *rep, enum report_format fmt, FILE *o, stru
 	return format_write(rep, fmt, o, err);
 }
 
-/* ---------------------------------------------------------------- CLI */
-
-static void usage(FILE *o)
+int report_write_files(const char *const *files, size_t nfiles, const struct report_options *opt,
+		       enum report_format fmt, FILE *o, struct lab_error *err)
 {
-	fprintf(o,
-		"usage: pagelab report [--format markdown|csv|json] [--reference FILE] [--tables FILE]...\n"
-		"                      RESULT.json...\n"
-		"\n"
-		"Print the tables the result documents feed: this host's figures beside an\n"
-		"article's published ones (the MADV_FREE article, the watermark article or the\n"
-		"min_free_kbytes article; one article per report), a scenario's own tables, or\n"
-		"the generic report.  Tables are data (harness/read/report/tables.md): a result\n"
-		"feeds the tables its scenario names (scenario.report) among the articles' in\n"
-		"results/reference/tables/, and every table of the file beside its scenario\n"
-		"(<scenario without .scn>.tables.json).  A result no table takes gets the\n"
-		"generic report: per variant the outcome, every workload step's Rss, LazyFree,\n"
-		"AnonHugePages, memory.current and residency, and the run's summary (peak\n"
-		"usage, PSI, OOM kills, lowest free per zone against its lines).\n"
-		"\n"
-		"A run's stream, RESULT.jsonl, is read too (a run killed by SIGKILL leaves\n"
-		"only that): one line on stderr says the run did not finish, and the tables\n"
-		"show what was recorded.  Of the samples only what the tables fed read is\n"
-		"kept (harness/result/read.h; PAGELAB_READ=full loads the whole document).\n"
-		"\n"
-		"Only tables with data are printed.  Runs are grouped into one column per\n"
-		"kernel and cgroup mode (host.kernel, host.cgroup.memory), so results from a\n"
-		"host run and from QEMU guests sit side by side.  A cell is the median over the\n"
-		"repeats, with (min–max) when they differ; \"—\" means the result lacks the\n"
-		"figure (e.g. the run was OOM-killed before that step).  Tables about\n"
-		"memory.current also give each column's baseline: memory.current at the first\n"
-		"step minus the region.\n"
-		"\n"
-		"  --format markdown  the tables as markdown on stdout (default)\n"
-		"  --format csv       one line per (table, row, column) figure, with a header\n"
-		"  --format json      a \"%s\" document with the same content\n"
-		"  --reference FILE   the article's figures (default: %s, ARTICLE\n"
-		"                     being madv-free, watermarks or min-free after the\n"
-		"                     tables fed; relative to the current directory, else to\n"
-		"                     %s)\n"
-		"  --tables FILE      a tables file (%s) whose tables every result\n"
-		"                     given feeds; may be repeated\n"
-		"  --html DIR         one self-contained page DIR/index.html: the tables, each\n"
-		"                     run's timeline (gnuplot), a compare when the results come\n"
-		"                     from several kernels (or --by KEY: harness/read/html.h)\n"
-		"  --plots DIR        the markdown report, and every run's chart drawn into DIR\n"
-		"  -h, --help         this text\n"
-		"\n"
-		"Exit status: 0 printed; 2 bad usage, or an input or tables file that cannot be\n"
-		"read or is not a %s / %s document; 1 internal failure.\n",
-		REPORT_SCHEMA, "results/reference/ARTICLE.json", lab_data_dir(), TABLES_SCHEMA, RESULT_SCHEMA,
-		TABLES_SCHEMA);
-}
-
-static int parse_args(int argc, char **argv, enum report_format *fmt, struct report_options *opt,
-		      const char ***files, size_t *nfiles, const char ***tables)
-{
-	bool only_files = false;
-	const char *val = NULL;
-	int i, m;
-
-	*files = calloc((size_t)argc + 1, sizeof(**files));
-	*tables = calloc((size_t)argc + 1, sizeof(**tables));
-	if (*files == NULL || *tables == NULL)
-		return -ENOMEM;
-	opt->tables = *tables;
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-
-		if (only_files || a[0] != '-' || a[1] == '\0') {
-			(*files)[(*nfiles)++] = a;
-		} else if (strcmp(a, "--") == 0) {
-			only_files = true;
-		} else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-			usage(stdout);
-			return 1;
-		} else if ((m = cli_opt_value(argc, argv, &i, "--format", &val)) != 0) {
-			if (m < 0 || (strcmp(val, "markdown") && strcmp(val, "csv") && strcmp(val, "json"))) {
-				fprintf(stderr, "pagelab report: --format takes markdown, csv or json\n");
-				return -EINVAL;
-			}
-			*fmt = val[0] == 'm' ? REPORT_MARKDOWN : val[0] == 'c' ? REPORT_CSV : REPORT_JSON;
-		} else if ((m = cli_opt_value(argc, argv, &i, "--reference", &val)) != 0) {
-			if (m < 0 || val[0] == '\0') {
-				fprintf(stderr, "pagelab report: --reference takes a file\n");
-				return -EINVAL;
-			}
-			opt->reference = val;
-		} else if ((m = cli_opt_value(argc, argv, &i, "--tables", &val)) != 0) {
-			if (m < 0 || val[0] == '\0') {
-				fprintf(stderr, "pagelab report: --tables takes a file\n");
-				return -EINVAL;
-			}
-			(*tables)[opt->ntables++] = val;
-		} else {
-			fprintf(stderr, "pagelab report: unknown option '%s' (see pagelab report --help)\n", a);
-			return -EINVAL;
-		}
-	}
-	if (*nfiles == 0) {
-		fprintf(stderr, "pagelab report: no result file given (see pagelab report --help)\n");
-		return -EINVAL;
-	}
-	return 0;
-}
-
-int report_main(int argc, char **argv)
-{
-	enum report_format fmt = REPORT_MARKDOWN;
-	struct report_options opt = {0};
-	const char **files = NULL, **tables = NULL;
-	size_t nfiles = 0;
 	struct report *rep = NULL;
-	struct lab_error err;
-	int status = EXIT_BAD_INPUT, rc;
+	int rc = report_load(files, nfiles, opt, &rep, err);
 
-	if (html_wanted(argc, argv))            /* --html DIR / --plots DIR: harness/read/html.h */
-		return html_main(argc, argv);
-	lab_error_clear(&err);
-	rc = parse_args(argc, argv, &fmt, &opt, &files, &nfiles, &tables);
-	if (rc != 0) {
-		status = rc > 0 ? 0 : rc == -ENOMEM ? EXIT_INTERNAL : EXIT_BAD_INPUT;
-		if (rc == -ENOMEM)
-			fprintf(stderr, "pagelab report: out of memory\n");
-		goto out;
-	}
-	if ((rc = report_load(files, nfiles, &opt, &rep, &err)) < 0) {
-		status = err.code == ENOMEM ? EXIT_INTERNAL : EXIT_BAD_INPUT;
-		fprintf(stderr, "pagelab report: %s\n", err.msg);
-		goto out;
-	}
-	if (report_write(rep, fmt, stdout, &err) < 0) {
-		status = EXIT_INTERNAL;
-		fprintf(stderr, "pagelab report: %s\n", err.msg);
-		goto out;
-	}
-	status = 0;
-out:
+	if (rc == 0)
+		rc = report_write(rep, fmt, o, err);
 	report_free(rep);
-	free(files);
-	free(tables);
-	return status;
+	return rc;
 }

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
 # capture-guest.sh — runs INSIDE a pagelab QEMU guest (busybox sh), started by
-# scripts/capture-v2-fixtures through scripts/vm-run. Writes the cgroup v2 fixtures to
+# tests/tools/capture-v2-fixtures through guest/vm-run. Writes the cgroup v2 fixtures to
 # $PAGELAB_OUT/fixtures and facts for their README to $PAGELAB_OUT/meta.
 #
 # Hierarchy (pure cgroup v2, +memory enabled in the root by vm-guest-init):

@@ -3,8 +3,8 @@
  * lazyfree-probe — a throwaway capture tool for tests/fixtures/v2-* (not a workload).
  *
  * It exists so the cgroup v2 fixtures could be captured before workloads/region.c was
- * written; scripts/capture-v2-fixtures builds it static and runs it inside the QEMU guest
- * (scripts/capture/capture-guest.sh). Keep it tiny; real experiments use workloads/.
+ * written; tests/tools/capture-v2-fixtures builds it static and runs it inside the QEMU guest
+ * (tests/tools/capture/capture-guest.sh). Keep it tiny; real experiments use workloads/.
  *
  *   lazyfree-probe probe OUTDIR
  *     Maps 64 MiB of private anonymous memory between two PROT_NONE guard pages (so the

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
 # capture-sources-guest.sh — runs INSIDE a pagelab QEMU guest (busybox sh), started by
-# `scripts/capture-v2-fixtures --sources`: the fixtures of the sampler's newer sources
+# `tests/tools/capture-v2-fixtures --sources`: the fixtures of the sampler's newer sources
 # (harness/sample/sources/), without touching the older captures.
 #
 #   /sys/fs/cgroup/lab   memory.max 1G, memory.swap.max 0: `lazyfree-probe pagemap` maps

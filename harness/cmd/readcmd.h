@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* readcmd.h — what the reading commands (report, plot, compare) share: how
+ * a library's warnings and errors reach the terminal.  Every line is
+ * "pagelab WHO: TEXT" on stderr with TEXT through lab_esc_term (a file name
+ * or a document's string never puts a control character on a terminal),
+ * and never empty: an error without a message says what failed and why. */
+#ifndef PAGELAB_READCMD_H
+#define PAGELAB_READCMD_H
+
+#include <stdio.h>
+
+#include "base/error.h"
+#include "base/progress.h"
+
+/* A progress sink that writes "pagelab WHO: LINE" (who: "report"). */
+struct lab_progress readcmd_progress(const char **who);
+
+/* One line for a library's failure ret (-errno) with err. */
+void readcmd_fail(const char *who, int ret, const struct lab_error *err);
+
+/* One line of the command's own ("pagelab WHO: ..."), escaped. */
+void readcmd_say(const char *who, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* A path (or any text from outside) on o, escaped, then a newline. */
+void readcmd_line(FILE *o, const char *text);
+
+/* getopt_long's '?' and ':' as one line naming the option (optstring starts
+ * with ':'); takes says what a missing value should be ("a directory"). */
+int readcmd_bad_option(const char *who, int c, char *const *argv, const char *takes);
+
+/* The exit status of a drawing library's return (plot, a page, plots):
+ * 0 drawn; 3 no gnuplot (-ENOPKG); 2 bad input or a refused output
+ * directory (-EINVAL -ENOENT -EEXIST -ENOTDIR -ELOOP -EPERM -EACCES
+ * -ENAMETOOLONG -EFBIG); 1 the rest (gnuplot failed, out of memory, a
+ * write failed). */
+int readcmd_draw_status(int ret);
+
+#endif

@@ -1,0 +1,61 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# scripts/lib.sh — what the developer scripts share: messages, usage, and the
+# memory cgroup this shell stands in.  Sourced, never run:
+#
+#   . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"          (scripts/*)
+#   . "$TOP/scripts/lib.sh"                             (tests/bats/helpers.bash, tests/tools/*)
+#
+# Only functions: sourcing it sets no shell option and changes no variable
+# but LAB_MEMCG_* (when asked).  PROG names the script in messages (default:
+# its file name); a script may redefine say() (container-ci adds its engine).
+
+# say MESSAGE...: one line on stderr, "PROG: MESSAGE".
+say() { printf '%s: %s\n' "${PROG:-${0##*/}}" "$*" >&2; }
+
+# die MESSAGE...: say it, exit 1 (a measurement or a step failed).
+die() { say "$*"; exit 1; }
+
+# bad MESSAGE...: say it with a pointer to --help, exit 2 (bad usage).
+bad() { say "$* (see $0 --help)"; exit 2; }
+
+# usage [FILE]: the script's header comment, its --help: from the third line
+# (after the shebang and the SPDX line) to the first line that is not a
+# comment, with "# " taken off.
+usage() {
+	sed -n '3,/^[^#]/{/^[^#]/d;s/^# \{0,1\}//;p}' "${1:-$0}"
+}
+
+# lab_own_memcg: find the memory cgroup this shell stands in.  Sets
+#   LAB_MEMCG_VERSION  v1 or v2
+#   LAB_MEMCG_REL      its path in its hierarchy ("/a/b"; "" for the root), as
+#                      an engine's --cgroup-parent takes it
+#   LAB_MEMCG_DIR      its directory (the hierarchy's mount point + LAB_MEMCG_REL)
+# and returns 0; 1 when there is none.  v1 when a hierarchy has the memory
+# controller ("N:memory:/path" in /proc/self/cgroup), else the unified one
+# ("0::/path"), each only when its directory exists.  In a container without a cgroup namespace the mount shows only
+# the container's own group (mountinfo's root field, $4) while
+# /proc/self/cgroup prints the whole path: that root is taken off.  Reads
+# /proc/self/cgroup and /proc/self/mountinfo only (pagelab's own C version is
+# harness/sandbox/: the harness does not run this).
+lab_own_memcg() {
+	local p root mnt v
+
+	for v in v1 v2; do
+		if [ "$v" = v1 ]; then
+			p=$(sed -n 's/^[0-9]*:[^:]*\bmemory\b[^:]*:\(.*\)$/\1/p' /proc/self/cgroup)
+			read -r root mnt < <(awk '/ - cgroup / && $NF ~ /(^|,)memory(,|$)/ { print $4, $5; exit }' /proc/self/mountinfo)
+		else
+			p=$(sed -n 's/^0::\(.*\)$/\1/p' /proc/self/cgroup)
+			read -r root mnt < <(awk '/ - cgroup2 / { print $4, $5; exit }' /proc/self/mountinfo)
+		fi
+		[ -n "$p" ] && [ -n "$mnt" ] || continue
+		if [ -n "$root" ] && [ "$root" != / ]; then
+			case $p in "$root") p= ;; "$root"/*) p=${p#"$root"} ;; esac
+		fi
+		p=${p%/}
+		[ -d "$mnt$p" ] || continue
+		LAB_MEMCG_VERSION=$v LAB_MEMCG_REL=$p LAB_MEMCG_DIR=$mnt$p
+		return 0
+	done
+	return 1
+}
