@@ -25,6 +25,9 @@
 
 #include "cmd.h"
 #include "exitcode.h"
+#include "readcmd.h"
+#include "base/escape.h"
+#include "base/fileio.h"
 #include "base/progress.h"
 #include "base/size.h"
 #include "plan/scenario.h"
@@ -79,20 +82,32 @@ static int usage_error(const char *fmt, ...)
 	return LAB_EXIT_USAGE;
 }
 
+/* "pagelab: vm: [PREFIX]TEXT" on stderr.  The text may hold what a guest
+ * wrote (its kernel release, its console's last words): through
+ * lab_esc_term, so no control character reaches the terminal. */
+static void line(const char *prefix, const char *text)
+{
+	fprintf(stderr, "pagelab: vm: %s", prefix);
+	lab_esc_term(stderr, text);
+	fputc('\n', stderr);
+}
+
 /* A library's error: one line, and the status of its code. */
 static int fail(int ret, const struct lab_error *err)
 {
-	fprintf(stderr, "pagelab: vm: %s\n", err->msg[0] ? err->msg : "failed");
+	line("", err->msg[0] ? err->msg : "failed");
 	return lab_exit_status(ret < 0 ? ret : -EIO);
 }
 
-static void say(void *ctx, enum lab_say kind, const char *line)
+static void say(void *ctx, enum lab_say kind, const char *text)
 {
 	(void)ctx;
-	if (kind == LAB_SAY_DETAIL)
-		fprintf(stderr, "%s\n", line);
-	else
-		fprintf(stderr, "pagelab: vm: %s%s\n", kind == LAB_SAY_WARN ? "warning: " : "", line);
+	if (kind == LAB_SAY_DETAIL) {           /* a failed build's log, as it is */
+		lab_esc_term(stderr, text);
+		fputc('\n', stderr);
+	} else {
+		line(kind == LAB_SAY_WARN ? "warning: " : "", text);
+	}
 }
 
 static const struct lab_progress progress = { .fn = say };
@@ -272,10 +287,14 @@ static int parse_vm_opts(int argc, char **argv, struct vm_opts *o, int *word)
 /* What target t said went wrong, as it ran (one line each). */
 static void print_target(const struct vm_target *t)
 {
+	char kept[sizeof(t->label) + sizeof(t->kept) + 64];
+
 	if (t->err.msg[0] != '\0')
-		fprintf(stderr, "pagelab: vm: %s\n", t->err.msg);
-	if (t->kept[0] != '\0')
-		fprintf(stderr, "pagelab: vm: %s: the guest's files are kept in %s\n", t->label, t->kept);
+		line("", t->err.msg);
+	if (t->kept[0] != '\0') {
+		snprintf(kept, sizeof(kept), "%s: the guest's files are kept in %s", t->label, t->kept);
+		line("", kept);
+	}
 }
 
 /* A target's exit status (cli.md): its pagelab's own when it ran, else
@@ -326,8 +345,9 @@ static int run_status(const struct vm_job *j)
  * for one), then the result paths. */
 static void summary(const struct vm_job *j, bool no_report)
 {
-	const char *files[VM_MAX_KERNELS + 1];
-	struct report_options opt = { 0 };
+	const char *files[VM_MAX_KERNELS + 1], *who = "report";
+	struct lab_progress warn = readcmd_progress(&who);      /* as `pagelab report` says them */
+	struct report_options opt = { .progress = &warn };
 	struct report *rep = NULL;
 	struct lab_error err;
 	size_t n = 0;
@@ -336,14 +356,19 @@ static void summary(const struct vm_job *j, bool no_report)
 		if (j->t[i].ok)
 			files[n++] = j->t[i].result;
 	if (n > 0 && !no_report && !vm_interrupted()) {
+		int ret;
+
 		fflush(stderr);
-		if (report_load(files, n, &opt, &rep, &err) < 0 || report_write(rep, REPORT_MARKDOWN, stdout, &err) < 0)
-			fprintf(stderr, "pagelab: vm: the summary report: %s\n", err.msg);
+		ret = report_load(files, n, &opt, &rep, &err);
+		if (ret == 0)
+			ret = report_write(rep, REPORT_MARKDOWN, stdout, &err);
+		if (ret < 0)
+			readcmd_fail("report", ret, &err);
 		report_free(rep);
 		fflush(stdout);
 	}
 	for (size_t i = 0; i < n; i++)
-		printf("%s\n", files[i]);
+		readcmd_line(stdout, files[i]);
 }
 
 /* ---- run ---------------------------------------------------------------------------- */
@@ -430,6 +455,28 @@ out:
 
 /* ---- audit ---------------------------------------------------------------------------- */
 
+/* A target's audit text (what its guest printed) on stdout, each line
+ * through lab_esc_term. */
+static void print_text(const char *path)
+{
+	char *text = NULL, *l, *nl;
+	struct lab_error err;
+
+	if (lab_read_file(path, &text, NULL, &err) < 0) {
+		line("", err.msg);
+		return;
+	}
+	for (l = text; *l != '\0'; l = nl + 1) {
+		nl = strchr(l, '\n');
+		if (nl == NULL)
+			nl = l + strlen(l) - 1;
+		else
+			*nl = '\0';
+		readcmd_line(stdout, l);
+	}
+	free(text);
+}
+
 /* `pagelab vm [vm options] audit [audit options] [--then [audit options]]...`
  * (vm.h, harness/vm/audit.c): the text of every target printed, then the
  * paths.  Exit: 0 when every state of every target exited 0, else the
@@ -473,20 +520,12 @@ static int vm_audit(const struct vm_opts *o, int argc, char **argv)
 		else if (st != LAB_EXIT_RAN && status == LAB_EXIT_RAN)
 			status = st;
 	}
-	for (size_t i = 0; i < job->nt; i++) {
-		FILE *f;
-		char buf[65536];
-		size_t n;
-
-		if (!job->t[i].ok || sts->json || (f = fopen(job->t[i].result, "re")) == NULL)
-			continue;
-		while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
-			fwrite(buf, 1, n, stdout);
-		fclose(f);
-	}
+	for (size_t i = 0; i < job->nt && !sts->json; i++)
+		if (job->t[i].ok)
+			print_text(job->t[i].result);
 	for (size_t i = 0; i < job->nt; i++)
 		if (job->t[i].ok)
-			printf("%s\n", job->t[i].result);
+			readcmd_line(stdout, job->t[i].result);
 out:
 	if (job != NULL)
 		vm_job_free(job);
