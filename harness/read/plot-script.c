@@ -218,7 +218,10 @@ static void panel_loads(const struct run_view *rv, FILE *f)
 {
 	gp_marks(rv, f);
 	fputs("set title 'Loads: each one over its time at its own measure (its headline metric, its unit)'\n"
-	      "set ylabel 'its unit'\nset yrange [0:*]\nplot ", f);
+	      "set ylabel 'its unit'\n", f);
+	/* No load with a figure: only the "no result" marks at 0, an axis
+	 * gnuplot would call empty. */
+	fputs(rv->nload_values > 0 ? "set yrange [0:*]\nplot " : "set yrange [0:1]\nplot ", f);
 	if (rv->nload_values > 0)
 		fputs("data index 5 using 1:2:3:4 with xerrorbars pt 7 ps 0.8 lw 2 lc rgb '#1f77b4' title 'a load (start to end)', \
 "
