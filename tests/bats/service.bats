@@ -240,3 +240,27 @@ EOF
   assert_failure 2
   assert_output --partial "load dev: redis-benchmark is bounded by none of its own flags: give one of -n"
 }
+
+@test "service: a forking server — postgres and its helpers, each titled, in the per-process figures; pgbench's tps" {
+  [ -x /usr/lib/postgresql/15/bin/postgres ] || skip "no PostgreSQL 15 (scripts/setup installs postgresql-15)"
+  run_scenario "$SCN/svc-postgres.scn" svc-postgres
+  echo "$output"
+  assert_success
+  [ "$(rq svc-postgres '.runs[0].workloads[0] | "\(.fate) \(.stop.signal) \(.stop.killed)"')" = "completed INT false" ]
+  s=$(rq svc-postgres '.runs[0].steps[0].sample')
+  rq svc-postgres ".runs[0].samples[$s].workloads.pg" >"$BATS_TEST_TMPDIR/pg.json"
+  n=$(jq -r '.processes' "$BATS_TEST_TMPDIR/pg.json")
+  [ "$n" -ge 6 ]
+  jq -r '.procs[].cmdline' "$BATS_TEST_TMPDIR/pg.json" | grep -qx "postgres: checkpointer"
+  for k in rss_kb pss_kb anonymous_kb pss_shmem_kb; do
+    [ "$(jq -r --arg k "$k" '.[$k] == ([.procs[][$k]] | add)' "$BATS_TEST_TMPDIR/pg.json")" = true ]
+  done
+  # Rss counts each page every process maps; Pss shares them out.
+  [ "$(jq -r '.rss_kb > .pss_kb' "$BATS_TEST_TMPDIR/pg.json")" = true ]
+  [ "$(rq svc-postgres '[.runs[0].steps[] | .step] | join(" ")')" = "ready init bench" ]
+  [ "$(rq svc-postgres '.runs[0].loads[1] | "\(.outcome) \(.valid)"')" = "completed true" ]
+  awk -v t="$(rq svc-postgres '.runs[0].steps[2].metrics.tps.value')" 'BEGIN { exit !(t > 10) }'
+  nothing_left svc-postgres
+  # Its shared memory went with it: no System V segment of the run's user.
+  ! ipcs -m -c | awk 'NR > 3 { print $3 }' | grep -qx pagelab
+}

@@ -18,7 +18,9 @@
  *
  *   {"<command>": {the keys above summed, "processes": n,
  *                  "lazyfree_processes": n with LazyFree > 0,
- *                  "procs": [{"pid", "comm", the keys above}, …]}}
+ *                  "procs": [{"pid", "comm", "cmdline" (its first 80 bytes,
+ *                             printable ASCII: postgres's processes share one
+ *                             comm and retitle their cmdline), the keys above}, …]}}
  *
  * Rss summed counts a page every process maps (postgres's shared_buffers)
  * once per process; Pss shares it out, so pss_kb sums to the processes'
@@ -105,6 +107,27 @@ static pid_t parent_of(struct source_ctx *ctx, pid_t pid, char *comm, size_t cle
 	return (pid_t)ppid;
 }
 
+/* /proc/PID/cmdline's first bytes as one printable line (NULs as blanks,
+ * anything else not printable ASCII as '?'). */
+static void cmdline_of(struct source_ctx *ctx, pid_t pid, char *out, size_t len)
+{
+	const char *buf;
+	struct lab_error e;
+	char path[64];
+	size_t k = 0, n;
+
+	out[0] = '\0';
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
+	if (source_read(ctx, path, &buf, &e) < 0)
+		return;
+	n = ctx->buf.len;
+	for (size_t i = 0; i < n && k + 1 < len; i++)
+		out[k++] = buf[i] == '\0' ? ' ' : (buf[i] >= 0x20 && buf[i] < 0x7f) ? buf[i] : '?';
+	while (k > 0 && out[k - 1] == ' ')
+		k--;
+	out[k] = '\0';
+}
+
 /* Which command workload pid descends from: its index in ctx->procs, or
  * -1 (then the only command, when there is one). */
 static int owner_of(struct source_ctx *ctx, pid_t pid, char *comm, size_t clen, int only)
@@ -136,7 +159,7 @@ struct tree {
 };
 
 /* One process into its command's tree: its line and the sums. */
-static void tree_add(struct tree *t, const struct kv_list *kv, pid_t pid, const char *comm)
+static void tree_add(struct tree *t, const struct kv_list *kv, pid_t pid, const char *comm, const char *cmdline)
 {
 	json_t *o = rollup_json(kv);
 	unsigned long long v;
@@ -151,6 +174,7 @@ static void tree_add(struct tree *t, const struct kv_list *kv, pid_t pid, const 
 	t->n++;
 	json_object_set_new(o, "pid", json_integer(pid));
 	json_object_set_new(o, "comm", json_string(comm[0] ? comm : "?"));
+	json_object_set_new(o, "cmdline", json_string(cmdline));
 	json_array_append_new(t->procs, o);
 }
 
@@ -186,7 +210,7 @@ static void read_commands(struct source_ctx *ctx, struct rollup_state *st, json_
 		only = (int)SOURCE_MAX_PROCS;   /* "(other)" */
 	memset(trees, 0, sizeof(trees));
 	for (int k = 0; k < n && k < SMAPS_MAX_PROCS; k++) {
-		char comm[32] = "";
+		char comm[32] = "", cmdline[81];
 		int w;
 
 		if (is_builtin(ctx, pids[k]))
@@ -194,11 +218,16 @@ static void read_commands(struct source_ctx *ctx, struct rollup_state *st, json_
 		w = owner_of(ctx, pids[k], comm, sizeof(comm), only);
 		if (comm[0] == '\0')
 			parent_of(ctx, pids[k], comm, sizeof(comm));
+		/* comm may hold any byte: as cmdline, printable ASCII only. */
+		for (char *q = comm; *q; q++)
+			if (*q < 0x20 || *q >= 0x7f)
+				*q = '?';
+		cmdline_of(ctx, pids[k], cmdline, sizeof(cmdline));
 		if (w < 0 || read_pid(ctx, st, pids[k]) < 0)
 			continue;       /* it exited meanwhile */
 		if (trees[w].procs == NULL)
 			trees[w].procs = json_array();
-		tree_add(&trees[w], &st->kv, pids[k], comm);
+		tree_add(&trees[w], &st->kv, pids[k], comm, cmdline);
 	}
 	for (size_t w = 0; w <= SOURCE_MAX_PROCS; w++)
 		if (trees[w].procs != NULL)
