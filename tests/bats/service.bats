@@ -93,6 +93,9 @@ nothing_left() {
   assert_success
   run "$PAGELAB" compare "$RESULTS/svc-cmp-a.json" -- "$RESULTS/svc-cmp-b.json" --format json
   assert_success
+  echo "$output" | jq -c '.comparisons[0].figures[] | select(.table == "generic-loads")
+                          | select(.figure == "SET/rps" or .figure == "Duration")
+                          | {figure, base: .base.values, new: .new.values, verdict, change_pct}'
   echo "$output" | jq -e '.comparisons[0].figures[] | select(.table == "generic-loads" and .figure == "SET/rps")
                           | .base.n == 3 and .new.n == 3 and .better == "higher"' >/dev/null
   # 2,000 requests take a tenth of 20,000's time: real, whatever the machine's noise.
