@@ -164,10 +164,10 @@ static int probe(struct launch_lives *l, struct launch_wl *x, struct lab_error *
 		ret = ready_probe_tcp(l->foreign->netns_fd, r->host, r->port, e);
 		break;
 	case RUN_READY_UNIX:
-		ret = ready_probe_unix(l->foreign->dir, r->path, e);
+		ret = ready_probe_unix(l->foreign->dir, r->path, l->foreign->user->uid, l->foreign->user->gid, e);
 		break;
 	case RUN_READY_FILE:
-		ret = ready_probe_file(l->foreign->dir, r->path, e);
+		ret = ready_probe_file(l->foreign->dir, r->path, l->foreign->user->uid, l->foreign->user->gid, e);
 		break;
 	case RUN_READY_LINE:
 		return 0;       /* its lines decide (on_line) */

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "result/keys.h"
 
 #define LOAD_HEAD (1u << 20)
 #define LOAD_TAIL (64u * 1024)
@@ -140,7 +141,7 @@ static void record_metrics(const struct launch_load *l, json_t *o, bool target_o
 		inv = why;
 	}
 	json_object_set_new(o, "metrics_table", l->metrics ? json_string(metrics_path(l->metrics)) : json_null());
-	json_object_set_new(o, "metrics", m != NULL ? json_incref(json_object_get(m, "metrics")) : json_object());
+	json_object_set_new(o, RK_METRICS, m != NULL ? json_incref(json_object_get(m, "metrics")) : json_object());
 	json_object_set_new(o, "valid", json_boolean(inv == NULL));
 	json_object_set_new(o, "invalid", inv ? json_string(inv) : json_null());
 	json_decref(m);

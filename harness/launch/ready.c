@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/fsuid.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -51,9 +52,31 @@ int ready_probe_tcp(int nsfd, const char *host, unsigned port, struct lab_error 
 	return ret;
 }
 
-int ready_probe_unix(const char *dir, const char *rel, struct lab_error *err)
+/* The harness's file-system ids for a probe of the user's directory, and back. */
+struct as_user {
+	uid_t uid;
+	gid_t gid;
+};
+
+static struct as_user become(uid_t uid, gid_t gid)
+{
+	struct as_user was = { (uid_t)setfsuid((uid_t)-1), (gid_t)setfsgid((gid_t)-1) };
+
+	setfsgid(gid);
+	setfsuid(uid);
+	return was;
+}
+
+static void restore(struct as_user was)
+{
+	setfsuid(was.uid);
+	setfsgid(was.gid);
+}
+
+int ready_probe_unix(const char *dir, const char *rel, uid_t uid, gid_t gid, struct lab_error *err)
 {
 	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	struct as_user was;
 	int s, ret;
 
 	if ((size_t)snprintf(a.sun_path, sizeof(a.sun_path), "%s/%s", dir, rel) >= sizeof(a.sun_path))
@@ -62,17 +85,24 @@ int ready_probe_unix(const char *dir, const char *rel, struct lab_error *err)
 	s = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (s < 0)
 		return lab_error_errno(err, errno, "socket");
+	was = become(uid, gid);
 	ret = connect_now(s, (struct sockaddr *)&a, sizeof(a));
+	restore(was);
 	close(s);
 	return ret;
 }
 
-int ready_probe_file(const char *dir, const char *rel, struct lab_error *err)
+int ready_probe_file(const char *dir, const char *rel, uid_t uid, gid_t gid, struct lab_error *err)
 {
 	char p[4352];
 	struct stat st;
+	struct as_user was;
+	int ret;
 
 	if ((size_t)snprintf(p, sizeof(p), "%s/%s", dir, rel) >= sizeof(p))
 		return lab_error_set(err, ENAMETOOLONG, "ready: file:%s: path too long", rel);
-	return lstat(p, &st) == 0;
+	was = become(uid, gid);
+	ret = lstat(p, &st) == 0;
+	restore(was);
+	return ret;
 }

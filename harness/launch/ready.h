@@ -5,6 +5,8 @@
 #ifndef PAGELAB_LAUNCH_READY_H
 #define PAGELAB_LAUNCH_READY_H
 
+#include <sys/types.h>
+
 #include "base/error.h"
 
 /* A scenario's ready = (harness/plan/scenario.md), typed by the plan. */
@@ -34,10 +36,13 @@ struct cmd_ready {
  * socket made in the run's network namespace nsfd (-1: the harness's). */
 int ready_probe_tcp(int nsfd, const char *host, unsigned port, struct lab_error *err);
 
-/* A connection to the unix socket dir/rel accepted. */
-int ready_probe_unix(const char *dir, const char *rel, struct lab_error *err);
-
-/* dir/rel exists (whatever it is; a link is not followed). */
-int ready_probe_file(const char *dir, const char *rel, struct lab_error *err);
+/* A connection to the unix socket dir/rel accepted; dir/rel exists (a
+ * final link not followed).  Both look at the run's directory, which its
+ * user writes: made with that user's file-system ids (setfsuid, setfsgid:
+ * with them the harness's file-system capabilities are off,
+ * security/commoncap.c cap_task_fix_setuid), so a link planted there
+ * reaches nothing the user could not reach itself. */
+int ready_probe_unix(const char *dir, const char *rel, uid_t uid, gid_t gid, struct lab_error *err);
+int ready_probe_file(const char *dir, const char *rel, uid_t uid, gid_t gid, struct lab_error *err);
 
 #endif

@@ -538,7 +538,7 @@ static void write_bins(struct run_view *rv, FILE *d)
  * throughput), else its first; NULL when it has none. */
 static const char *load_headline(const json_t *load, double *v, const char **unit)
 {
-	const json_t *ms = json_object_get(load, "metrics");
+	const json_t *ms = json_object_get(load, RK_METRICS);
 	const char *k, *first = NULL;
 	json_t *m;
 
@@ -561,7 +561,7 @@ static const char *load_headline(const json_t *load, double *v, const char **uni
  * headline figure, with whether it is a result. */
 static void write_loads(struct run_view *rv, FILE *d)
 {
-	const json_t *loads = json_object_get(rv->run, "loads");
+	const json_t *loads = json_object_get(rv->run, RK_LOADS);
 
 	fputs("\n\n# loads: t_mid_s value t_start_s t_end_s valid label\n", d);
 	for (size_t i = 0; i < json_array_size(loads); i++) {

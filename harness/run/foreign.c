@@ -201,7 +201,7 @@ int run_foreign_up(struct run_ctx *c, const struct run_spec *r, size_t v, json_t
 	f->sf.lf = (struct launch_foreign){ .dir = f->dir.path, .netns_fd = f->netns_fd, .user = &f->user };
 	for (size_t k = 0; k < r->nr_loads; k++)
 		f->sf.metrics[k] = c->metrics != NULL ? c->metrics[v][k] : NULL;
-	json_object_set_new(run, "foreign",
+	json_object_set_new(run, RK_FOREIGN,
 			    json_pack("{s:s, s:{s:s, s:I, s:I}, s:b, s:s?}", "dir", f->dir.path, "user", "name",
 				      f->user.name, "uid", (json_int_t)f->user.uid, "gid", (json_int_t)f->user.gid,
 				      "netns", 1, "load_cgroup", f->sf.load_cg ? sandbox_path(f->sf.load_cg) : NULL));

@@ -91,7 +91,7 @@ int svc_open(const struct svc_open_args *a, struct svc **out, struct lab_error *
 	m = &a->spec->workloads[a->spec->nr_workloads - 1];
 	s->service = m->command && (m->ready.kind != RUN_READY_NONE || a->spec->nr_loads > 0 || m->hold_ms > 0);
 	s->loads_json = json_array();
-	json_object_set_new(a->run, "loads", s->loads_json);
+	json_object_set_new(a->run, RK_LOADS, s->loads_json);
 	for (size_t k = 0; k < a->spec->nr_loads; k++)
 		s->loads[k].proc.pidfd = s->loads[k].proc.out_fd = s->loads[k].proc.err_fd = -1;
 	*out = s;
@@ -157,8 +157,8 @@ static json_t *step_extra(const json_t *rec)
 	json_object_del(l, "stdout");
 	json_object_del(l, "stderr");
 	json_object_del(l, "env");
-	json_object_del(l, "metrics");
-	ex = json_pack("{s:o, s:O}", "load", l, "metrics", json_object_get(rec, "metrics"));
+	json_object_del(l, RK_METRICS);
+	ex = json_pack("{s:o, s:O}", RK_LOAD, l, RK_METRICS, json_object_get(rec, RK_METRICS));
 	return ex;
 }
 
@@ -167,7 +167,7 @@ static void say_load(struct svc *s, const json_t *rec)
 {
 	const char *name = json_string_value(json_object_get(rec, "name"));
 	const char *inv = json_string_value(json_object_get(rec, "invalid"));
-	const json_t *ms = json_object_get(rec, "metrics");
+	const json_t *ms = json_object_get(rec, RK_METRICS);
 	char line[512];
 	size_t off, shown = 0;
 	const char *k;

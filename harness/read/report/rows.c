@@ -479,7 +479,7 @@ static int run_metrics(const json_t *run, struct seen_metric **seen, size_t *n, 
 	int rc = 0;
 
 	for (size_t k = 0; k < json_array_size(steps) && rc == 0; k++) {
-		const json_t *st = json_array_get(steps, k), *ms = json_object_get(st, "metrics");
+		const json_t *st = json_array_get(steps, k), *ms = json_object_get(st, RK_METRICS);
 		struct seen_metric x = { json_string_value(json_object_get(st, RK_WORKLOAD)),
 					 json_string_value(json_object_get(st, RK_STEP)), NULL, NULL, NULL, 1 };
 		const char *name;
