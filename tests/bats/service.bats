@@ -267,3 +267,15 @@ EOF
   # Its shared memory went with it: no System V segment of the run's user.
   ! ipcs -m -c | awk 'NR > 3 { print $3 }' | grep -qx pagelab
 }
+
+@test "service: memcached on the run's own 127.0.0.1:11211, ready when the port accepts; memcaslap's numbers" {
+  command -v memcached >/dev/null || skip "no memcached (scripts/setup installs memcached)"
+  command -v memcaslap >/dev/null || skip "no memcaslap (scripts/setup installs libmemcached-tools)"
+  run_scenario "$SCN/svc-memcached.scn" svc-memcached
+  echo "$output"
+  assert_success
+  [ "$(rq svc-memcached '.runs[0].steps[0] | "\(.step) \(.ready.condition)"')" = "ready tcp:11211" ]
+  [ "$(rq svc-memcached '.runs[0].loads[1] | "\(.outcome) \(.valid) \(.metrics.ops.value)"')" = "completed true 50000" ]
+  awk -v t="$(rq svc-memcached '.runs[0].loads[1].metrics.tps.value')" 'BEGIN { exit !(t > 1000) }'
+  nothing_left svc-memcached
+}
