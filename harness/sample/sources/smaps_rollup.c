@@ -12,7 +12,8 @@
  * postgres) is every process of the sandbox that is not a built-in
  * workload: cgroup.procs, each process given to the command it descends
  * from (its parent chain in /proc/PID/stat; to the only command when there
- * is one, else to "(other)"), so its figures are the sum over its
+ * is one, else to "(other)"; under --sandbox self only its descendants,
+ * never pagelab), so its figures are the sum over its
  * processes and the processes themselves — the LazyFree scan of the
  * article over the sandbox:
  *
@@ -30,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/fileio.h"
 #include "base/kv.h"
@@ -206,14 +208,19 @@ static void read_commands(struct source_ctx *ctx, struct rollup_state *st, json_
 		}
 	if (ncmd == 0 || ctx->sb == NULL || (n = sandbox_procs(ctx->sb, pids, SMAPS_MAX_PROCS, &e)) < 0)
 		return;
+	/* Two commands: a process of neither is "(other)".  pagelab's own
+	 * cgroup as the sandbox (--sandbox self) holds pagelab and whatever
+	 * else the container runs: only a command's descendants are its. */
 	if (ncmd > 1)
-		only = (int)SOURCE_MAX_PROCS;   /* "(other)" */
+		only = (int)SOURCE_MAX_PROCS;
+	if (sandbox_is_self(ctx->sb))
+		only = -1;
 	memset(trees, 0, sizeof(trees));
 	for (int k = 0; k < n && k < SMAPS_MAX_PROCS; k++) {
 		char comm[32] = "", cmdline[81];
 		int w;
 
-		if (is_builtin(ctx, pids[k]))
+		if (is_builtin(ctx, pids[k]) || pids[k] == getpid())
 			continue;
 		w = owner_of(ctx, pids[k], comm, sizeof(comm), only);
 		if (comm[0] == '\0')
