@@ -92,7 +92,7 @@ static int exec_user(struct scn_inst *in, const struct scn_section *sec, const c
 		if (!(islower((unsigned char)v.text[i]) || isdigit((unsigned char)v.text[i]) || v.text[i] == '_' ||
 		      v.text[i] == '-' || (v.text[i] == '$' && i == n - 1)))
 			goto bad;
-	snprintf(x->user, sizeof(x->user), "%s", v.text);
+	memcpy(x->user, v.text, n + 1);
 	return 0;
 bad:
 	return scn_inst_err(in, it->value_pos, &v, "%s user: '%s' is not a user name (a-z, 0-9, _, -; at most 32)",
@@ -409,7 +409,7 @@ int scn_load_inst(struct scn_inst *in, size_t idx, struct run_spec *r)
 		if (x.text[0] == '\0' || strlen(x.text) >= sizeof(l->metrics))
 			return scn_inst_err(in, it->value_pos, &x, "%s metrics: a name of 1..63 characters", what);
 		if (strcmp(x.text, "none") != 0)
-			snprintf(l->metrics, sizeof(l->metrics), "%s", x.text);
+			memcpy(l->metrics, x.text, strlen(x.text) + 1);
 	}
 	if ((it = scn_section_get(sec, "cgroup")) != NULL) {
 		if ((ret = scn_typed_item(in, what, it, K_ENUM, "own|sandbox", &v, &x)) < 0)
