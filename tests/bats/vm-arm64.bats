@@ -1,5 +1,6 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0-or-later
+# lane: guest (QEMU guests only: nothing on this host's cgroups, knobs or processes; scripts/test)
 # The MADV_FREE article's own architecture: arm64 guests (`pagelab vm --arch
 # arm64`, docs/vm.md "arm64 guests") booted from Debian's arm64 kernels under
 # qemu-system-aarch64 (TCG, -M virt), with static arm64 binaries cross-built by

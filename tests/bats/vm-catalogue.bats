@@ -1,5 +1,6 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0-or-later
+# lane: guest (QEMU guests only: nothing on this host's cgroups, knobs or processes; scripts/test)
 # `pagelab vm` puts the scenario tree (or the one scenario FILE) into the
 # guest's initramfs, which is cached and booted: it copies files as they are,
 # never through a symbolic link, and refuses a tree that holds anything but

@@ -1,5 +1,6 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0-or-later
+# lane: guest (QEMU guests only: nothing on this host's cgroups, knobs or processes; scripts/test)
 # A guest is untrusted: what it hands back (the tar stream on its result
 # channel, guest/vm-guest-init step 5) is unpacked by guest/vm-run as regular
 # files and directories only, into a private directory, with no owner from

@@ -1,5 +1,6 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0-or-later
+# lane: guest (QEMU guests only: nothing on this host's cgroups, knobs or processes; scripts/test)
 # `pagelab vm`'s command line and its outcomes (harness/cmd/vm.c,
 # harness/cmd/cli.md "VM mode"): vm options in any order, anywhere before the
 # inner `run` / `audit` word (getopt_long, permuting, unique prefixes, --opt=V,

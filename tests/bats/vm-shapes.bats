@@ -1,5 +1,6 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0-or-later
+# lane: guest (QEMU guests only: nothing on this host's cgroups, knobs or processes; scripts/test)
 # Machine shapes for "who sets min_free_kbytes" (the watermark article's
 # VPS3 96 GB and VPS5 12 GB, a 2 GB machine without a Normal zone, two NUMA
 # nodes) and mTHP's part in it: `pagelab vm --mem SIZE [--numa N] audit`,

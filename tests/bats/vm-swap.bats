@@ -1,5 +1,6 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0-or-later
+# lane: guest (QEMU guests only: nothing on this host's cgroups, knobs or processes; scripts/test)
 # With swap (issue "Beyond the articles", item 2; scenarios/beyond/swap-pressure.scn):
 # the MADV_FREE article's pressure run with swap allowed to the sandbox
 # (memory.swap.max 2G) on a zram device in a 6.12 guest (`pagelab vm`, [vm] swap

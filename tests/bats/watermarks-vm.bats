@@ -1,5 +1,6 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0-or-later
+# lane: guest (QEMU guests only: nothing on this host's cgroups, knobs or processes; scripts/test)
 # The watermark lab's destructive scenarios (catalogue items 15-17, 19-21) in a
 # Debian 6.12 QEMU guest: they push the whole machine below its watermarks or
 # write min_free_kbytes, which no cgroup can confine, so they never run on this
