@@ -102,18 +102,29 @@ refused() {
   [ ! -e "$P/small/j" ]
 }
 
+# small_var_tmp SIZE CMD...: CMD in a private mount namespace whose /var/tmp is a
+# tmpfs of SIZE; a checkout or build that lies under /var/tmp is bound back into it
+# (empty directories take no blocks on tmpfs: the free figure stays SIZE).
+small_var_tmp() {
+  mkdir -p "$P/old-var-tmp"
+  unshare -m sh -c 'size=$1 old=$2 top=$3 build=$4; shift 4
+    mount --bind /var/tmp "$old" && mount -t tmpfs -o "size=$size,mode=1777" tmpfs /var/tmp || exit 99
+    for d in "$top" "$build"; do
+      case $d in /var/tmp/*) mkdir -p "$d" && mount --bind "$old/${d#/var/tmp/}" "$d" || exit 99 ;; esac
+    done
+    exec "$@"' sh "$1" "$P/old-var-tmp" "$TOP" "$BUILD" "${@:2}"
+}
+
 @test "a cache file that does not fit /var/tmp with the margin: exit 3, the figure and the limit" {
   f=$(scn cache "" "" "[workload cache]
 program = cachefill
 size = 48M")
-  run --separate-stderr unshare -m sh -c 'mount -t tmpfs -o size=100M,mode=1777 tmpfs /var/tmp && exec "$@"' \
-    sh env PAGELAB_WORKLOADS="$P/noprograms" "$PAGELAB" run "$f" --no-report --out "$RESULTS/never.json"
+  run --separate-stderr small_var_tmp 100M env PAGELAB_WORKLOADS="$P/noprograms" "$PAGELAB" run "$f" --no-report --out "$RESULTS/never.json"
   [ "$status" = 3 ] || { echo "exit $status: $stderr"; return 1; }
   [[ "$stderr" == *"the file system of /var/tmp has 100 MiB free, too little for cache's 48 MiB file in /var/tmp (48 MiB) with the 64 MiB pagelab keeps free there"* ]] ||
     { echo "$stderr"; return 1; }
   # The same file on a file system with room: past the check (to the missing programs).
-  run --separate-stderr unshare -m sh -c 'mount -t tmpfs -o size=200M,mode=1777 tmpfs /var/tmp && exec "$@"' \
-    sh env PAGELAB_WORKLOADS="$P/noprograms" "$PAGELAB" run "$f" --no-report --out "$RESULTS/never.json"
+  run --separate-stderr small_var_tmp 200M env PAGELAB_WORKLOADS="$P/noprograms" "$PAGELAB" run "$f" --no-report --out "$RESULTS/never.json"
   [ "$status" = 1 ] && [[ "$stderr" == *"workload program"*"is missing"* ]] || { echo "exit $status: $stderr"; return 1; }
 }
 
