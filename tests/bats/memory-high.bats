@@ -1,7 +1,8 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0-or-later
+# lane: guest (QEMU guests only: nothing on this host's cgroups, knobs or processes; scripts/test)
 # memory.high and the new madvise steps where cgroup v2 is: Debian 6.12 and 6.1
-# guests (pagelab vm), and the v1 host's refusal.  Backs docs/extending.md's
+# guests (pagelab vm); the v1 host's refusal is in vm-host.bats.  Backs docs/extending.md's
 # "a setting" (memory_high, one row of harness/sandbox/settings.c) and "a step"
 # (advise:pageout, one row of workloads/decl.c) with tests/scenarios/extending.scn,
 # and records issue 10's first uses: madv-free/memory-high (the article's three
@@ -29,17 +30,6 @@ need_guest() {
 
 results_of() {
   ls "$RESULTS/$1"/*-guest-*.json
-}
-
-@test "memory-high: on this cgroup v1 host it is exit 3 naming memory_high, before anything is made" {
-  require_memcg
-  [ "$("$PAGELAB" check --json | jq -r .cgroup.memory)" = v1 ] || skip "this host's memory controller is not v1"
-  before=$(pagelab_cgroups)
-  run --separate-stderr "$PAGELAB" run madv-free/memory-high --no-report --out "$RESULTS/never.json"
-  assert_equal "$status" 3
-  [[ "$stderr" == *"[sandbox] memory_high is cgroup v2's memory.high: this host's memory controller is v1"* ]]
-  [ ! -e "$RESULTS/never.json" ]
-  [ "$(pagelab_cgroups)" = "$before" ]
 }
 
 @test "extending: memory_high is written and read back, advise:pageout drops the lazyfree part (6.12 guest)" {
