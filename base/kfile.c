@@ -134,20 +134,24 @@ int lab_kfile_open(struct lab_kfile *f, const char *path, struct lab_error *err)
 	if (!lab_kfile_keeping()) {
 		snprintf(f->why, sizeof(f->why), "PAGELAB_SOURCE_READ=reopen");
 	} else {
-		struct lab_error e = { 0 };
+		char c;
+		ssize_t n;
 
-		/* Can this descriptor be read again from 0?  The answer is the
-		 * first kept read's contents (a fresh snapshot: fine). */
-		if (read_all(f, f->fd, true, &e) == 0) {
+		/* Can this descriptor be read again from 0?  One byte tells
+		 * (a seq_file regenerates its first record); what the first read
+		 * brought stays the contents. */
+		do
+			n = pread(f->fd, &c, 1, 0);
+		while (n < 0 && errno == EINTR);
+		if (n >= 0) {
 			account(f, t0);
 			return 0;
 		}
-		snprintf(f->why, sizeof(f->why), "pread from 0: %.90s", strerror(e.code));
-		if (e.code == ENODEV || (ret = read_reopen(f, err)) < 0) {
-			ret = e.code == ENODEV ? lab_error_set(err, ENODEV, "%s: removed", path) : ret;
+		if (errno == ENODEV) {
 			lab_kfile_close(f);
-			return ret;
+			return lab_error_set(err, ENODEV, "%s: removed", path);
 		}
+		snprintf(f->why, sizeof(f->why), "pread from 0: %.90s", strerror(errno));
 	}
 	close(f->fd);
 	f->fd = -1;

@@ -50,6 +50,32 @@ static const struct zone_info *find(const struct zoneinfo *zi, int node, const c
 	return NULL;
 }
 
+/* The i-th zone's "vm stats threshold" lines counted and added up straight
+ * from the text (independent of the parser): its CPUs and its drift. */
+static void thresholds_of(const char *buf, size_t zone, unsigned *cpus, unsigned long long *sum,
+			  unsigned long long *max)
+{
+	const char *p = buf;
+	size_t seen = 0;
+
+	*cpus = 0;
+	*sum = *max = 0;
+	while (p != NULL && *p) {
+		const char *nl = strchr(p, '\n');
+		unsigned long long v;
+
+		if (strncmp(p, "Node ", 5) == 0)
+			seen++;
+		else if (seen == zone + 1 && sscanf(p, "  vm stats threshold: %llu", &v) == 1) {
+			(*cpus)++;
+			*sum += v;
+			if (v > *max)
+				*max = v;
+		}
+		p = nl != NULL ? nl + 1 : NULL;
+	}
+}
+
 static void check_zoneinfo(const struct unit_fixture *f)
 {
 	static struct zoneinfo zi;
@@ -87,6 +113,23 @@ static void check_zoneinfo(const struct unit_fixture *f)
 			populated++;
 		if (z->managed > 0 && z->min >= 4)
 			CHECK(z->min < z->low && z->low < z->high);
+		/* The drift bound: every online CPU's threshold, added up
+		 * (mm/vmstat.c: refresh_zone_stat_thresholds' max_drift =
+		 * online CPUs x threshold); an empty zone prints none. */
+		{
+			unsigned cpus;
+			unsigned long long sum, max;
+
+			thresholds_of(f->buf, i, &cpus, &sum, &max);
+			CHECK_EQ_U64(z->nr_threshold_cpus, cpus);
+			CHECK_EQ_U64(z->drift, sum);
+			CHECK_EQ_U64(z->stat_threshold, max);
+			CHECK_EQ_U64(z->drift, z->stat_threshold * z->nr_threshold_cpus);
+			if (z->present > 0)
+				CHECK(z->nr_threshold_cpus >= 1);
+			else
+				CHECK_EQ_U64(z->drift, 0);
+		}
 	}
 	CHECK(populated >= 1);
 
@@ -129,6 +172,13 @@ static void check_zoneinfo(const struct unit_fixture *f)
 		CHECK_EQ_U64(dma->protection[1], dma32->managed / 256);
 		CHECK_EQ_U64(dma->protection[2], (dma32->managed + normal->managed) / 256);
 		CHECK_EQ_U64(dma32->protection[2], normal->managed / 256);
+		/* Two CPUs, each printing its threshold (read by eye: 4, 24, 20). */
+		CHECK_EQ_U64(dma->nr_threshold_cpus, 2);
+		CHECK_EQ_U64(dma->drift, 8);
+		CHECK_EQ_U64(dma32->drift, 48);
+		CHECK_EQ_U64(normal->stat_threshold, 20);
+		CHECK_EQ_U64(normal->drift, 40);
+		CHECK_EQ_U64(movable->drift, 0);
 	}
 }
 
@@ -189,6 +239,8 @@ static void test_errors(void)
 	expect_err(ZONE_HEAD "        min\n", "line 4");
 	expect_err(ZONE_HEAD "        min      99999999999999999999999\n", "64 bits");
 	expect_err(ZONE_HEAD "        min      5\n        min      5\n", "second 'min'");
+	expect_err(ZONE_OK "  pagesets\n    cpu: 0\n  vm stats threshold: x\n", "vm stats threshold");
+	expect_err(ZONE_OK "  pagesets\n    cpu: 0\n  vm stats threshold: 4 5\n", "vm stats threshold");
 	expect_err("Node 0, zone DMA\n  pages free\n", "line 2");
 	expect_err(ZONE_HEAD ZONE_MARKS ZONE_COUNTS "        protection: ()\n", "line 10");
 	expect_err(ZONE_HEAD ZONE_MARKS ZONE_COUNTS "        protection: (0, -1)\n", "line 10");
