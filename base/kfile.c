@@ -112,7 +112,7 @@ static int size_buffer(struct lab_kfile *f, struct lab_error *err)
 
 	while (want < 2 * f->buf.len + 1)
 		want *= 2;
-	return want > f->buf.cap ? grow(f, want, err) : 0;
+	return want != f->buf.cap ? grow(f, want, err) : 0;
 }
 
 int lab_kfile_open(struct lab_kfile *f, const char *path, struct lab_error *err)
@@ -127,7 +127,10 @@ int lab_kfile_open(struct lab_kfile *f, const char *path, struct lab_error *err)
 	f->fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (f->fd < 0)
 		return lab_error_errno(err, errno, "open %s", path);
-	if ((ret = read_all(f, f->fd, false, err)) < 0 || (ret = size_buffer(f, err)) < 0) {
+	/* The first read into a large buffer, so that a file the kernel hands
+	 * over in one call is not cut by ours; then the buffer is sized. */
+	if ((ret = grow(f, 65536, err)) < 0 || (ret = read_all(f, f->fd, false, err)) < 0 ||
+	    (ret = size_buffer(f, err)) < 0) {
 		lab_kfile_close(f);
 		return ret;
 	}

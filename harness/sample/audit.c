@@ -114,12 +114,30 @@ void audit_lag(struct sampler_audit *a, double t_ms, unsigned long long usage, u
 	}
 }
 
+/* {"asked_ms", "intervals", and when there were any "p50_us", "p99_us",
+ * "max_us", "min_us"}. */
 static json_t *iv_json(const struct lab_hist *h, unsigned asked_ms)
 {
-	return json_pack("{s:i, s:I, s:I, s:I, s:I, s:I}", "asked_ms", (int)asked_ms, "intervals", (json_int_t)h->n,
-			 "p50_us", (json_int_t)(lab_hist_quantile(h, 0.5) / 1000), "p99_us",
-			 (json_int_t)(lab_hist_quantile(h, 0.99) / 1000), "max_us", (json_int_t)(h->max / 1000),
-			 "min_us", (json_int_t)(h->min / 1000));
+	json_t *o = json_pack("{s:i, s:I}", "asked_ms", (int)asked_ms, "intervals", (json_int_t)h->n);
+
+	if (h->n > 0)
+		json_object_update_new(o, json_pack("{s:I, s:I, s:I, s:I}", "p50_us",
+						    (json_int_t)(lab_hist_quantile(h, 0.5) / 1000), "p99_us",
+						    (json_int_t)(lab_hist_quantile(h, 0.99) / 1000), "max_us",
+						    (json_int_t)(h->max / 1000), "min_us", (json_int_t)(h->min / 1000)));
+	return o;
+}
+
+/* A sample's own CPU (the samples' cost_us.cpu: reading, parsing and
+ * writing its line): {"samples", "p50", "p99", "max"} in whole µs, or null
+ * when there were none. */
+static json_t *cpu_json(const struct lab_hist *h)
+{
+	if (h->n == 0)
+		return json_null();
+	return json_pack("{s:I, s:I, s:I, s:I}", "samples", (json_int_t)h->n, "p50",
+			 (json_int_t)(lab_hist_quantile(h, 0.5) / 1000), "p99",
+			 (json_int_t)(lab_hist_quantile(h, 0.99) / 1000), "max", (json_int_t)(h->max / 1000));
 }
 
 __attribute__((format(printf, 3, 4)))
@@ -239,9 +257,10 @@ json_t *audit_json(const struct sampler_audit *a, const struct source_set *set, 
 		   unsigned burst_ms, unsigned burst_eff_max_ms, unsigned long long samples,
 		   const char *stat_fields, char *far, size_t farlen)
 {
-	double tick_p99 = 0, burst_p99 = 0;
-	json_t *tick_reads = source_set_reads(set, false, &tick_p99);
-	json_t *burst_reads = source_set_reads(set, true, &burst_p99);
+	double tick_p99 = 0, burst_p99 = 0, other_p99 = 0;
+	json_t *tick_reads = source_set_reads(set, 0, &tick_p99);
+	json_t *burst_reads = source_set_reads(set, 1, &burst_p99);
+	json_t *other_reads = source_set_reads(set, 2, &other_p99);
 	json_t *o = json_object(), *bursts = iv_json(&a->burst_iv_ns, burst_ms);
 
 	judge(a, interval_ms, burst_ms, tick_p99, burst_p99, far, farlen);
@@ -250,8 +269,17 @@ json_t *audit_json(const struct sampler_audit *a, const struct source_set *set, 
 	json_object_set_new(json_object_get(o, "interval"), "missed", json_integer((json_int_t)a->missed));
 	json_object_set_new(bursts, "stretched_to_ms", json_integer(burst_eff_max_ms));
 	json_object_set_new(o, "bursts", bursts);
-	json_object_set_new(o, "reads", json_pack("{s:o, s:o}", "sample", tick_reads ? tick_reads : json_null(),
-						  "burst", burst_reads ? burst_reads : json_null()));
+	json_object_set_new(o, "reads", json_pack("{s:o, s:o, s:o}", "tick", tick_reads ? tick_reads : json_null(),
+						  "burst", burst_reads ? burst_reads : json_null(), "other",
+						  other_reads ? other_reads : json_null()));
+	json_object_set_new(o, "tick_cpu_us", cpu_json(&a->tick_cpu_ns));
+	json_object_set_new(o, "burst_cpu_us", cpu_json(&a->burst_cpu_ns));
+	{
+		unsigned long long splits;
+
+		json_object_set_new(o, "read", json_string(source_set_read_mode(set, &splits)));
+		json_object_set_new(o, "split_snapshots", json_integer((json_int_t)splits));
+	}
 	json_object_set_new(o, "sources", source_set_audit(set));
 	json_object_set_new(o, "harness", harness_json(a, samples));
 	if (a->refresh_asked) {

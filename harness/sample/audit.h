@@ -30,6 +30,8 @@ struct sampler_audit {
 	/* The timer's wakeups: between two consecutive ones at the tick
 	 * interval (not bursting), and two consecutive ones while bursting. */
 	struct lab_hist tick_iv_ns, burst_iv_ns;
+	/* A sample's own CPU (its cost_us.cpu): plain ticks, burst samples. */
+	struct lab_hist tick_cpu_ns, burst_cpu_ns;
 	uint64_t last_wake_ns;
 	bool last_bursting;
 	unsigned long long wakes, missed;       /* timer expirations read, and those past the first */

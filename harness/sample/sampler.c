@@ -423,8 +423,10 @@ static void take_burst(struct ctx *c)
 	}
 	c->nr_burst++;
 	{
-		double us = (double)(thread_cpu_ns() - cpu0) / 1e3;
+		uint64_t ns = thread_cpu_ns() - cpu0;
+		double us = (double)ns / 1e3;
 
+		lab_hist_add(&c->audit.burst_cpu_ns, ns);
 		c->burst_cpu_us += us;
 		c->burst_cost_us = c->burst_cost_us > 0 ? 0.8 * c->burst_cost_us + 0.2 * us : us;
 	}
@@ -470,7 +472,13 @@ static const json_t *take_sample(struct ctx *c, const char *cause)
 	jw_key(w, "cost_us");
 	jw_obj(w);
 	jw_key(w, "cpu");
-	jw_fixed(w, thread_cpu_ns() - cpu0, 3);         /* µs: ns / 1e3 */
+	{
+		uint64_t cpu = thread_cpu_ns() - cpu0;
+
+		jw_fixed(w, cpu, 3);                    /* µs: ns / 1e3 */
+		if (tick)
+			lab_hist_add(&c->audit.tick_cpu_ns, cpu);
+	}
 	jw_key(w, "wall");
 	jw_fixed(w, now_ns() - wall0, 3);
 	jw_obj_end(w);

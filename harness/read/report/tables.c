@@ -439,7 +439,7 @@ static int parse_entries(struct loader *l, const json_t *rows, struct figlist *o
 
 static const char *const table_keys[] = {
 	"id", "name", "row_head", "compare", "variants", "notes", "unsupported", "reference", "generic", "rows",
-	"comment", NULL,
+	"measured", "comment", NULL,
 };
 
 static int parse_table(struct loader *l, const json_t *o, struct tdef *d)
@@ -466,6 +466,7 @@ static int parse_table(struct loader *l, const json_t *o, struct tdef *d)
 	if (d->row_head == NULL)
 		d->row_head = "Row";
 	d->generic = json_is_true(json_object_get(o, "generic"));
+	d->measured = json_is_true(json_object_get(o, "measured"));
 	d->own_ref = json_object_get(o, "reference");
 	if (d->own_ref != NULL && !json_is_object(d->own_ref))
 		return bad(l, "'reference' must be an object: the figures to print beside the runs'");

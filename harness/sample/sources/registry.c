@@ -67,9 +67,10 @@ struct source_slot {
 
 struct source_set {
 	struct source_ctx *ctx;
-	/* Per sample, all its sources' reads together: [0] full samples,
-	 * [1] burst samples (source_set_reads). */
-	struct lab_hist sample_read_ns[2];
+	/* Per sample, all its sources' reads together: [0] plain ticks (the
+	 * O(1) sources alone), [1] burst samples, [2] the others (steps,
+	 * walks, the start and the end: page walks too) (source_set_reads). */
+	struct lab_hist sample_read_ns[3];
 	size_t n;
 	struct source_slot slots[];
 };
@@ -310,7 +311,7 @@ void source_set_emit(struct source_set *set, unsigned cadences, struct jw *w)
 	for (size_t i = 0; i < set->n; i++)
 		if (due(&set->slots[i], cadences))
 			reads += set->slots[i].cur_read_ns;
-	lab_hist_add(&set->sample_read_ns[(cadences & SOURCE_BURST) ? 1 : 0], reads);
+	lab_hist_add(&set->sample_read_ns[(cadences & SOURCE_BURST) ? 1 : cadences == SOURCE_TICK ? 0 : 2], reads);
 }
 
 void source_set_sample(struct source_set *set, unsigned cadences, json_t *sample)
@@ -452,9 +453,26 @@ json_t *source_set_audit(const struct source_set *set)
 	return a;
 }
 
-json_t *source_set_reads(const struct source_set *set, bool burst, double *p99_us)
+const char *source_set_read_mode(const struct source_set *set, unsigned long long *splits)
 {
-	const struct lab_hist *h = &set->sample_read_ns[burst ? 1 : 0];
+	const char *mode = "kept";
+
+	*splits = 0;
+	for (size_t i = 0; i < set->n; i++) {
+		const struct source_slot *sl = &set->slots[i];
+
+		for (size_t k = 0; sl->open && k < sl->nr_files; k++) {
+			*splits += sl->files[k].splits;
+			if (sl->files[k].reopen)
+				mode = "reopen";
+		}
+	}
+	return mode;
+}
+
+json_t *source_set_reads(const struct source_set *set, int kind, double *p99_us)
+{
+	const struct lab_hist *h = &set->sample_read_ns[kind < 0 || kind > 2 ? 0 : kind];
 
 	*p99_us = (double)lab_hist_quantile(h, 0.99) / 1e3;
 	if (h->n == 0)

@@ -168,10 +168,16 @@ json_t *source_set_describe(const struct source_set *set);
  * and writing its value), bytes per sample, split snapshots and errors. */
 json_t *source_set_audit(const struct source_set *set);
 
-/* All sources' reads of a sample together, over the full samples (burst
- * false) or the burst samples: {"samples", "read_ns": {p50, p99, max}}, or
- * NULL when there were none; *p99_us gets the p99 in µs. */
-json_t *source_set_reads(const struct source_set *set, bool burst, double *p99_us);
+/* "kept" when every file the machine's and the sandbox's sources read was
+ * kept open all run, else "reopen" (the sources line says why); *splits the
+ * split snapshots over all of them. */
+const char *source_set_read_mode(const struct source_set *set, unsigned long long *splits);
+
+/* All sources' reads of a sample together, over the plain ticks (kind 0),
+ * the burst samples (1) or the others — steps, walks, start, end (2):
+ * {"samples", "read_ns": {p50, p99, max}}, or NULL when there were none;
+ * *p99_us gets the p99 in µs. */
+json_t *source_set_reads(const struct source_set *set, int kind, double *p99_us);
 
 void source_set_close(struct source_set *set);
 
