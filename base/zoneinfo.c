@@ -240,6 +240,17 @@ bad:
 			     lineno, z->name, field_names[f]);
 }
 
+const char *zone_crossing(unsigned long long free_pages, unsigned long long line, unsigned long long drift)
+{
+	unsigned long long d = free_pages > line ? free_pages - line : line - free_pages;
+
+	if (d == 0 && drift == 0)
+		return "at";            /* exact, on the line */
+	if (d <= drift)
+		return "unresolved";
+	return free_pages < line ? "under" : "above";
+}
+
 /* Inside pagesets: "  vm stats threshold: 28", once per online CPU. */
 static int threshold_line(const char *p, const char *eol, size_t lineno, struct zone_info *z,
 			  struct lab_error *err)

@@ -45,6 +45,13 @@ struct zoneinfo {
 	struct zone_info zones[ZONEINFO_MAX_ZONES];
 };
 
+/* A free count read against a watermark line, with free's drift bound:
+ * "under" or "above" only when the whole bound lies on that side; a
+ * difference of at most drift pages is "unresolved" — the true count may be
+ * on either side of the line, so it is no crossing; "at" exactly on it
+ * with no drift (a kernel without per-CPU counters). */
+const char *zone_crossing(unsigned long long free_pages, unsigned long long line, unsigned long long drift);
+
 /* Returns 0 or -EINVAL naming the line (and out->n = 0).  Zones with nothing
  * present still appear (present = managed = 0).  The kernel prints watermark
  * lines for them too, but they mean nothing (6.18's empty Movable zone reads

@@ -246,11 +246,24 @@ static json_t *harness_json(const struct sampler_audit *a, unsigned long long sa
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	now = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 	wall_ms = (double)(now - a->t0_ns) / 1e6;
-	return json_pack("{s:s, s:I, s:I, s:f, s:I, s:I}", "clock", "CLOCK_PROCESS_CPUTIME_ID", "cpu_us",
+	return json_pack("{s:s, s:I, s:I, s:f, s:I, s:I, s:I}", "clock", "CLOCK_PROCESS_CPUTIME_ID", "cpu_us",
 			 (json_int_t)(cpu / 1000), "wall_ms", (json_int_t)wall_ms, "cpu_share_pct",
 			 wall_ms > 0 ? (double)(long long)((double)cpu / 1e4 / wall_ms * 1000) / 1000 : 0.0,
+			 "samples", (json_int_t)samples,
 			 "cpu_us_per_sample", (json_int_t)(samples ? cpu / 1000 / samples : 0), "peak_rss_kb",
 			 (json_int_t)vm_hwm_kb());
+}
+
+void audit_end(const struct sampler_audit *a, json_t *harness)
+{
+	json_int_t samples = json_integer_value(json_object_get(harness, "samples"));
+	json_t *now;
+
+	if (!json_is_object(harness))
+		return;
+	now = harness_json(a, (unsigned long long)samples);
+	json_object_update(harness, now);
+	json_decref(now);
 }
 
 json_t *audit_json(const struct sampler_audit *a, const struct source_set *set, unsigned interval_ms,

@@ -61,6 +61,11 @@ void audit_wake(struct sampler_audit *a, uint64_t now_ns, uint64_t expirations, 
 /* A full sample that read memory.current and memory.stat's sum. */
 void audit_lag(struct sampler_audit *a, double t_ms, unsigned long long usage, unsigned long long stat_sum);
 
+/* At the very end of the run (its sources and tracing closed): the
+ * harness's CPU, wall time and share in harness (audit_json's "harness")
+ * brought up to now. */
+void audit_end(const struct sampler_audit *a, json_t *harness);
+
 /* summary.audit (result.md).  interval_ms and burst_ms are the asked ones,
  * burst_eff_max_ms how far bursts stretched, samples the run's full and burst
  * samples, stat_fields which memory.stat fields the lag adds up.  far gets

@@ -851,19 +851,6 @@ static void wl_recorded(void *ctx, size_t i, const char *fate, bool oom)
 	}
 }
 
-/* A sampled free count against a line, with free's drift bound
- * (base/zoneinfo.h): "under" or "above" only when the whole bound is on
- * that side; a difference within the bound is "unresolved" — the true
- * count may be on either side. */
-static const char *crossing(unsigned long long free_p, unsigned long long line, unsigned long long drift)
-{
-	unsigned long long d = free_p > line ? free_p - line : line - free_p;
-
-	if (d <= drift)
-		return "unresolved";
-	return free_p < line ? "under" : "above";
-}
-
 /* The run's derived figures: the lowest free page count per zone and how it
  * was sampled, the bursts, and what the tracepoints add up to, with the
  * counters they stand beside (kswapd_{low,high}_wmark_hit_quickly). */
@@ -887,9 +874,9 @@ static void run_summary_extra(struct ctx *c, json_t *sum)
 						    "t_ms", l->t_ms, "sampled_by", l->cause,
 						    "drift_pages", (json_int_t)l->drift,
 						    "min_margin_pages", (json_int_t)l->free - (json_int_t)l->min,
-						    "min_crossing", crossing(l->free, l->min, l->drift),
+						    "min_crossing", zone_crossing(l->free, l->min, l->drift),
 						    "low_margin_pages", (json_int_t)l->free - (json_int_t)l->low,
-						    "low_crossing", crossing(l->free, l->low, l->drift)));
+						    "low_crossing", zone_crossing(l->free, l->low, l->drift)));
 	}
 	json_object_set_new(sum, "lowest_free", lw);
 	if (c->bursting)
@@ -1226,6 +1213,8 @@ int sampler_run(const struct run_spec *spec, struct sandbox *sb, const struct sa
 		ret = lab_error_set(err, ENOENT, "%s: removed while the run went on; the run stopped there",
 				    c.sctx.sandbox_gone);
 	run_close(&c);
+	/* The harness's CPU over the whole run, its tracing taken down too. */
+	audit_end(&c.audit, json_object_get(json_object_get(json_object_get(run, RK_SUMMARY), "audit"), "harness"));
 	if (ret < 0)
 		return ret;
 	return *signo != 0;

@@ -300,6 +300,49 @@ static void test_shapes(void)
 	CHECK_EQ_U64(zi.zones[1].cma, 0);
 }
 
+/* A constructed series of one zone (min 52, low 65) falling to its min, two
+ * CPUs, the threshold dropping from 4 to 1 at the third sample as kswapd's
+ * pressure threshold would (mm/vmstat.c: calculate_pressure_threshold, set
+ * while kswapd is awake): the lowest sample is judged with the drift of ITS
+ * moment, and a crossing within it is unresolved. */
+static void test_crossing_series(void)
+{
+	static const struct { unsigned long long free, thr; const char *vs_min; } series[] = {
+		{ 160, 4, "above" },    /* 108 over min, drift 8 */
+		{ 57, 4, "unresolved" },/* 5 over, within 8 */
+		{ 50, 1, "unresolved" },/* 2 under, within 2 */
+		{ 49, 1, "under" },     /* 3 under, beyond 2 */
+	};
+	static struct zoneinfo zi;
+	unsigned long long lowest = ~0ull, lowest_drift = 0;
+
+	for (size_t i = 0; i < sizeof(series) / sizeof(series[0]); i++) {
+		char text[1024];
+		struct lab_error err = { 0 };
+
+		snprintf(text, sizeof(text),
+			 "Node 0, zone      DMA\n  pages free     %llu\n        boost    0\n" ZONE_MARKS ZONE_COUNTS
+			 ZONE_PROT "  pagesets\n    cpu: 0\n              count: 3\n  vm stats threshold: %llu\n"
+			 "    cpu: 1\n              count: 5\n  vm stats threshold: %llu\n  node_unreclaimable:  0\n",
+			 series[i].free, series[i].thr, series[i].thr);
+		CHECK_EQ_U64(zoneinfo_parse(text, &zi, &err), 0);
+		CHECK_EQ_U64(zi.zones[0].drift, 2 * series[i].thr);
+		CHECK_EQ_U64(zi.zones[0].nr_threshold_cpus, 2);
+		CHECK_STR(zone_crossing(zi.zones[0].free, zi.zones[0].min, zi.zones[0].drift), series[i].vs_min);
+		if (zi.zones[0].free < lowest) {
+			lowest = zi.zones[0].free;
+			lowest_drift = zi.zones[0].drift;
+		}
+	}
+	CHECK_EQ_U64(lowest, 49);
+	CHECK_EQ_U64(lowest_drift, 2);
+	CHECK_STR(zone_crossing(lowest, 52, lowest_drift), "under");
+	CHECK_STR(zone_crossing(lowest, 65, lowest_drift), "under");     /* low: 16 under */
+	CHECK_STR(zone_crossing(52, 52, 0), "at");                       /* exactly on the line */
+	CHECK_STR(zone_crossing(52, 52, 1), "unresolved");
+	CHECK_STR(zone_crossing(51, 52, 0), "under");                    /* no drift (no SMP): exact */
+}
+
 int main(int argc, char **argv)
 {
 	root = unit_fixtures_root(argc, argv);
@@ -307,6 +350,7 @@ int main(int argc, char **argv)
 		return 2;
 	test_fixtures();
 	test_errors();
+	test_crossing_series();
 	test_shapes();
 	return unit_report("zoneinfo");
 }

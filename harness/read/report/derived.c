@@ -7,6 +7,8 @@
  */
 #include "internal.h"
 
+#include "base/zoneinfo.h"
+
 #include <stdio.h>
 #include <string.h>
 
@@ -376,12 +378,16 @@ static void margin_text(double free_v, double line, double drift, const char *un
 			size_t len)
 {
 	double d = free_v > line ? free_v - line : line - free_v;
+	const char *v = zone_crossing((unsigned long long)free_v, (unsigned long long)line, (unsigned long long)drift);
 	char a[32], b[32];
 
 	fmt_num(d, true, a, sizeof(a));
 	fmt_num(drift, true, b, sizeof(b));
-	bufcat(buf, len, "%s%s ± %s %s %s %s", d <= drift ? "unresolved: " : "", a, b, unit,
-	       free_v < line ? "under" : "above", what);
+	if (strcmp(v, "at") == 0)
+		bufcat(buf, len, "at %s (± 0 %s)", what, unit);
+	else
+		bufcat(buf, len, "%s%s ± %s %s %s %s", strcmp(v, "unresolved") == 0 ? "unresolved: " : "", a, b, unit,
+		       free_v < line ? "under" : "above", what);
 }
 
 /* One run's text after another's: "; ". */
