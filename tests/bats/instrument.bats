@@ -141,3 +141,23 @@ start_hold() {
   jq -e '.runs[0].summary.audit | .interval.asked_ms == 10 and .interval.intervals >= 100 and .harness.peak_rss_kb > 0
          and .tick_cpu_us.samples >= 100' "$f"
 }
+
+@test "report: the lowest free against min with its bound; a crossing within the bound is unresolved" {
+  local f=$RESULTS/instr-kept.json
+  [ -f "$f" ] || skip "the kept-descriptor run did not happen"
+  # The run's own summary, its Normal zone moved 3 pages under min with a
+  # bound of 64 (unresolved) and DMA32 100 under with 48 (a crossing); the
+  # generic report (no table named) prints both with their bounds.
+  jq '.scenario.report = [] | .runs[0].summary.lowest_free |= map(
+        if .zone == "Normal" then .free_pages = .min_pages - 3 | .drift_pages = 64
+        elif .zone == "DMA32" then .free_pages = .min_pages - 100 | .drift_pages = 48 else . end)' "$f" >"$tmp/edited.json"
+  run "$PAGELAB" report "$tmp/edited.json"
+  assert_success
+  assert_output --regexp '\| node 0 Normal \| lowest free, whole run, against min \(± drift\) \| unresolved: 3 ± 64 pages under min \|'
+  assert_output --regexp '\| node 0 DMA32 \| lowest free, whole run, against min \(± drift\) \| 100 ± 48 pages under min \|'
+  refute_output --partial "unresolved: 100"
+  # How this was measured, last, with the cadence asked and achieved.
+  assert_output --regexp '## [0-9]+\. How this was measured \(`measured`\)'
+  assert_output --regexp '\| Cadence \| tick asked \| 50 ms \|'
+  assert_output --regexp '\| Reads \| how the files were read \| kept \|'
+}

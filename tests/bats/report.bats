@@ -57,7 +57,8 @@ setup() {
 @test "json: a document whose probe table holds this host's column and the article's" {
   run "$PAGELAB" report --format json "$RESULTS/report-probe.json"
   assert_success
-  jq -e '.tables | length == 1' <<<"$output"
+  # The probe table, and how it was measured (printed last: "measured").
+  jq -e '.tables | length == 2 and (.[1].id == "measured" and .[1].measured)' <<<"$output"
   jq -e --arg k "$(uname -r)" '.tables[0].columns[0].kernel == $k and .tables[0].columns[0].runs == 2' <<<"$output"
   jq -e '.tables[0].rows[0].article.value == 65536' <<<"$output"
   jq -e '.tables[0].rows[0].cells[0].values | length == 2' <<<"$output"
@@ -98,8 +99,8 @@ user_report() {
   refute_output --partial 'article:'
   run user_report
   assert_success
-  jq -e '[.tables[].id] == ["generic-outcome", "generic-steps", "generic-summary"]
-         and all(.tables[]; .generic and .scenario == "test/report-table" and .article_column == null
+  jq -e '[.tables[].id] == ["generic-outcome", "generic-steps", "generic-summary", "measured"]
+         and all(.tables[] | select(.measured | not); .generic and .scenario == "test/report-table" and .article_column == null
                  and ([.columns[].variant] == ["advice=free", "advice=dontneed"]))
          and .reference == null' <<<"$output"
   # every step, with each repeat's value behind the cell
@@ -140,7 +141,7 @@ user_report() {
   rm -f "$USERDIR/report-table.tables.json"
   assert_success
   t='.tables[0].rows'
-  jq -e "[.tables[].id] == [\"lazy-pressure\"]" <<<"$output"
+  jq -e "[.tables[].id] == [\"lazy-pressure\", \"measured\"]" <<<"$output"
   jq -e --argjson low "$((65536 - $(nproc) * 31 * 4))" \
     "$t | map(select(.row == \"MADV_FREE · After advise\" and .figure == \"Region LazyFree\"))[0].cells[0] | .min >= \$low and .max <= 65536" <<<"$output"
   # DONTNEED: empty at once, all of it "reclaimed"; FREE: memory.current did not move
