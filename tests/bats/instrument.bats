@@ -65,6 +65,18 @@ start_hold() {
   jq -e '[.runs[0].samples[] | select(.cause != "burst") | .meminfo.MemFree] | unique | length >= 3' "$f"
   jq -e '[.runs[0].samples[] | select(.cause != "burst") | .memcg.usage_bytes] | unique | length >= 2' "$f"
   jq -e '[.runs[0].samples[] | select(.cause == "tick") | .psi.some.total_us] | length >= 10' "$f"
+  # No stat_refresh unless asked ([sample] refresh = fold).
+  jq -e '.runs[0].summary.audit.refresh == null' "$f"
+}
+
+@test "[sample] refresh = fold: stat_refresh before each burst sample, its cost recorded" {
+  local f=$RESULTS/instr-fold.json
+  run "$PAGELAB" run "$BATS_TEST_DIRNAME/../scenarios/bench-burst.scn" --set region=16M --set memory_max=128M \
+    --set hold_ms=800 --set refresh=fold --no-report --out "$f"
+  assert_success
+  jq -e '.runs[0].summary as $s | $s.bursts.samples >= 20 and $s.audit.refresh.errors == 0
+         and $s.audit.refresh.writes == $s.bursts.samples and $s.audit.refresh.p50_us > 0
+         and $s.audit.bursts.intervals >= 10' "$f"
 }
 
 @test "PAGELAB_SOURCE_READ=reopen: open/read/close at every sample, said in the sources line" {

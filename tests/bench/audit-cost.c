@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* audit-cost — what the sampler's audit of itself adds to a tick (scripts/bench
+ * (c), docs/benchmark.md): the same operations a plain tick does for it, timed
+ * over many rounds, with nothing else in the loop.  Per tick the audit reads
+ * CLOCK_MONOTONIC twice around each source's emit and twice around each file
+ * read (base/kfile.c: account), once at the timer's wakeup
+ * (sample/audit.c: audit_wake), and adds to a histogram (base/hist.h) twice
+ * per source, once for the sample's reads, once for the tick's CPU and once
+ * for its interval — everything else of a tick it needs (cost_us) was
+ * measured before the audit came.
+ *
+ *   audit-cost SOURCES FILES [ROUNDS]     (SOURCES, FILES: a tick's, from the run's sources line)
+ *
+ * Prints "ns_per_tick=N" (the median of 9 passes).  Built with the tree
+ * (tests/bench/CMakeLists.txt), -O2 as the harness. */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "base/hist.h"
+
+static uint64_t mono(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static long positive(const char *s)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	return errno != 0 || end == s || *end != '\0' || v <= 0 ? 0 : v;
+}
+
+static int cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int main(int argc, char **argv)
+{
+	static struct lab_hist src_read[16], src_cost[16], sample, tick, iv;
+	long ns, nf, rounds = 200000;
+	double pass[9];
+	volatile uint64_t sink = 0;
+
+	if (argc < 3 || (ns = positive(argv[1])) == 0 || ns > 16 || (nf = positive(argv[2])) == 0 ||
+	    (argc > 3 && (rounds = positive(argv[3])) == 0))
+		return 2;
+	for (int p = 0; p < 9; p++) {
+		uint64_t t0 = mono();
+
+		for (long r = 0; r < rounds; r++) {
+			uint64_t w = mono(), reads = 0;
+
+			lab_hist_add(&iv, 250000000 + (uint64_t)(r & 1023));
+			for (long f = 0; f < nf; f++) {
+				uint64_t a = mono();
+
+				reads += mono() - a;
+			}
+			for (long s = 0; s < ns; s++) {
+				uint64_t a = mono();
+
+				lab_hist_add(&src_cost[s], mono() - a + 20000);
+				lab_hist_add(&src_read[s], reads / (uint64_t)ns + 15000);
+			}
+			lab_hist_add(&sample, reads + 100000);
+			lab_hist_add(&tick, 250000 + (uint64_t)(r & 4095));
+			sink += w;
+		}
+		pass[p] = (double)(mono() - t0) / (double)rounds;
+	}
+	qsort(pass, 9, sizeof(pass[0]), cmp);
+	printf("ns_per_tick=%.0f\n", pass[4]);
+	return sink == 0;
+}
