@@ -76,6 +76,9 @@ again:
 			break;
 		f->buf.len += (size_t)n;
 		f->reads++;
+		/* One record, and room left: that was all of it (kfile.h). */
+		if (positioned && f->one_record && f->buf.len + 1 < f->buf.cap)
+			break;
 	}
 	f->buf.data[f->buf.len] = '\0';
 	return 0;
@@ -115,13 +118,14 @@ static int size_buffer(struct lab_kfile *f, struct lab_error *err)
 	return want != f->buf.cap ? grow(f, want, err) : 0;
 }
 
-int lab_kfile_open(struct lab_kfile *f, const char *path, struct lab_error *err)
+int lab_kfile_open(struct lab_kfile *f, const char *path, unsigned flags, struct lab_error *err)
 {
 	uint64_t t0 = mono_ns();
 	int ret;
 
 	memset(f, 0, sizeof(*f));
 	f->fd = -1;
+	f->one_record = (flags & LAB_KFILE_ONE_RECORD) != 0;
 	if ((size_t)snprintf(f->path, sizeof(f->path), "%s", path) >= sizeof(f->path))
 		return lab_error_set(err, ENAMETOOLONG, "path too long: %.80s…", path);
 	f->fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -185,7 +189,7 @@ int lab_kfile_reopen(struct lab_kfile *f, struct lab_error *err)
 	struct lab_kfile n;
 	int ret;
 
-	if ((ret = lab_kfile_open(&n, f->path, err)) < 0)
+	if ((ret = lab_kfile_open(&n, f->path, f->one_record ? LAB_KFILE_ONE_RECORD : 0, err)) < 0)
 		return ret;
 	n.nr += f->nr;
 	n.splits += f->splits;

@@ -18,6 +18,12 @@
  * every read goes on to EOF and counts the reads that returned data:
  * `reads` > 1 is a split snapshot, counted in `splits`, never taken for one.
  *
+ * A file of ONE record (LAB_KFILE_ONE_RECORD: a single_open seq_file, whose
+ * ->show() prints it whole — fs/seq_file.c: seq_read_iter doubles its
+ * buffer and shows the record again until it fits — so a read into a larger
+ * buffer returns all of it) needs no call to find its EOF: a read that did
+ * not fill the buffer is the whole file, in one call.
+ *
  * A file whose descriptor cannot be re-read (pread fails: ESPIPE, EINVAL), or
  * every file when PAGELAB_SOURCE_READ=reopen is set, is read the plain way —
  * open, read to EOF, close — each time, and `why` says so.  A kept
@@ -35,9 +41,12 @@
 #include "error.h"
 #include "fileio.h"
 
+#define LAB_KFILE_ONE_RECORD 0x1u
+
 struct lab_kfile {
 	int fd;                         /* the kept descriptor; -1 when reopened each read */
 	bool reopen;                    /* open/read/close at each read (why says why) */
+	bool one_record;                /* LAB_KFILE_ONE_RECORD */
 	char path[4352];                /* absolute, or relative to the cwd */
 	char why[128];                  /* "" when kept */
 	struct lab_buf buf;             /* the contents after a read, NUL-terminated */
@@ -54,7 +63,7 @@ struct lab_kfile {
 /* Open path (kept, or reopened each read: see above) and read it once: the
  * contents are in f->buf, and the buffer is sized from them.  0, or -errno
  * with err filled (-ENOENT: no such file). */
-int lab_kfile_open(struct lab_kfile *f, const char *path, struct lab_error *err);
+int lab_kfile_open(struct lab_kfile *f, const char *path, unsigned flags, struct lab_error *err);
 
 /* Read it again, whole, into f->buf (pread from 0 on the kept descriptor).
  * 0, or -errno: -ENODEV when a kept descriptor's file was removed (a cgroup),

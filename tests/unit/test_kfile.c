@@ -43,7 +43,7 @@ static void test_fresh(void)
 	unsigned long long r0, r1;
 	int fd;
 
-	CHECK_EQ_U64(lab_kfile_open(&f, "/proc/self/io", &err), 0);
+	CHECK_EQ_U64(lab_kfile_open(&f, "/proc/self/io", 0, &err), 0);
 	CHECK(!f.reopen);
 	CHECK(f.fd >= 0);
 	fd = f.fd;
@@ -58,8 +58,25 @@ static void test_fresh(void)
 	CHECK(f.nr >= 2);
 	CHECK(f.buf.cap >= 2 * f.buf.len);      /* sized from the first read */
 	lab_kfile_close(&f);
-	CHECK_EQ_U64(lab_kfile_open(&f, "/nonexistent/kfile", &err), -ENOENT);
+	CHECK_EQ_U64(lab_kfile_open(&f, "/nonexistent/kfile", 0, &err), -ENOENT);
 	CHECK_CONTAINS(err.msg, "/nonexistent/kfile");
+}
+
+/* /proc/meminfo is one record (fs/proc/meminfo.c: proc_create_single): a
+ * kept read of it is one call, no EOF call after it, and whole. */
+static void test_one_record(void)
+{
+	struct lab_kfile f;
+	struct lab_error err = { 0 };
+
+	CHECK_EQ_U64(lab_kfile_open(&f, "/proc/meminfo", LAB_KFILE_ONE_RECORD, &err), 0);
+	CHECK(f.one_record);
+	CHECK_EQ_U64(lab_kfile_read(&f, &err), 0);
+	CHECK_EQ_U64(f.reads, 1);
+	CHECK(strstr(f.buf.data, "MemTotal:") == f.buf.data);
+	CHECK(f.buf.len > 0 && f.buf.data[f.buf.len - 1] == '\n');
+	CHECK(strstr(f.buf.data, "\nDirectMap") != NULL || strstr(f.buf.data, "\nHugetlb:") != NULL);
+	lab_kfile_close(&f);
 }
 
 static void test_split(void)
@@ -76,7 +93,7 @@ static void test_split(void)
 	/* Every other page writable: N separate mappings in /proc/self/maps. */
 	for (int i = 0; i < N; i++)
 		mprotect(m + (size_t)page * 2 * (size_t)i, (size_t)page, PROT_READ | PROT_WRITE);
-	CHECK_EQ_U64(lab_kfile_open(&f, "/proc/self/maps", &err), 0);
+	CHECK_EQ_U64(lab_kfile_open(&f, "/proc/self/maps", 0, &err), 0);
 	CHECK(f.buf.len > (size_t)page * 4);
 	CHECK_EQ_U64(lab_kfile_read(&f, &err), 0);
 	CHECK(f.reads >= 2);
@@ -99,7 +116,7 @@ static void test_grow(void)
 	if (fd < 0)
 		return;
 	CHECK_EQ_U64(write(fd, "small\n", 6), 6);
-	CHECK_EQ_U64(lab_kfile_open(&f, path, &err), 0);
+	CHECK_EQ_U64(lab_kfile_open(&f, path, 0, &err), 0);
 	CHECK_STR(f.buf.data, "small\n");
 	memset(big, 'x', sizeof(big));
 	CHECK_EQ_U64(write(fd, big, sizeof(big)), sizeof(big));
@@ -123,7 +140,7 @@ static void test_fallback(void)
 	CHECK_EQ_U64(write(p[1], "data\n", 5), 5);
 	close(p[1]);
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", p[0]);
-	CHECK_EQ_U64(lab_kfile_open(&f, path, &err), 0);
+	CHECK_EQ_U64(lab_kfile_open(&f, path, 0, &err), 0);
 	CHECK(f.reopen);
 	CHECK_EQ_U64(f.fd, -1);
 	CHECK_CONTAINS(f.why, "pread from 0");
@@ -135,7 +152,7 @@ static void test_fallback(void)
 
 	setenv("PAGELAB_SOURCE_READ", "reopen", 1);
 	CHECK(!lab_kfile_keeping());
-	CHECK_EQ_U64(lab_kfile_open(&f, "/proc/self/io", &err), 0);
+	CHECK_EQ_U64(lab_kfile_open(&f, "/proc/self/io", 0, &err), 0);
 	CHECK(f.reopen);
 	CHECK_STR(f.why, "PAGELAB_SOURCE_READ=reopen");
 	CHECK_EQ_U64(lab_kfile_read(&f, &err), 0);
@@ -197,6 +214,7 @@ int main(int argc, char **argv)
 	(void)argc;
 	(void)argv;
 	test_fresh();
+	test_one_record();
 	test_split();
 	test_grow();
 	test_fallback();

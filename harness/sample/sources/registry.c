@@ -114,6 +114,24 @@ static bool file_path(const struct source_ctx *ctx, const char *tok, char *path,
 	return (size_t)snprintf(path, len, "%s/%s", sandbox_path(ctx->sb), name) < len;
 }
 
+/* Files of one record each, whose EOF needs no second call (base/kfile.h):
+ * /proc/meminfo (fs/proc/meminfo.c: proc_create_single), /proc/pressure/…
+ * (kernel/sched/psi.c: single_open) and a cgroup's memory.* files (every one
+ * in mm/memcontrol.c and memcontrol-v1.c is a seq_show or read_u64 file with
+ * no seq_start: kernel/cgroup/cgroup.c, cgroup_seqfile_start shows it once).
+ * /proc/vmstat, zoneinfo and buddyinfo are one record per line or zone. */
+static unsigned kfile_flags(const struct source_ctx *ctx, const char *path)
+{
+	const char *sb = ctx->sb != NULL ? sandbox_path(ctx->sb) : NULL;
+	size_t n = sb != NULL ? strlen(sb) : 0;
+
+	if (strcmp(path, "/proc/meminfo") == 0 || strncmp(path, "/proc/pressure/", 15) == 0)
+		return LAB_KFILE_ONE_RECORD;
+	if (sb != NULL && strncmp(path, sb, n) == 0 && strncmp(path + n, "/memory.", 8) == 0)
+		return LAB_KFILE_ONE_RECORD;
+	return 0;
+}
+
 /* Open the files a keeping source names, once: the sources line then says
  * how each is read (kept, or open/read/close and why).  A file that is not
  * there (memory.peak before 5.19) is left to the source's own read. */
@@ -132,7 +150,7 @@ static void preopen(struct source_slot *sl, const struct source_ctx *ctx)
 			memcpy(tok, p, n);
 			tok[n] = '\0';
 			if (file_path(ctx, tok, path, sizeof(path)) &&
-			    lab_kfile_open(&sl->files[sl->nr_files], path, &e) == 0)
+			    lab_kfile_open(&sl->files[sl->nr_files], path, kfile_flags(ctx, path), &e) == 0)
 				sl->nr_files++;
 		}
 		p += n;
@@ -579,7 +597,7 @@ int source_read(struct source_ctx *ctx, const char *path, const char **text, str
 		if (sl->nr_files == SLOT_FILES)
 			return plain_read(ctx, sl, path, text, err);
 		f = &sl->files[sl->nr_files];
-		if ((ret = lab_kfile_open(f, path, err)) < 0)
+		if ((ret = lab_kfile_open(f, path, kfile_flags(ctx, path), err)) < 0)
 			return ret;
 		sl->nr_files++;
 	} else if ((ret = lab_kfile_read(f, err)) == -ENODEV) {
