@@ -173,3 +173,24 @@ start_hold() {
   assert_output --regexp '\| Cadence \| tick asked \| 50 ms \|'
   assert_output --regexp '\| Reads \| how the files were read \| kept \|'
 }
+
+@test "a run far from its asked cadence says so on its line and in summary.audit.far" {
+  local f=$RESULTS/instr-far.json
+  "$PAGELAB" run "$SCN" --set region=16M --set memory_max=128M --set hold_ms=2500 --interval 50 \
+    --no-report --out "$f" >"$tmp/out" 2>"$tmp/err" &
+  hpid=$!
+  wait_for instr-far fill || { cat "$tmp/err"; false; }
+  # The harness stopped for 0.7 s: its timer's expirations pile up, missed.
+  kill -STOP "$hpid"
+  sleep 0.7
+  kill -CONT "$hpid"
+  wait "$hpid"
+  hpid=""
+  grep -Eq 'run 1: completed after [0-9.]+ s \([0-9]+ samples\); measured far from asked: .*[0-9]+ of [0-9]+ timer expirations missed' "$tmp/err" ||
+    { cat "$tmp/err"; false; }
+  jq -e '.runs[0].summary.audit | (.far | test("timer expirations missed")) and .interval.missed >= 10
+         and .interval.max_us >= 500000' "$f"
+  # Its report says it too, in the last row of how it was measured.
+  run "$PAGELAB" report "$f"
+  assert_output --regexp '\| Far from asked \| what \| [^|]*timer expirations missed'
+}

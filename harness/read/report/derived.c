@@ -518,6 +518,33 @@ static void text_source_reads(const struct runref *const *runs, size_t n, const 
 	}
 }
 
+/* summary.audit.far over the runs: "2 of 3 runs: tick interval p50 …" (the
+ * first run's words, whole); "—" when no run was far. */
+static void text_far(const struct runref *const *runs, size_t n, const struct fig *f, char *buf, size_t len)
+{
+	const char *first = NULL;
+	size_t k = 0;
+
+	(void)f;
+	snprintf(buf, len, "%s", MISSING);
+	for (size_t i = 0; i < n; i++) {
+		enum walk_agg wa;
+		const char *far = json_string_value(json_walk(runs[i]->run, "summary.audit.far", &wa));
+
+		if (far == NULL)
+			continue;
+		k++;
+		if (first == NULL)
+			first = far;
+	}
+	if (first == NULL)
+		return;
+	if (n > 1)
+		snprintf(buf, len, "%zu of %zu runs: %s", k, n, first);
+	else
+		snprintf(buf, len, "%s", first);
+}
+
 /* ------------------------------------------------------------- tables */
 
 static const struct named_get getters[] = {
@@ -542,6 +569,7 @@ static const struct named_text texts[] = {
 	{"victims", text_victims, "the OOM kills of the kernel log, in order"},
 	{"lowest_vs_min", text_lowest_vs_min, "summary.lowest_free's element at path against min, ± its drift bound"},
 	{"lowest_vs_low", text_lowest_vs_low, "the same against low"},
+	{"far", text_far, "summary.audit.far: what was far from asked, and in how many of the runs"},
 	{"source_reads", text_source_reads, "summary.audit.sources[name=PATH]: read p50 · p99 · max µs · bytes"},
 	{"oom_vs_min", text_oom_vs_min, "the first OOM report's zone (path: zone=Z,node=N) free against min, ± drift"},
 };
