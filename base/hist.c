@@ -66,3 +66,19 @@ uint64_t lab_hist_quantile(const struct lab_hist *h, double q)
 	}
 	return h->max;
 }
+
+void lab_hist_stage_flush(struct lab_hist_stage *s)
+{
+	for (unsigned i = 0; i < s->n; i++)
+		lab_hist_add(s->e[i].h, s->e[i].v);
+	s->n = 0;
+}
+
+void lab_hist_stage_add(struct lab_hist_stage *s, struct lab_hist *h, uint64_t v)
+{
+	if (s->n == HIST_STAGE)
+		lab_hist_stage_flush(s);
+	s->e[s->n].h = h;
+	s->e[s->n].v = v;
+	s->n++;
+}

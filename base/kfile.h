@@ -44,11 +44,10 @@
 #define LAB_KFILE_ONE_RECORD 0x1u
 
 struct lab_kfile {
+	/* What every read touches first, together. */
 	int fd;                         /* the kept descriptor; -1 when reopened each read */
 	bool reopen;                    /* open/read/close at each read (why says why) */
 	bool one_record;                /* LAB_KFILE_ONE_RECORD */
-	char path[4352];                /* absolute, or relative to the cwd */
-	char why[128];                  /* "" when kept */
 	struct lab_buf buf;             /* the contents after a read, NUL-terminated */
 	/* The last read. */
 	unsigned reads;                 /* read(2)/pread(2) calls that returned data */
@@ -58,6 +57,8 @@ struct lab_kfile {
 	unsigned long long splits;      /* reads that took more than one call: split snapshots */
 	unsigned max_reads;             /* the most calls one read took */
 	unsigned long long regrows;     /* a read that filled the buffer: grown, read again from 0 */
+	char why[128];                  /* "" when kept */
+	char path[4352];                /* absolute, or relative to the cwd */
 };
 
 /* Open path (kept, or reopened each read: see above) and read it once: the

@@ -49,7 +49,7 @@ void audit_begin(struct sampler_audit *a, uint64_t now_ns)
 void audit_wake(struct sampler_audit *a, uint64_t now_ns, uint64_t expirations, bool bursting)
 {
 	if (a->wakes > 0 && a->last_bursting == bursting && now_ns > a->last_wake_ns)
-		lab_hist_add(bursting ? &a->burst_iv_ns : &a->tick_iv_ns, now_ns - a->last_wake_ns);
+		lab_hist_stage_add(&a->stage, bursting ? &a->burst_iv_ns : &a->tick_iv_ns, now_ns - a->last_wake_ns);
 	a->wakes += expirations;
 	if (expirations > 1)
 		a->missed += expirations - 1;
@@ -252,6 +252,11 @@ static json_t *harness_json(const struct sampler_audit *a, unsigned long long sa
 			 "samples", (json_int_t)samples,
 			 "cpu_us_per_sample", (json_int_t)(samples ? cpu / 1000 / samples : 0), "peak_rss_kb",
 			 (json_int_t)vm_hwm_kb());
+}
+
+void audit_flush(struct sampler_audit *a)
+{
+	lab_hist_stage_flush(&a->stage);
 }
 
 void audit_end(const struct sampler_audit *a, json_t *harness)

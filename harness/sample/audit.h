@@ -49,6 +49,8 @@ struct sampler_audit {
 	unsigned long long lag_samples;
 	struct { double t_ms; unsigned long long usage; } ring[AUDIT_LAG_RING];
 	size_t ring_n, ring_next;
+	/* The adds to these histograms, held and made in batches (base/hist.h). */
+	struct lab_hist_stage stage;
 };
 
 /* At the run's start (before the start sample). */
@@ -60,6 +62,9 @@ void audit_wake(struct sampler_audit *a, uint64_t now_ns, uint64_t expirations, 
 
 /* A full sample that read memory.current and memory.stat's sum. */
 void audit_lag(struct sampler_audit *a, double t_ms, unsigned long long usage, unsigned long long stat_sum);
+
+/* The held histogram adds made: before audit_json. */
+void audit_flush(struct sampler_audit *a);
 
 /* At the very end of the run (its sources and tracing closed): the
  * harness's CPU, wall time and share in harness (audit_json's "harness")

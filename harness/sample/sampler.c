@@ -394,7 +394,7 @@ static void refresh_fold(struct ctx *c)
 		c->audit.refresh_errno = errno;
 		return;
 	}
-	lab_hist_add(&c->audit.refresh_ns, now_ns() - t0);
+	lab_hist_stage_add(&c->audit.stage, &c->audit.refresh_ns, now_ns() - t0);
 }
 
 /* A burst sample: the time, the zones' free pages and lines, nothing else;
@@ -426,7 +426,7 @@ static void take_burst(struct ctx *c)
 		uint64_t ns = thread_cpu_ns() - cpu0;
 		double us = (double)ns / 1e3;
 
-		lab_hist_add(&c->audit.burst_cpu_ns, ns);
+		lab_hist_stage_add(&c->audit.stage, &c->audit.burst_cpu_ns, ns);
 		c->burst_cpu_us += us;
 		c->burst_cost_us = c->burst_cost_us > 0 ? 0.8 * c->burst_cost_us + 0.2 * us : us;
 	}
@@ -477,7 +477,7 @@ static const json_t *take_sample(struct ctx *c, const char *cause)
 
 		jw_fixed(w, cpu, 3);                    /* µs: ns / 1e3 */
 		if (tick)
-			lab_hist_add(&c->audit.tick_cpu_ns, cpu);
+			lab_hist_stage_add(&c->audit.stage, &c->audit.tick_cpu_ns, cpu);
 	}
 	jw_key(w, "wall");
 	jw_fixed(w, now_ns() - wall0, 3);
@@ -1142,6 +1142,8 @@ static void run_exit(struct ctx *c, const char *outcome, int ret)
 	if (c->sources != NULL) {
 		char far[512];
 
+		source_set_audit_flush(c->sources);
+		audit_flush(&c->audit);
 		json_object_set_new(json_object_get(c->run, "summary"), "audit",
 				    audit_json(&c->audit, c->sources, c->o->interval_ms, c->o->burst_ms,
 					       c->burst_eff_max_ms, c->nr_samples - c->burst_lines + c->nr_burst,

@@ -164,9 +164,11 @@ json_t *source_set_describe(const struct source_set *set);
 
 /* The sources' own audit over the run (harness/result/result.md,
  * summary.audit.sources): per source its samples, read cost (the reads'
- * wall time per sample: p50, p99, max µs), whole cost (reading, parsing
- * and writing its value), bytes per sample, split snapshots and errors. */
+ * wall time per sample: p50, p99, max ns), bytes per sample, split
+ * snapshots and errors. */
 json_t *source_set_audit(const struct source_set *set);
+/* Before source_set_audit and source_set_reads: the held histogram adds made. */
+void source_set_audit_flush(struct source_set *set);
 
 /* "kept" when every file the machine's and the sandbox's sources read was
  * kept open all run, else "reopen" (the sources line says why); *splits the
