@@ -71,31 +71,39 @@ static double lag_ms_of(const struct sampler_audit *a, double t_ms, unsigned lon
 	return -1;
 }
 
+/* memory.stat stale is memory.stat behind memory.current's movement: under
+ * it while memory.current rises, over it while it falls.  memory.current is
+ * read first and memory.stat right after (sources/memcg.c), so the time
+ * between the two reads can only make memory.stat look AHEAD of the
+ * movement, never behind it: a lag measured is a lag (a lower bound of it),
+ * what the read order adds goes to most_ahead. */
 void audit_lag(struct sampler_audit *a, double t_ms, unsigned long long usage, unsigned long long stat_sum)
 {
-	long long lag = (long long)usage - (long long)stat_sum, beyond;
-	/* What memory.stat says memory.current is, its steady offset added. */
-	long long as_current;
+	long long diff = (long long)usage - (long long)stat_sum, beyond, lag, as_current;
 	double ms;
 
 	if (!a->lag_have_base) {
 		a->lag_have_base = true;
-		a->lag_base = lag;
+		a->lag_base = diff;
+		a->lag_prev_usage = usage;
 	}
-	beyond = lag - a->lag_base;
-	as_current = (long long)stat_sum + a->lag_base;
+	if (usage != a->lag_prev_usage)
+		a->lag_dir = usage > a->lag_prev_usage ? 1 : -1;
+	a->lag_prev_usage = usage;
+	beyond = diff - a->lag_base;          /* memory.current over what memory.stat adds up to */
+	lag = a->lag_dir < 0 ? -beyond : beyond;        /* behind the movement (> 0) or ahead of it */
 	a->ring[a->ring_next].t_ms = t_ms;
 	a->ring[a->ring_next].usage = usage;
 	a->ring_next = (a->ring_next + 1) % AUDIT_LAG_RING;
 	if (a->ring_n < AUDIT_LAG_RING)
 		a->ring_n++;
 	a->lag_samples++;
-	if (beyond > a->lag_max) {
-		a->lag_max = beyond;
+	if (lag > a->lag_max) {
+		a->lag_max = lag;
 		a->lag_max_at_ms = t_ms;
 	}
-	if (beyond < a->lag_min)
-		a->lag_min = beyond;
+	if (-lag > a->lag_ahead)
+		a->lag_ahead = -lag;
 	/* Within the charge stock memory.current may run ahead of the pages
 	 * in use (mm/memcontrol.c: refill_stock keeps up to MEMCG_CHARGE_BATCH
 	 * = 64 pages per CPU precharged): not staleness. */
@@ -104,10 +112,11 @@ void audit_lag(struct sampler_audit *a, double t_ms, unsigned long long usage, u
 
 		a->stock_bytes = 64ll * (cpus > 0 ? cpus : 1) * (page > 0 ? page : 4096);
 	}
-	if (as_current < 0 || (beyond <= a->stock_bytes && -beyond <= a->stock_bytes))
+	if (lag <= a->stock_bytes || a->lag_dir == 0)
 		return;
-	as_current += beyond > 0 ? a->stock_bytes : -a->stock_bytes;
-	ms = lag_ms_of(a, t_ms, (unsigned long long)(as_current < 0 ? 0 : as_current), beyond > 0);
+	/* When did memory.current last read what memory.stat reads now? */
+	as_current = (long long)stat_sum + a->lag_base + (a->lag_dir > 0 ? a->stock_bytes : -a->stock_bytes);
+	ms = lag_ms_of(a, t_ms, (unsigned long long)(as_current < 0 ? 0 : as_current), a->lag_dir > 0);
 	if (ms > a->lag_ms_max) {
 		a->lag_ms_max = ms;
 		a->lag_ms_at_ms = t_ms;
@@ -319,7 +328,7 @@ json_t *audit_json(const struct sampler_audit *a, const struct source_set *set, 
 					      "samples", (json_int_t)a->lag_samples, "base_bytes", (json_int_t)a->lag_base,
 					      "stock_bytes", (json_int_t)a->stock_bytes,
 					      "largest_bytes", (json_int_t)a->lag_max, "most_ahead_bytes",
-					      (json_int_t)-a->lag_min, "largest_at_ms", a->lag_max_at_ms,
+					      (json_int_t)a->lag_ahead, "largest_at_ms", a->lag_max_at_ms,
 					      "largest_ms", a->lag_ms_max, "largest_ms_at_ms", a->lag_ms_at_ms));
 	json_object_set_new(o, "figures", figures_json());
 	json_object_set_new(o, "far", far[0] ? json_string(far) : json_null());

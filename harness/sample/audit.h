@@ -43,7 +43,9 @@ struct sampler_audit {
 	/* memory.stat's lag. */
 	bool lag_have_base;
 	long long lag_base;                     /* memory.current - the sum, at the first sample */
-	long long lag_max, lag_min;             /* the lag beyond the base, most positive and negative */
+	long long lag_max, lag_ahead;           /* memory.stat behind memory.current's movement, most; ahead, most */
+	unsigned long long lag_prev_usage;
+	int lag_dir;                            /* memory.current rising (1), falling (-1), not yet moved (0) */
 	long long stock_bytes;                  /* 64 pages x online CPUs: memory.current's charge batch */
 	double lag_max_at_ms, lag_ms_max, lag_ms_at_ms;
 	unsigned long long lag_samples;

@@ -115,9 +115,13 @@ user_report() {
          | .cells[1].max < 4096' <<<"$output"
   # the sandbox hit its limit under pressure: peak = memory_max (160 MiB)
   jq -e '.tables[2].rows | map(select(.figure | startswith("Peak usage")))[0] | .cells[0].median == 163840' <<<"$output"
-  # every populated zone against its lines, node 0 Normal included
+  # every populated zone against its lines, node 0 Normal included — the
+  # run's lowest free against min and low with its drift bound too
   jq -e '.tables[2].rows | map(select(.row == "node 0 Normal")) | map(.figure)
-         == ["lowest free (sampled)", "min line", "low line", "high line"]' <<<"$output"
+         == ["lowest free (sampled)", "lowest free, whole run, against min (± drift)",
+             "lowest free, whole run, against low (± drift)", "min line", "low line", "high line"]' <<<"$output"
+  jq -e '.tables[2].rows | map(select(.row == "node 0 Normal" and (.figure | startswith("lowest free, whole run"))))
+         | all(.cells[0].text | test("^(unresolved: )?[0-9,]+ ± [0-9,]+ pages (above|under) (min|low)"))' <<<"$output"
   jq -e '.tables[2].rows | map(select(.row == "node 0 Normal" and .figure == "min line"))[0]
          | .cells[0].median > 0' <<<"$output"
   run "$PAGELAB" report --format csv "$RESULTS/report-user.json"
