@@ -73,34 +73,36 @@ static double lag_ms_of(const struct sampler_audit *a, double t_ms, unsigned lon
 
 /* memory.stat stale is memory.stat behind memory.current's movement: under
  * it while memory.current rises, over it while it falls.  memory.current is
- * read first and memory.stat right after (sources/memcg.c), so the time
- * between the two reads can only make memory.stat look AHEAD of the
- * movement, never behind it: a lag measured is a lag (a lower bound of it),
- * what the read order adds goes to most_ahead. */
-void audit_lag(struct sampler_audit *a, double t_ms, unsigned long long usage, unsigned long long stat_sum)
+ * read first and memory.stat right after (sources/memcg.c), so memory
+ * charged or freed between the two reads makes memory.stat look AHEAD of
+ * the movement, never behind it: a lag measured is a lag (a lower bound of
+ * it), and the read order's share goes to most_ahead.  The movement at a
+ * sample is memory.current's next change (the one the reads straddled:
+ * the following sample shows it), else its last: so a sample is judged when
+ * the next one comes (audit_lag), the last one at audit_flush. */
+static void lag_judge(struct sampler_audit *a, int next_dir)
 {
-	long long diff = (long long)usage - (long long)stat_sum, beyond, lag, as_current;
+	long long diff = (long long)a->lag_c - (long long)a->lag_s, beyond, lag, as_current;
+	int dir = next_dir != 0 ? next_dir : a->lag_dir;
 	double ms;
 
 	if (!a->lag_have_base) {
 		a->lag_have_base = true;
 		a->lag_base = diff;
-		a->lag_prev_usage = usage;
 	}
-	if (usage != a->lag_prev_usage)
-		a->lag_dir = usage > a->lag_prev_usage ? 1 : -1;
-	a->lag_prev_usage = usage;
-	beyond = diff - a->lag_base;          /* memory.current over what memory.stat adds up to */
-	lag = a->lag_dir < 0 ? -beyond : beyond;        /* behind the movement (> 0) or ahead of it */
-	a->ring[a->ring_next].t_ms = t_ms;
-	a->ring[a->ring_next].usage = usage;
+	if (next_dir != 0)
+		a->lag_dir = next_dir;
+	beyond = diff - a->lag_base;            /* memory.current over what memory.stat adds up to */
+	lag = dir < 0 ? -beyond : beyond;       /* behind the movement (> 0) or ahead of it */
+	a->ring[a->ring_next].t_ms = a->lag_t;
+	a->ring[a->ring_next].usage = a->lag_c;
 	a->ring_next = (a->ring_next + 1) % AUDIT_LAG_RING;
 	if (a->ring_n < AUDIT_LAG_RING)
 		a->ring_n++;
 	a->lag_samples++;
 	if (lag > a->lag_max) {
 		a->lag_max = lag;
-		a->lag_max_at_ms = t_ms;
+		a->lag_max_at_ms = a->lag_t;
 	}
 	if (-lag > a->lag_ahead)
 		a->lag_ahead = -lag;
@@ -112,15 +114,27 @@ void audit_lag(struct sampler_audit *a, double t_ms, unsigned long long usage, u
 
 		a->stock_bytes = 64ll * (cpus > 0 ? cpus : 1) * (page > 0 ? page : 4096);
 	}
-	if (lag <= a->stock_bytes || a->lag_dir == 0)
+	if (lag <= a->stock_bytes)
 		return;
 	/* When did memory.current last read what memory.stat reads now? */
-	as_current = (long long)stat_sum + a->lag_base + (a->lag_dir > 0 ? a->stock_bytes : -a->stock_bytes);
-	ms = lag_ms_of(a, t_ms, (unsigned long long)(as_current < 0 ? 0 : as_current), a->lag_dir > 0);
+	as_current = (long long)a->lag_s + a->lag_base + (dir >= 0 ? a->stock_bytes : -a->stock_bytes);
+	ms = lag_ms_of(a, a->lag_t, (unsigned long long)(as_current < 0 ? 0 : as_current), dir >= 0);
 	if (ms > a->lag_ms_max) {
 		a->lag_ms_max = ms;
-		a->lag_ms_at_ms = t_ms;
+		a->lag_ms_at_ms = a->lag_t;
 	}
+}
+
+void audit_lag(struct sampler_audit *a, double t_ms, unsigned long long usage, unsigned long long stat_sum)
+{
+	if (a->lag_pending)
+		lag_judge(a, usage > a->lag_c ? 1 : usage < a->lag_c ? -1 :
+			  a->lag_c > a->lag_prev_c ? 1 : a->lag_c < a->lag_prev_c ? -1 : 0);
+	a->lag_prev_c = a->lag_pending ? a->lag_c : usage;
+	a->lag_pending = true;
+	a->lag_t = t_ms;
+	a->lag_c = usage;
+	a->lag_s = stat_sum;
 }
 
 /* {"asked_ms", "intervals", and when there were any "p50_us", "p99_us",
@@ -266,6 +280,10 @@ static json_t *harness_json(const struct sampler_audit *a, unsigned long long sa
 void audit_flush(struct sampler_audit *a)
 {
 	lab_hist_stage_flush(&a->stage);
+	if (a->lag_pending) {
+		lag_judge(a, a->lag_c > a->lag_prev_c ? 1 : a->lag_c < a->lag_prev_c ? -1 : 0);
+		a->lag_pending = false;
+	}
 }
 
 void audit_end(const struct sampler_audit *a, json_t *harness)
@@ -285,9 +303,9 @@ json_t *audit_json(const struct sampler_audit *a, const struct source_set *set, 
 		   const char *stat_fields, char *far, size_t farlen)
 {
 	double tick_p99 = 0, burst_p99 = 0, other_p99 = 0;
-	json_t *tick_reads = source_set_reads(set, 0, &tick_p99);
-	json_t *burst_reads = source_set_reads(set, 1, &burst_p99);
-	json_t *other_reads = source_set_reads(set, 2, &other_p99);
+	json_t *tick_reads = set != NULL ? source_set_reads(set, 0, &tick_p99) : NULL;
+	json_t *burst_reads = set != NULL ? source_set_reads(set, 1, &burst_p99) : NULL;
+	json_t *other_reads = set != NULL ? source_set_reads(set, 2, &other_p99) : NULL;
 	json_t *o = json_object(), *bursts = iv_json(&a->burst_iv_ns, burst_ms);
 
 	judge(a, interval_ms, burst_ms, tick_p99, burst_p99, far, farlen);
@@ -301,13 +319,13 @@ json_t *audit_json(const struct sampler_audit *a, const struct source_set *set, 
 						  other_reads ? other_reads : json_null()));
 	json_object_set_new(o, "tick_cpu_us", cpu_json(&a->tick_cpu_ns));
 	json_object_set_new(o, "burst_cpu_us", cpu_json(&a->burst_cpu_ns));
-	{
+	if (set != NULL) {
 		unsigned long long splits;
 
 		json_object_set_new(o, "read", json_string(source_set_read_mode(set, &splits)));
 		json_object_set_new(o, "split_snapshots", json_integer((json_int_t)splits));
+		json_object_set_new(o, "sources", source_set_audit(set));
 	}
-	json_object_set_new(o, "sources", source_set_audit(set));
 	json_object_set_new(o, "harness", harness_json(a, samples));
 	if (a->refresh_asked) {
 		const struct lab_hist *h = &a->refresh_ns;

@@ -44,8 +44,10 @@ struct sampler_audit {
 	bool lag_have_base;
 	long long lag_base;                     /* memory.current - the sum, at the first sample */
 	long long lag_max, lag_ahead;           /* memory.stat behind memory.current's movement, most; ahead, most */
-	unsigned long long lag_prev_usage;
 	int lag_dir;                            /* memory.current rising (1), falling (-1), not yet moved (0) */
+	bool lag_pending;                       /* the last sample, judged when the next comes */
+	double lag_t;
+	unsigned long long lag_c, lag_s, lag_prev_c;    /* its memory.current and sum; the one before */
 	long long stock_bytes;                  /* 64 pages x online CPUs: memory.current's charge batch */
 	double lag_max_at_ms, lag_ms_max, lag_ms_at_ms;
 	unsigned long long lag_samples;
@@ -73,7 +75,7 @@ void audit_flush(struct sampler_audit *a);
  * brought up to now. */
 void audit_end(const struct sampler_audit *a, json_t *harness);
 
-/* summary.audit (result.md).  interval_ms and burst_ms are the asked ones,
+/* summary.audit (result.md); set NULL: without the sources' part.  interval_ms and burst_ms are the asked ones,
  * burst_eff_max_ms how far bursts stretched, samples the run's full and burst
  * samples, stat_fields which memory.stat fields the lag adds up.  far gets
  * "" or the reasons this run's cadence or reads were far from asked ("tick
