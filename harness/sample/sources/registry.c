@@ -448,8 +448,7 @@ json_t *source_set_audit(const struct source_set *set)
 
 	for (size_t i = 0; i < set->n; i++) {
 		const struct source_slot *sl = &set->slots[i];
-		unsigned long long splits = 0, regrows = 0;
-		unsigned max_reads = 0;
+		unsigned long long splits = 0;
 		json_t *o, *files = json_array();
 
 		if (!sl->open)
@@ -458,9 +457,6 @@ json_t *source_set_audit(const struct source_set *set)
 			const struct lab_kfile *f = &sl->files[k];
 
 			splits += f->splits;
-			regrows += f->regrows;
-			if (f->max_reads > max_reads)
-				max_reads = f->max_reads;
 			json_array_append_new(files, json_pack("{s:s, s:s, s:I, s:I, s:i, s:I}", "path", f->path,
 							       "read", f->reopen ? "reopen" : "kept", "reads",
 							       (json_int_t)f->nr, "splits", (json_int_t)f->splits,
