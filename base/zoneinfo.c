@@ -23,12 +23,13 @@
  *       cpu: 0
  *                 count:    3703
  *                 high:     3983 (a per-cpu list's high mark, not a watermark)
+ *       vm stats threshold: 28   (after each CPU's lines, CONFIG_SMP)
  *     node_unreclaimable:  0
  *     start_pfn:           1048576
  *
- * An unpopulated zone stops after its protection line.  Everything from
- * "pagesets" to the next "Node" line is skipped, so the per-cpu "high:" can
- * never be taken for the zone's high watermark.
+ * An unpopulated zone stops after its protection line.  From "pagesets" to
+ * the next "Node" line only "vm stats threshold" is read (zone_info.drift),
+ * so the per-cpu "high:" can never be taken for the zone's high watermark.
  */
 #include "zoneinfo.h"
 
@@ -239,6 +240,39 @@ bad:
 			     lineno, z->name, field_names[f]);
 }
 
+const char *zone_crossing(unsigned long long free_pages, unsigned long long line, unsigned long long drift)
+{
+	unsigned long long d = free_pages > line ? free_pages - line : line - free_pages;
+
+	if (d == 0 && drift == 0)
+		return "at";            /* exact, on the line */
+	if (d <= drift)
+		return "unresolved";
+	return free_pages < line ? "under" : "above";
+}
+
+/* Inside pagesets: "  vm stats threshold: 28", once per online CPU. */
+static int threshold_line(const char *p, const char *eol, size_t lineno, struct zone_info *z,
+			  struct lab_error *err)
+{
+	static const char key[] = "vm stats threshold:";
+	unsigned long long val;
+	const char *q;
+
+	p = lex_skip_blanks(p, eol);
+	if ((size_t)(eol - p) < sizeof(key) - 1 || memcmp(p, key, sizeof(key) - 1) != 0)
+		return 0;
+	q = lex_skip_blanks(p + sizeof(key) - 1, eol);
+	if (lex_u64(q, 10, &val, &q) < 0 || lex_skip_blanks(q, eol) != eol || val > 1u << 20)
+		return lab_error_set(err, EINVAL, "line %zu: zone %s: 'vm stats threshold:' is not followed by one number",
+				     lineno, z->name);
+	if (val > z->stat_threshold)
+		z->stat_threshold = val;
+	z->nr_threshold_cpus++;
+	z->drift += val;
+	return 0;
+}
+
 int zoneinfo_parse(const char *buf, struct zoneinfo *out, struct lab_error *err)
 {
 	struct parse_state st = { 0 };
@@ -266,6 +300,8 @@ int zoneinfo_parse(const char *buf, struct zoneinfo *out, struct lab_error *err)
 					    lineno);
 		} else if (!st.skipping) {
 			ret = zone_line(p, eol, lineno, &st, err);
+		} else {
+			ret = threshold_line(p, eol, lineno, st.zone, err);
 		}
 		if (ret < 0)
 			goto fail;

@@ -594,6 +594,22 @@ static int sample_inst(struct scn_inst *in, struct run_spec *r)
 					    sk->expect, val);
 		*dst = (unsigned)val;
 	}
+	/* refresh = fold: stat_refresh before each burst sample (the sampler,
+	 * harness/sample/sampler.c: refresh_fold); none, the default, reads the
+	 * counters as the kernel has folded them. */
+	{
+		const struct scn_item *it = scn_section_get(&in->s->sample, "refresh");
+		struct scn_expanded x;
+		unsigned long long val;
+		int ret;
+
+		r->refresh_fold = false;
+		if (it != NULL) {
+			if ((ret = scn_typed_item(in, "[sample]", it, K_ENUM, "none|fold", &val, &x)) < 0)
+				return ret;
+			r->refresh_fold = strcmp(x.text, "fold") == 0;
+		}
+	}
 	return 0;
 }
 

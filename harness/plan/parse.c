@@ -38,7 +38,7 @@ static const char *const scenario_keys[] = {
 };
 static const char *const vm_keys[] = { "mem", "cpus", "thp", "swap", "disk", "kernel", NULL };
 static const char *const trace_keys[] = { "events", "raw", "burst", "burst_margin", "burst_always", "bin", "buffer_kb", NULL };
-static const char *const sample_keys[] = { "walk_interval_ms", "flush_ms", NULL };
+static const char *const sample_keys[] = { "walk_interval_ms", "flush_ms", "refresh", NULL };
 
 /* A [knobs] key is a sysctl name: "vm.watermark_scale_factor", "vm.page-cluster", "thp". */
 static bool is_knob_key(const char *s)

@@ -202,6 +202,7 @@ struct run_spec {
 	struct run_knob knobs[SCN_MAX_KNOBS];
 	unsigned walk_interval_ms;      /* [sample]: step sources between steps, 0 = only at steps */
 	unsigned flush_ms;              /* [sample]: tick lines held up to this long, 0 = none */
+	bool refresh_fold;              /* [sample] refresh = fold: stat_refresh before each burst sample */
 	struct run_trace trace;
 };
 

@@ -216,7 +216,13 @@ static json_t *model_json(const struct report *rep, const char *const *files, js
 
 	for (size_t t = 0; doc != NULL && t < report_ntables(rep); t++) {
 		const struct report_table *tb = report_table_at(rep, t);
-		json_t *tj = json_pack("{s:s, s:s?, s:I, s:s?, s:s?, s:s?, s:[], s:[], s:[]}", "id", tb->id, "name",
+		json_t *tj;
+
+		/* How the runs were measured (the sampler's audit) is the
+		 * instrument's, not the experiment's: not compared. */
+		if (tb->measured)
+			continue;
+		tj = json_pack("{s:s, s:s?, s:I, s:s?, s:s?, s:s?, s:[], s:[], s:[]}", "id", tb->id, "name",
 				       tb->name, "number", (json_int_t)tb->number, "compare", tb->compare,
 				       "article_table", tb->article_table, "article_column",
 				       tb->has_article ? tb->article_col : NULL, "columns", "rows", "notes");

@@ -141,7 +141,8 @@ struct zkey {
 /* Columns after t and the zones' 5 each. */
 enum {
 	C_USAGE, C_RSS, C_LAZY, C_HUGE, C_KSWAPD, C_DIRECT, C_MEMCG, C_SWPOUT, C_LAZYFREED, C_ALLOCSTALL,
-	C_PSI_SOME, C_PSI_FULL, C_SCAN_KSWAPD_CUM, C_SCAN_DIRECT_CUM, C_MPSI_SOME, C_MPSI_FULL, C_N
+	C_PSI_SOME, C_PSI_FULL, C_SCAN_KSWAPD_CUM, C_SCAN_DIRECT_CUM, C_MPSI_SOME, C_MPSI_FULL,
+	C_TICK_IV, C_BURST_IV, C_N
 };
 
 struct interval {
@@ -172,6 +173,9 @@ struct run_view {
 	double max_mib, high_mib;       /* sandbox memory.max / memory.high, NAN = none */
 	size_t nloads, nload_values;    /* runs[].loads; those with a headline figure */
 	double page_kb;
+	/* The cadence asked (the document's interval_ms, the run's bursts'),
+	 * and the last periodic and burst samples' times while writing. */
+	double asked_ms, burst_asked_ms, last_tick_ms, last_burst_ms;
 };
 extern const char *const plot_col_name[C_N];
 
@@ -197,7 +201,7 @@ double plot_victim_ms(const json_t *run, const json_t *w);
 
 /* ---------------------------------------------------------- plot-script.c */
 
-/* The run's chart: five panels on one time axis under title. */
+/* The run's chart: six panels on one time axis under title. */
 void plot_write_script(const struct run_view *rv, const struct plot_opts *o, const char *title, FILE *f);
 /* The variants overlaid: the first repeat of each label, files stem-variants.*. */
 void plot_write_overlay(struct run_view *const *v, size_t n, const struct plot_opts *o, const char *stem,

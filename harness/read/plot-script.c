@@ -276,12 +276,13 @@ static void panel_reclaim(const struct run_view *rv, FILE *f)
 	}
 }
 
-/* Panel 5: PSI, the machine's and the sandbox's. */
+/* Panel 5: PSI, the machine's and the sandbox's: the share of each
+ * interval between two samples that tasks stalled, from total_us. */
 static void panel_pressure(const struct run_view *rv, FILE *f)
 {
 	const char *sep;
 
-	fputs("set bmargin 3\nset tmargin 3\nset xlabel 's since the run started'\n", f);
+	fputs("set tmargin 3\n", f);
 	if (rv->have[C_PSI_SOME] == 0 && rv->have[C_PSI_FULL] == 0 && rv->have[C_MPSI_SOME] == 0) {
 		gp_missing(f, "Pressure (PSI)", rv->has_events
 			   ? "missing: PSI was not sampled in this result"
@@ -290,7 +291,7 @@ static void panel_pressure(const struct run_view *rv, FILE *f)
 		int u = 2 + (int)rv->nzones * ZONE_FIELDS;
 
 		gp_marks(rv, f);
-		fputs("set title 'Memory pressure (PSI avg10, %)'\nset ylabel '%'\n", f);
+		fputs("set title 'Memory pressure (PSI: the share of each interval stalled, from the stall totals, %)'\nset ylabel '%'\n", f);
 		/* PSI is a share (>= 0); a short run often holds one value, which
 		 * gnuplot would call an empty range: anchor the axis at 0. */
 		if (fmax(fmax(rv->maxv[C_PSI_SOME], rv->maxv[C_PSI_FULL]), fmax(rv->maxv[C_MPSI_SOME], rv->maxv[C_MPSI_FULL])) <= 0)
@@ -300,17 +301,45 @@ static void panel_pressure(const struct run_view *rv, FILE *f)
 		fputs("plot ", f);
 		sep = "";
 		if (rv->have[C_PSI_SOME] > 0 || rv->have[C_PSI_FULL] > 0) {
-			fprintf(f, "data index 0 using 1:%d with linespoints pt 7 ps 0.35 lw 1.5 lc rgb '#ff7f0e' title 'machine some avg10', \\\n"
-				   "     data index 0 using 1:%d with linespoints pt 7 ps 0.35 lw 1.5 lc rgb '#d62728' title 'machine full avg10'",
+			fprintf(f, "data index 0 using 1:%d with linespoints pt 7 ps 0.35 lw 1.5 lc rgb '#ff7f0e' title 'machine some', \\\n"
+				   "     data index 0 using 1:%d with linespoints pt 7 ps 0.35 lw 1.5 lc rgb '#d62728' title 'machine full'",
 				u + C_PSI_SOME, u + C_PSI_FULL);
 			sep = ", \\\n     ";
 		}
 		if (rv->have[C_MPSI_SOME] > 0)
-			fprintf(f, "%sdata index 0 using 1:%d with linespoints pt 6 ps 0.5 lw 1 lc rgb '#2ca02c' title 'sandbox some avg10', \\\n"
-				   "     data index 0 using 1:%d with linespoints pt 6 ps 0.5 lw 1 lc rgb '#8c564b' title 'sandbox full avg10'",
+			fprintf(f, "%sdata index 0 using 1:%d with linespoints pt 6 ps 0.5 lw 1 lc rgb '#2ca02c' title 'sandbox some', \\\n"
+				   "     data index 0 using 1:%d with linespoints pt 6 ps 0.5 lw 1 lc rgb '#8c564b' title 'sandbox full'",
 				sep, u + C_MPSI_SOME, u + C_MPSI_FULL);
 		fputs("\nset autoscale y\n", f);
 	}
+}
+
+/* Panel 6: the cadence achieved against the one asked (the sampler's
+ * audit, harness/result/result.md summary.audit): each periodic sample's
+ * interval since the previous one, each burst line's between its readings,
+ * the asked ones as lines; log scale (250 ms beside 10 ms). */
+static void panel_cadence(const struct run_view *rv, FILE *f)
+{
+	int u = 2 + (int)rv->nzones * ZONE_FIELDS;
+
+	fputs("set bmargin 3\nset tmargin 3\nset xlabel 's since the run started'\n", f);
+	if (rv->have[C_TICK_IV] == 0 && rv->have[C_BURST_IV] == 0) {
+		gp_missing(f, "Cadence: the interval achieved", "missing: fewer than two periodic samples in this result");
+		return;
+	}
+	gp_marks(rv, f);
+	fputs("set title 'Cadence: the interval achieved between samples (ms)'\nset ylabel 'ms'\nset logscale y\n"
+	      "set yrange [*:*]\nplot ", f);
+	fprintf(f, "data index 0 using 1:%d with points pt 7 ps 0.35 lc rgb '#1f77b4' title 'tick interval'", u + C_TICK_IV);
+	if (!isnan(rv->asked_ms) && rv->asked_ms > 0)
+		fprintf(f, ", \\\n     %.10g with lines lw 1 dt 2 lc rgb '#1f77b4' title 'tick asked'", rv->asked_ms);
+	if (rv->have[C_BURST_IV] > 0) {
+		fprintf(f, ", \\\n     data index 0 using 1:%d with points pt 6 ps 0.5 lc rgb '#d62728' title 'burst interval'",
+			u + C_BURST_IV);
+		if (!isnan(rv->burst_asked_ms) && rv->burst_asked_ms > 0)
+			fprintf(f, ", \\\n     %.10g with lines lw 1 dt 2 lc rgb '#d62728' title 'burst asked'", rv->burst_asked_ms);
+	}
+	fputs("\nunset logscale y\nset autoscale y\n", f);
 }
 
 void plot_write_script(const struct run_view *rv, const struct plot_opts *o, const char *title, FILE *f)
@@ -323,10 +352,11 @@ void plot_write_script(const struct run_view *rv, const struct plot_opts *o, con
 	 * ends at a newline, and the title is the document's text. */
 	fprintf(f, "# pagelab plot: the run of %s.dat\n# redraw: gnuplot ./%s.gp (in this directory)\n", rv->stem,
 		rv->stem);
-	gp_terminal(f, o, 980, rv->nloads > 0 ? 1580 : 1320, out);
+	/* Six panels, the cadence the last; a run with loads has their panel too. */
+	gp_terminal(f, o, 980, rv->nloads > 0 ? 1820 : 1560, out);
 	fputs("data = ", f);
 	gp_str(f, dat);
-	fprintf(f, "\nset multiplot layout %d,1 title ", rv->nloads > 0 ? 6 : 5);
+	fprintf(f, "\nset multiplot layout %d,1 title ", rv->nloads > 0 ? 7 : 6);
 	gp_str(f, title);
 	fputs(" font ',10'\n"
 	      "set lmargin 11; set rmargin 38; set tmargin 3; set bmargin 2\n"
@@ -342,6 +372,7 @@ void plot_write_script(const struct run_view *rv, const struct plot_opts *o, con
 		panel_loads(rv, f);
 	panel_reclaim(rv, f);
 	panel_pressure(rv, f);
+	panel_cadence(rv, f);
 	fputs("unset multiplot\n", f);
 }
 

@@ -15,8 +15,8 @@ const char *const plot_palette[PALETTE_N] = { "#1f77b4", "#d62728", "#2ca02c", "
 const char *const plot_col_name[C_N] = {
 	"usage_mib", "rss_mib", "lazyfree_mib", "anonhuge_mib", "kswapd_scan_per_s",
 	"direct_scan_per_s", "sandbox_scan_per_s", "swapout_per_s", "lazyfreed_per_s", "allocstall_total",
-	"psi_some_avg10", "psi_full_avg10", "kswapd_scan_total", "direct_scan_total",
-	"sandbox_psi_some_avg10", "sandbox_psi_full_avg10",
+	"psi_some_pct", "psi_full_pct", "kswapd_scan_total", "direct_scan_total",
+	"sandbox_psi_some_pct", "sandbox_psi_full_pct", "tick_interval_ms", "burst_interval_ms",
 };
 
 static int zone_index(struct run_view *rv, const json_t *z)
@@ -82,13 +82,25 @@ static double vm_prefix_sum(const json_t *s, const char *prefix)
 
 /* PSI as a sample holds it (harness/result/result.md): "psi" (the machine's,
  * /proc/pressure/memory) and "memcg_pressure" (the sandbox's own, v2
- * memory.pressure), each {"some": {"avg10": …}, "full": {…}}. */
-static double psi_avg10(const json_t *s, const char *where, const char *which)
+ * memory.pressure), each {"some": {"total_us": …}, "full": {…}}.  The share
+ * of the time since the previous sample that tasks stalled, in %, from the
+ * two samples' total_us — not avg10, which the kernel recomputes every 2 s
+ * only (kernel/sched/psi.c: PSI_FREQ); 0 at the first sample. */
+static double psi_share(const json_t *s, const json_t *prev, const char *where, const char *which)
 {
 	char path[64];
+	const json_t *now, *was;
+	double dt;
 
-	snprintf(path, sizeof(path), "%s.%s." RK_AVG10, where, which);
-	return json_is_number(jpath(s, path)) ? json_number_value(jpath(s, path)) : NAN;
+	snprintf(path, sizeof(path), "%s.%s.total_us", where, which);
+	now = jpath(s, path);
+	if (!json_is_number(now))
+		return NAN;
+	was = prev != NULL ? jpath(prev, path) : NULL;
+	dt = prev != NULL ? num_or_nan(json_object_get(s, RK_T_MS)) - num_or_nan(json_object_get(prev, RK_T_MS)) : NAN;
+	if (!json_is_number(was) || !(dt > 0))
+		return 0;
+	return (json_number_value(now) - json_number_value(was)) / (dt * 1000) * 100;
 }
 
 static double memcg_scan(const json_t *s)
@@ -136,10 +148,10 @@ static void sample_cols(const struct run_view *rv, const json_t *s, const json_t
 			c[k] = dt > 0 && !isnan(before) ? (now - before) / dt : 0;
 	}
 	c[C_ALLOCSTALL] = vm_prefix_sum(s, "allocstall_");
-	c[C_PSI_SOME] = psi_avg10(s, RK_PSI, RK_SOME);
-	c[C_PSI_FULL] = psi_avg10(s, RK_PSI, RK_FULL);
-	c[C_MPSI_SOME] = psi_avg10(s, RK_MEMCG_PRESSURE, RK_SOME);
-	c[C_MPSI_FULL] = psi_avg10(s, RK_MEMCG_PRESSURE, RK_FULL);
+	c[C_PSI_SOME] = psi_share(s, prev, RK_PSI, RK_SOME);
+	c[C_PSI_FULL] = psi_share(s, prev, RK_PSI, RK_FULL);
+	c[C_MPSI_SOME] = psi_share(s, prev, RK_MEMCG_PRESSURE, RK_SOME);
+	c[C_MPSI_FULL] = psi_share(s, prev, RK_MEMCG_PRESSURE, RK_FULL);
 	c[C_SCAN_KSWAPD_CUM] = vm_delta(s, "pgscan_kswapd");
 	c[C_SCAN_DIRECT_CUM] = vm_delta(s, "pgscan_direct");
 }
@@ -295,7 +307,6 @@ void plot_view_init(struct run_view *rv, const json_t *doc, const json_t *run, c
 	double ps = num_or_nan(jpath(json_array_get(ws, json_array_size(ws) - 1), RK_FACTS ".page_size"));
 	char lab[24];
 
-	(void)doc;
 	memset(rv, 0, sizeof(*rv));
 	rv->run = run;
 	rv->label = jstr(run, RK_LABEL, "?");
@@ -317,6 +328,9 @@ void plot_view_init(struct run_view *rv, const json_t *doc, const json_t *run, c
 	rv->max_mib = !isnan(mx) && mx > 0 && mx < 1e18 ? mx / MIB : NAN;
 	rv->high_mib = !isnan(hi) && hi > 0 && hi < 1e18 ? hi / MIB : NAN;
 	rv->page_kb = !isnan(ps) && ps > 0 ? ps / 1024 : 4;
+	rv->asked_ms = num_or_nan(json_object_get(doc, "interval_ms"));
+	rv->burst_asked_ms = num_or_nan(jpath(run, RK_SUMMARY ".bursts.interval_ms"));
+	rv->last_tick_ms = rv->last_burst_ms = NAN;
 }
 
 void plot_view_free(struct run_view *rv)
@@ -358,6 +372,33 @@ static void find_zones(struct run_view *rv, const json_t *samples)
 	}
 }
 
+/* The cadence achieved: a periodic sample's (tick, walk) interval since the
+ * previous one; a burst line's interval between its readings (folded: its
+ * span over its readings less one; raw: since the previous burst line). */
+static void cadence_cols(struct run_view *rv, const json_t *s, double *c)
+{
+	const char *cause = json_string_value(json_object_get(s, "cause"));
+	double t = num_or_nan(json_object_get(s, RK_T_MS)), n = num_or_nan(json_object_get(s, "bursts"));
+
+	c[C_TICK_IV] = c[C_BURST_IV] = NAN;
+	if (cause == NULL || isnan(t))
+		return;
+	if (strcmp(cause, "tick") == 0 || strcmp(cause, "walk") == 0) {
+		if (!isnan(rv->last_tick_ms))
+			c[C_TICK_IV] = t - rv->last_tick_ms;
+		rv->last_tick_ms = t;
+	} else if (strcmp(cause, "burst") == 0 && !isnan(n)) {
+		double from = num_or_nan(json_object_get(s, "from_ms")), to = num_or_nan(json_object_get(s, "to_ms"));
+
+		if (n >= 2 && to > from)
+			c[C_BURST_IV] = (to - from) / (n - 1);
+	} else if (strcmp(cause, "burst") == 0) {
+		if (!isnan(rv->last_burst_ms))
+			c[C_BURST_IV] = t - rv->last_burst_ms;
+		rv->last_burst_ms = t;
+	}
+}
+
 /* One sample's row: t, each zone's five fields, the columns. */
 static void sample_row(struct run_view *rv, FILE *d, const json_t *s, const json_t *prev_vm)
 {
@@ -384,6 +425,7 @@ static void sample_row(struct run_view *rv, FILE *d, const json_t *s, const json
 		}
 	}
 	sample_cols(rv, s, prev_vm, c);
+	cadence_cols(rv, s, c);
 	for (k = 0; k < C_N; k++) {
 		dat_num(d, c[k]);
 		rv->have[k] += !isnan(c[k]);

@@ -336,10 +336,11 @@ static const char *const sample_paths[] = {
 	RK_WORKLOADS ".*." RK_RSS_KB "+" RK_LAZYFREE_KB "+" RK_ANONHUGE_KB,
 	RK_VMSTAT_DELTA ".pgscan_kswapd+pgscan_direct+pswpout+pglazyfreed",
 	RK_VMSTAT_DELTA ".allocstall_*",
-	RK_PSI ".some.avg10",             /* psi_avg10 */
-	RK_PSI ".full.avg10",
-	RK_MEMCG_PRESSURE ".some.avg10",
-	RK_MEMCG_PRESSURE ".full.avg10",
+	RK_PSI ".some.total_us",          /* psi_share */
+	RK_PSI ".full.total_us",
+	RK_MEMCG_PRESSURE ".some.total_us",
+	RK_MEMCG_PRESSURE ".full.total_us",
+	"bursts+from_ms+to_ms",           /* cadence_cols: a folded burst line's */
 };
 
 int plot_load(const char *path, const struct lab_progress *p, json_t **out, struct lab_error *err)

@@ -143,9 +143,14 @@ static void run_done(struct run_ctx *c, json_t *run, int ret)
 	const char *oc = json_string_value(json_object_get(ex, RK_OUTCOME));
 	char why[1024];
 
-	lab_say(c->prog, LAB_SAY_PHASE, "run %d: %s after %.1f s (%d samples)", c->run_index + 1, oc ? oc : "?",
+	/* summary.audit.far: the cadence or the reads far from asked
+	 * (harness/sample/audit.h), said on the run's own line. */
+	const char *far = json_string_value(json_object_get(json_object_get(sm, "audit"), "far"));
+
+	lab_say(c->prog, LAB_SAY_PHASE, "run %d: %s after %.1f s (%d samples)%s%s", c->run_index + 1, oc ? oc : "?",
 		json_number_value(json_object_get(sm, RK_DURATION_MS)) / 1000.0,
-		(int)json_integer_value(json_object_get(sm, RK_SAMPLES)));
+		(int)json_integer_value(json_object_get(sm, RK_SAMPLES)), far ? "; measured far from asked: " : "",
+		far ? far : "");
 	if (ret >= 0 && sampler_run_failed(run, why, sizeof(why))) {
 		struct lab_error e;
 

@@ -23,6 +23,7 @@
 #include "launch/launch.h"
 #include "launch/lives.h"
 #include "result/keys.h"
+#include "sample/audit.h"
 #include "sample/sources/source.h"
 #include "base/zoneinfo.h"
 #include "service.h"
@@ -68,7 +69,7 @@ struct ctx {
 	struct lowest {
 		int node;
 		char zone[16];
-		unsigned long long free, low, min;
+		unsigned long long free, low, min, drift;
 		double t_ms;
 		const char *cause;
 	} lowest[8];
@@ -78,7 +79,7 @@ struct ctx {
 	struct fold {
 		int node;
 		char zone[16];
-		unsigned long long free, min, low, high, boost, managed, last_free;
+		unsigned long long free, min, low, high, boost, managed, drift, last_free;
 		double t_ms;
 	} fold[ZONEINFO_MAX_ZONES];
 	size_t nr_fold;
@@ -88,6 +89,10 @@ struct ctx {
 	struct { int pid; bool in; } pidcache[64];
 	unsigned pidcache_next;
 	uint64_t held_since_ns;         /* the oldest line the stream holds */
+	/* The sampler's audit of itself (audit.h), and stat_refresh's fd
+	 * ([sample] refresh = fold: written before each burst sample). */
+	struct sampler_audit audit;
+	int refresh_fd;
 };
 
 static uint64_t now_ns(void)
@@ -154,6 +159,7 @@ static void note_zones(struct ctx *c, const struct zoneinfo *zi, const char *cau
 			c->lowest[k].free = free_p;
 			c->lowest[k].low = low;
 			c->lowest[k].min = min;
+			c->lowest[k].drift = z->drift;
 			c->lowest[k].t_ms = t_ms;
 			c->lowest[k].cause = cause;
 		}
@@ -299,6 +305,7 @@ static void fold_zones(struct ctx *c, const struct zoneinfo *zi, double t)
 			f->high = z->high;
 			f->boost = z->boost;
 			f->managed = z->managed;
+			f->drift = z->drift;
 			f->t_ms = t;
 		}
 		f->last_free = z->free;
@@ -358,6 +365,8 @@ static void fold_flush(struct ctx *c)
 		jw_u64(w, f->boost);
 		jw_key(w, "managed");
 		jw_u64(w, f->managed);
+		jw_key(w, "drift");
+		jw_u64(w, f->drift);
 		jw_key(w, RK_T_MS);
 		jw_real(w, f->t_ms);
 		jw_key(w, "last_free");
@@ -371,6 +380,26 @@ static void fold_flush(struct ctx *c)
 	c->nr_fold = 0;
 }
 
+/* [sample] refresh = fold: fold every CPU's pending counter deltas into
+ * the global ones before a burst sample reads them, by a write to
+ * /proc/sys/vm/stat_refresh (mm/vmstat.c: vmstat_refresh runs
+ * refresh_cpu_vm_stats on each CPU and waits for all: the cost is measured,
+ * summary.audit.refresh).  Nothing is changed that needs putting back. */
+static void refresh_fold(struct ctx *c)
+{
+	uint64_t t0;
+
+	if (c->refresh_fd < 0)
+		return;
+	t0 = now_ns();
+	if (pwrite(c->refresh_fd, "1\n", 2, 0) != 2) {
+		c->audit.refresh_errors++;
+		c->audit.refresh_errno = errno;
+		return;
+	}
+	lab_hist_stage_add(&c->audit.stage, &c->audit.refresh_ns, now_ns() - t0);
+}
+
 /* A burst sample: the time, the zones' free pages and lines, nothing else;
  * a line of its own (burst_raw) or folded until the next full sample. */
 static void take_burst(struct ctx *c)
@@ -379,6 +408,7 @@ static void take_burst(struct ctx *c)
 	double t = ms_since(c, wall0);
 
 	trace_pull(c, false);
+	refresh_fold(c);
 	c->sctx.burst = true;           /* the burst sources in their slim form */
 	c->sctx.at_step = false;
 	if (c->o->burst_raw) {
@@ -396,8 +426,10 @@ static void take_burst(struct ctx *c)
 	}
 	c->nr_burst++;
 	{
-		double us = (double)(thread_cpu_ns() - cpu0) / 1e3;
+		uint64_t ns = thread_cpu_ns() - cpu0;
+		double us = (double)ns / 1e3;
 
+		lab_hist_stage_add(&c->audit.stage, &c->audit.burst_cpu_ns, ns);
 		c->burst_cpu_us += us;
 		c->burst_cost_us = c->burst_cost_us > 0 ? 0.8 * c->burst_cost_us + 0.2 * us : us;
 	}
@@ -434,6 +466,8 @@ static const json_t *take_sample(struct ctx *c, const char *cause)
 		c->last_usage = c->sctx.facts.usage_bytes;
 		if (c->last_usage > c->peak_usage)
 			c->peak_usage = c->last_usage;
+		if (c->sctx.facts.have_stat_sum)
+			audit_lag(&c->audit, t, c->last_usage, c->sctx.facts.stat_sum_bytes);
 	}
 	/* What this sample cost the harness (scripts/bench): reading, parsing
 	 * and formatting the line, all but these last bytes and the write(2);
@@ -441,7 +475,13 @@ static const json_t *take_sample(struct ctx *c, const char *cause)
 	jw_key(w, "cost_us");
 	jw_obj(w);
 	jw_key(w, "cpu");
-	jw_fixed(w, thread_cpu_ns() - cpu0, 3);         /* µs: ns / 1e3 */
+	{
+		uint64_t cpu = thread_cpu_ns() - cpu0;
+
+		jw_fixed(w, cpu, 3);                    /* µs: ns / 1e3 */
+		if (tick)
+			lab_hist_stage_add(&c->audit.stage, &c->audit.tick_cpu_ns, cpu);
+	}
 	jw_key(w, "wall");
 	jw_fixed(w, now_ns() - wall0, 3);
 	jw_obj_end(w);
@@ -922,10 +962,15 @@ static void run_summary_extra(struct ctx *c, json_t *sum)
 
 		if (l->free == ~0ull)
 			continue;
-		json_array_append_new(lw, json_pack("{s:i, s:s, s:I, s:I, s:I, s:f, s:s}", "node", l->node,
-						    "zone", l->zone, "free_pages", (json_int_t)l->free,
+		json_array_append_new(lw, json_pack("{s:i, s:s, s:I, s:I, s:I, s:f, s:s, s:I, s:I, s:s, s:I, s:s}",
+						    "node", l->node, "zone", l->zone, "free_pages", (json_int_t)l->free,
 						    "low_pages", (json_int_t)l->low, "min_pages", (json_int_t)l->min,
-						    "t_ms", l->t_ms, "sampled_by", l->cause));
+						    "t_ms", l->t_ms, "sampled_by", l->cause,
+						    "drift_pages", (json_int_t)l->drift,
+						    "min_margin_pages", (json_int_t)l->free - (json_int_t)l->min,
+						    "min_crossing", zone_crossing(l->free, l->min, l->drift),
+						    "low_margin_pages", (json_int_t)l->free - (json_int_t)l->low,
+						    "low_crossing", zone_crossing(l->free, l->low, l->drift)));
 	}
 	json_object_set_new(sum, "lowest_free", lw);
 	if (c->bursting)
@@ -994,6 +1039,17 @@ static int run_open(struct ctx *c)
 	struct itimerspec its;
 	int ret;
 
+	audit_begin(&c->audit, c->t0_ns);
+	c->audit.refresh_asked = c->spec->refresh_fold;
+	if (c->spec->refresh_fold && o->burst_ms > 0) {
+		c->refresh_fd = open("/proc/sys/vm/stat_refresh", O_WRONLY | O_CLOEXEC);
+		if (c->refresh_fd < 0) {
+			c->audit.refresh_errors++;
+			c->audit.refresh_errno = errno;
+			lab_say(o->progress, LAB_SAY_WARN, "[sample] refresh = fold: /proc/sys/vm/stat_refresh: %s: "
+				"bursts read the counters unfolded", strerror(errno));
+		}
+	}
 	/* Tracing starts before the counters' baseline, so a counter's delta
 	 * and the events it counts cover the same span. */
 	if (o->trace != NULL && o->trace->set != TRACE_SET_NONE &&
@@ -1056,6 +1112,7 @@ static void on_timer(struct ctx *c)
 
 	if (read(c->tfd, &ticks, sizeof(ticks)) <= 0)
 		return;
+	audit_wake(&c->audit, now_ns(), ticks, c->bursting);
 	if (!c->bursting || now_ns() - c->last_full_ns + 1000000ull * c->o->burst_ms / 2 >=
 				    1000000ull * c->o->interval_ms) {
 		take_sample(c, walk_due(c) ? "walk" : "tick");
@@ -1097,6 +1154,12 @@ static bool run_over(struct ctx *c, uint64_t deadline, const char **outcome)
 
 	if (c->wl[m].proc.exited)
 		return true;
+	/* Its sandbox removed under the run (sources/registry.c): nothing
+	 * left to measure it by. */
+	if (c->sctx.sandbox_gone[0]) {
+		*outcome = "sandbox_gone";
+		return true;
+	}
 	/* The main workload waits for a step of one that has ended: it never starts. */
 	if (!c->wl[m].launched && trig >= 0 && c->wl[trig].proc.exited) {
 		*outcome = "failed";
@@ -1182,6 +1245,16 @@ static void run_exit(struct ctx *c, const char *outcome, int ret)
 			    json_pack("{s:f, s:i, s:I}", "duration_ms", ms_since(c, now_ns()), "samples",
 				      (int)c->nr_samples, "peak_usage_bytes", (json_int_t)c->peak_usage));
 	run_summary_extra(c, json_object_get(c->run, "summary"));
+	if (c->sources != NULL) {
+		char far[512];
+
+		source_set_audit_flush(c->sources);
+		audit_flush(&c->audit);
+		json_object_set_new(json_object_get(c->run, "summary"), "audit",
+				    audit_json(&c->audit, c->sources, c->o->interval_ms, c->o->burst_ms,
+					       c->burst_eff_max_ms, c->nr_samples - c->burst_lines + c->nr_burst,
+					       source_memcg_sum_fields(c->sctx.cg), far, sizeof(far)));
+	}
 }
 
 static void run_close(struct ctx *c)
@@ -1194,6 +1267,8 @@ static void run_close(struct ctx *c)
 		close(c->tfd);
 	if (c->epfd >= 0)
 		close(c->epfd);
+	if (c->refresh_fd >= 0)
+		close(c->refresh_fd);
 	source_set_close(c->sources);
 	sandbox_counters_free(&c->cg);
 	jw_free(&c->line);
@@ -1218,7 +1293,7 @@ int sampler_run(const struct run_spec *spec, struct sandbox *sb, const struct sa
 	c.run_index = run_index;
 	c.run = run;
 	c.err = err;
-	c.epfd = c.tfd = -1;
+	c.epfd = c.tfd = c.refresh_fd = -1;
 	*signo = 0;
 	for (size_t i = 0; i < spec->nr_workloads; i++) {
 		c.wl[i].name = spec->workloads[i].name;
@@ -1255,7 +1330,12 @@ int sampler_run(const struct run_spec *spec, struct sandbox *sb, const struct sa
 		take_sample(&c, "end");
 	trace_pull(&c, true);
 	run_exit(&c, outcome, ret);
+	if (ret == 0 && c.sctx.sandbox_gone[0])
+		ret = lab_error_set(err, ENOENT, "%s: removed while the run went on; the run stopped there",
+				    c.sctx.sandbox_gone);
 	run_close(&c);
+	/* The harness's CPU over the whole run, its tracing taken down too. */
+	audit_end(&c.audit, json_object_get(json_object_get(json_object_get(run, RK_SUMMARY), "audit"), "harness"));
 	if (ret < 0)
 		return ret;
 	return *signo != 0;

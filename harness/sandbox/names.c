@@ -35,6 +35,10 @@ static const struct cg_file_alias cg_files[] = {
 	{ "cgroup.kill", NULL },
 };
 
+/* v1 only, by their v1 names: the kernel memory charged to usage_in_bytes
+ * besides memory.stat's rss + cache (v2 prints it as memory.stat "kernel"). */
+static const char *const cg_v1_only[] = { "memory.kmem.usage_in_bytes" };
+
 const char *sandbox_file_name(enum cg_version v, const char *v2name)
 {
 	size_t i;
@@ -44,6 +48,9 @@ const char *sandbox_file_name(enum cg_version v, const char *v2name)
 	for (i = 0; i < SB_NR_SETTINGS; i++)
 		if (sandbox_settings[i].v2 != NULL && strcmp(sandbox_settings[i].v2, v2name) == 0)
 			return sandbox_setting_file(&sandbox_settings[i], v);
+	for (i = 0; i < sizeof(cg_v1_only) / sizeof(cg_v1_only[0]); i++)
+		if (strcmp(cg_v1_only[i], v2name) == 0)
+			return v == CG_VERSION_V1 ? cg_v1_only[i] : NULL;
 	for (i = 0; i < sizeof(cg_files) / sizeof(cg_files[0]); i++) {
 		if (strcmp(cg_files[i].v2, v2name) != 0)
 			continue;

@@ -110,14 +110,19 @@ svg_points() {
   # The steps are marked on the time axis by name.
   grep -q '<text>pressure</text>' "$f"
   grep -q '<text>advise</text>' "$f"
-  # PSI: one point per sample that has it; none sampled is said, not drawn
-  # as an empty axis.
-  want=$(jq "[$r.samples[] | select(.psi.some.avg10 != null)] | length" "$RESULTS/look-p700a.json")
+  # PSI: one point per sample that has it (the share of the interval
+  # before it stalled, from the total_us deltas, not avg10); none sampled
+  # is said, not drawn as an empty axis.
+  want=$(jq "[$r.samples[] | select(.psi.some.total_us != null)] | length" "$RESULTS/look-p700a.json")
   if [ "$want" -gt 0 ]; then
-    [ "$(svg_points "$f" 'machine some avg10')" -eq "$want" ]
+    [ "$(svg_points "$f" 'machine some')" -eq "$want" ]
   else
     grep -q 'missing: PSI was not sampled in this result' "$f"
   fi
+  # The cadence achieved: one point per periodic sample after the first.
+  want=$(jq "[$r.samples[] | select(.cause == \"tick\" or .cause == \"walk\")] | length - 1" "$RESULTS/look-p700a.json")
+  [ "$(svg_points "$f" 'tick interval')" -eq "$want" ]
+  grep -q '<text>tick asked</text>' "$f"
   # The event timeline, where the run was traced (harness/trace): the
   # reclaim pages per trace bin, and kswapd's awake intervals shaded.
   want=$(jq "$r.trace_intervals // [] | length" "$RESULTS/look-p700a.json")
@@ -221,7 +226,7 @@ svg_points() {
   [ "$(svg_points "$f" Rss)" -gt 3 ]
   # A PSI that held one value all run (short runs do) still draws without
   # a warning: the axis is anchored at 0.
-  jq '(.runs[].samples[] | select(.psi != null) | .psi) = {"some": {"avg10": 2.18}, "full": {"avg10": 2.18}}' \
+  jq '(.runs[].samples[] | select(.psi != null) | .psi) = {"some": {"avg10": 2.18, "total_us": 5}, "full": {"avg10": 2.18, "total_us": 5}}' \
     "$RESULTS/look-p700a.json" > "$BATS_TEST_TMPDIR/psiconst.json"
   run "$PAGELAB" plot --out "$OUT/c" --run A "$BATS_TEST_TMPDIR/psiconst.json"
   assert_success

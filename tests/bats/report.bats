@@ -57,7 +57,8 @@ setup() {
 @test "json: a document whose probe table holds this host's column and the article's" {
   run "$PAGELAB" report --format json "$RESULTS/report-probe.json"
   assert_success
-  jq -e '.tables | length == 1' <<<"$output"
+  # The probe table, and how it was measured (printed last: "measured").
+  jq -e '.tables | length == 2 and (.[1].id == "measured" and .[1].measured)' <<<"$output"
   jq -e --arg k "$(uname -r)" '.tables[0].columns[0].kernel == $k and .tables[0].columns[0].runs == 2' <<<"$output"
   jq -e '.tables[0].rows[0].article.value == 65536' <<<"$output"
   jq -e '.tables[0].rows[0].cells[0].values | length == 2' <<<"$output"
@@ -98,8 +99,8 @@ user_report() {
   refute_output --partial 'article:'
   run user_report
   assert_success
-  jq -e '[.tables[].id] == ["generic-outcome", "generic-steps", "generic-summary"]
-         and all(.tables[]; .generic and .scenario == "test/report-table" and .article_column == null
+  jq -e '[.tables[].id] == ["generic-outcome", "generic-steps", "generic-summary", "measured"]
+         and all(.tables[] | select(.measured | not); .generic and .scenario == "test/report-table" and .article_column == null
                  and ([.columns[].variant] == ["advice=free", "advice=dontneed"]))
          and .reference == null' <<<"$output"
   # every step, with each repeat's value behind the cell
@@ -114,9 +115,13 @@ user_report() {
          | .cells[1].max < 4096' <<<"$output"
   # the sandbox hit its limit under pressure: peak = memory_max (160 MiB)
   jq -e '.tables[2].rows | map(select(.figure | startswith("Peak usage")))[0] | .cells[0].median == 163840' <<<"$output"
-  # every populated zone against its lines, node 0 Normal included
+  # every populated zone against its lines, node 0 Normal included — the
+  # run's lowest free against min and low with its drift bound too
   jq -e '.tables[2].rows | map(select(.row == "node 0 Normal")) | map(.figure)
-         == ["lowest free (sampled)", "min line", "low line", "high line"]' <<<"$output"
+         == ["lowest free (sampled)", "lowest free, whole run, against min (± drift)",
+             "lowest free, whole run, against low (± drift)", "min line", "low line", "high line"]' <<<"$output"
+  jq -e '.tables[2].rows | map(select(.row == "node 0 Normal" and (.figure | startswith("lowest free, whole run"))))
+         | all(.cells[0].text | test("^(unresolved: )?[0-9,]+ ± [0-9,]+ pages (above|under) (min|low)"))' <<<"$output"
   jq -e '.tables[2].rows | map(select(.row == "node 0 Normal" and .figure == "min line"))[0]
          | .cells[0].median > 0' <<<"$output"
   run "$PAGELAB" report --format csv "$RESULTS/report-user.json"
@@ -140,7 +145,7 @@ user_report() {
   rm -f "$USERDIR/report-table.tables.json"
   assert_success
   t='.tables[0].rows'
-  jq -e "[.tables[].id] == [\"lazy-pressure\"]" <<<"$output"
+  jq -e "[.tables[].id] == [\"lazy-pressure\", \"measured\"]" <<<"$output"
   jq -e --argjson low "$((65536 - $(nproc) * 31 * 4))" \
     "$t | map(select(.row == \"MADV_FREE · After advise\" and .figure == \"Region LazyFree\"))[0].cells[0] | .min >= \$low and .max <= 65536" <<<"$output"
   # DONTNEED: empty at once, all of it "reclaimed"; FREE: memory.current did not move

@@ -50,6 +50,32 @@ static const struct zone_info *find(const struct zoneinfo *zi, int node, const c
 	return NULL;
 }
 
+/* The i-th zone's "vm stats threshold" lines counted and added up straight
+ * from the text (independent of the parser): its CPUs and its drift. */
+static void thresholds_of(const char *buf, size_t zone, unsigned *cpus, unsigned long long *sum,
+			  unsigned long long *max)
+{
+	const char *p = buf;
+	size_t seen = 0;
+
+	*cpus = 0;
+	*sum = *max = 0;
+	while (p != NULL && *p) {
+		const char *nl = strchr(p, '\n');
+		unsigned long long v;
+
+		if (strncmp(p, "Node ", 5) == 0)
+			seen++;
+		else if (seen == zone + 1 && sscanf(p, "  vm stats threshold: %llu", &v) == 1) {
+			(*cpus)++;
+			*sum += v;
+			if (v > *max)
+				*max = v;
+		}
+		p = nl != NULL ? nl + 1 : NULL;
+	}
+}
+
 static void check_zoneinfo(const struct unit_fixture *f)
 {
 	static struct zoneinfo zi;
@@ -87,6 +113,23 @@ static void check_zoneinfo(const struct unit_fixture *f)
 			populated++;
 		if (z->managed > 0 && z->min >= 4)
 			CHECK(z->min < z->low && z->low < z->high);
+		/* The drift bound: every online CPU's threshold, added up
+		 * (mm/vmstat.c: refresh_zone_stat_thresholds' max_drift =
+		 * online CPUs x threshold); an empty zone prints none. */
+		{
+			unsigned cpus;
+			unsigned long long sum, max;
+
+			thresholds_of(f->buf, i, &cpus, &sum, &max);
+			CHECK_EQ_U64(z->nr_threshold_cpus, cpus);
+			CHECK_EQ_U64(z->drift, sum);
+			CHECK_EQ_U64(z->stat_threshold, max);
+			CHECK_EQ_U64(z->drift, z->stat_threshold * z->nr_threshold_cpus);
+			if (z->present > 0)
+				CHECK(z->nr_threshold_cpus >= 1);
+			else
+				CHECK_EQ_U64(z->drift, 0);
+		}
 	}
 	CHECK(populated >= 1);
 
@@ -129,6 +172,13 @@ static void check_zoneinfo(const struct unit_fixture *f)
 		CHECK_EQ_U64(dma->protection[1], dma32->managed / 256);
 		CHECK_EQ_U64(dma->protection[2], (dma32->managed + normal->managed) / 256);
 		CHECK_EQ_U64(dma32->protection[2], normal->managed / 256);
+		/* Two CPUs, each printing its threshold (read by eye: 4, 24, 20). */
+		CHECK_EQ_U64(dma->nr_threshold_cpus, 2);
+		CHECK_EQ_U64(dma->drift, 8);
+		CHECK_EQ_U64(dma32->drift, 48);
+		CHECK_EQ_U64(normal->stat_threshold, 20);
+		CHECK_EQ_U64(normal->drift, 40);
+		CHECK_EQ_U64(movable->drift, 0);
 	}
 }
 
@@ -189,6 +239,8 @@ static void test_errors(void)
 	expect_err(ZONE_HEAD "        min\n", "line 4");
 	expect_err(ZONE_HEAD "        min      99999999999999999999999\n", "64 bits");
 	expect_err(ZONE_HEAD "        min      5\n        min      5\n", "second 'min'");
+	expect_err(ZONE_OK "  pagesets\n    cpu: 0\n  vm stats threshold: x\n", "vm stats threshold");
+	expect_err(ZONE_OK "  pagesets\n    cpu: 0\n  vm stats threshold: 4 5\n", "vm stats threshold");
 	expect_err("Node 0, zone DMA\n  pages free\n", "line 2");
 	expect_err(ZONE_HEAD ZONE_MARKS ZONE_COUNTS "        protection: ()\n", "line 10");
 	expect_err(ZONE_HEAD ZONE_MARKS ZONE_COUNTS "        protection: (0, -1)\n", "line 10");
@@ -248,6 +300,49 @@ static void test_shapes(void)
 	CHECK_EQ_U64(zi.zones[1].cma, 0);
 }
 
+/* A constructed series of one zone (min 52, low 65) falling to its min, two
+ * CPUs, the threshold dropping from 4 to 1 at the third sample as kswapd's
+ * pressure threshold would (mm/vmstat.c: calculate_pressure_threshold, set
+ * while kswapd is awake): the lowest sample is judged with the drift of ITS
+ * moment, and a crossing within it is unresolved. */
+static void test_crossing_series(void)
+{
+	static const struct { unsigned long long free, thr; const char *vs_min; } series[] = {
+		{ 160, 4, "above" },    /* 108 over min, drift 8 */
+		{ 57, 4, "unresolved" },/* 5 over, within 8 */
+		{ 50, 1, "unresolved" },/* 2 under, within 2 */
+		{ 49, 1, "under" },     /* 3 under, beyond 2 */
+	};
+	static struct zoneinfo zi;
+	unsigned long long lowest = ~0ull, lowest_drift = 0;
+
+	for (size_t i = 0; i < sizeof(series) / sizeof(series[0]); i++) {
+		char text[1024];
+		struct lab_error err = { 0 };
+
+		snprintf(text, sizeof(text),
+			 "Node 0, zone      DMA\n  pages free     %llu\n        boost    0\n" ZONE_MARKS ZONE_COUNTS
+			 ZONE_PROT "  pagesets\n    cpu: 0\n              count: 3\n  vm stats threshold: %llu\n"
+			 "    cpu: 1\n              count: 5\n  vm stats threshold: %llu\n  node_unreclaimable:  0\n",
+			 series[i].free, series[i].thr, series[i].thr);
+		CHECK_EQ_U64(zoneinfo_parse(text, &zi, &err), 0);
+		CHECK_EQ_U64(zi.zones[0].drift, 2 * series[i].thr);
+		CHECK_EQ_U64(zi.zones[0].nr_threshold_cpus, 2);
+		CHECK_STR(zone_crossing(zi.zones[0].free, zi.zones[0].min, zi.zones[0].drift), series[i].vs_min);
+		if (zi.zones[0].free < lowest) {
+			lowest = zi.zones[0].free;
+			lowest_drift = zi.zones[0].drift;
+		}
+	}
+	CHECK_EQ_U64(lowest, 49);
+	CHECK_EQ_U64(lowest_drift, 2);
+	CHECK_STR(zone_crossing(lowest, 52, lowest_drift), "under");
+	CHECK_STR(zone_crossing(lowest, 65, lowest_drift), "under");     /* low: 16 under */
+	CHECK_STR(zone_crossing(52, 52, 0), "at");                       /* exactly on the line */
+	CHECK_STR(zone_crossing(52, 52, 1), "unresolved");
+	CHECK_STR(zone_crossing(51, 52, 0), "under");                    /* no drift (no SMP): exact */
+}
+
 int main(int argc, char **argv)
 {
 	root = unit_fixtures_root(argc, argv);
@@ -255,6 +350,7 @@ int main(int argc, char **argv)
 		return 2;
 	test_fixtures();
 	test_errors();
+	test_crossing_series();
 	test_shapes();
 	return unit_report("zoneinfo");
 }

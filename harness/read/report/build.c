@@ -94,7 +94,7 @@ static bool doc_feeds(const struct input *in, const struct tdef *d, const char *
 	const json_t *ids = json_object_get(json_object_get(in->doc, RK_SCENARIO), RK_REPORT);
 	size_t i;
 
-	if (d->everywhere)
+	if (d->everywhere || d->measured)
 		return true;
 	if (d->generic)
 		return !in->fed && scenario != NULL &&
@@ -184,6 +184,7 @@ static int table_build(struct report *rep, const struct tdef *d, const char *sce
 	t->source = d->file;
 	t->number = number;
 	t->generic = d->generic;
+	t->measured = d->measured;
 	t->scenario = scenario;
 	if (scenario != NULL)
 		snprintf(name, sizeof(name), "%s — %s", d->name, scenario);
@@ -236,7 +237,10 @@ static int table_build(struct report *rep, const struct tdef *d, const char *sce
 	if (rc == 0 && json_is_string(json_object_get(c.tref, "note")) &&
 	    table_note(t, "article: %s", json_string_value(json_object_get(c.tref, "note"))) < 0)
 		rc = lab_error_set(err, ENOMEM, "out of memory");
-	*built = rc == 0 && !(d->optional && t->nrows == 0);
+	/* How the runs were measured is printed where a run has a figure of
+	 * it: results from before the audit have none, and no such table.  An
+	 * optional table with no row is left out likewise. */
+	*built = rc == 0 && (!d->measured || t->nrows > 0) && !(d->optional && t->nrows == 0);
 out:
 	free(c.feed);
 	free(c.pick);
@@ -256,7 +260,7 @@ int report_build(struct report *rep, struct tdef *const *defs, size_t ndefs, str
 
 	for (i = 0; i < rep->nin; i++)
 		for (k = 0; k < ndefs && !rep->in[i].fed; k++)
-			rep->in[i].fed = !defs[k]->generic && doc_feeds(&rep->in[i], defs[k], NULL);
+			rep->in[i].fed = !defs[k]->generic && !defs[k]->measured && doc_feeds(&rep->in[i], defs[k], NULL);
 	for (i = 0; i < rep->nin; i++)
 		cap += rep->in[i].fed ? 0 : ndefs;
 	rep->tables = calloc(cap, sizeof(*rep->tables));
@@ -265,7 +269,7 @@ int report_build(struct report *rep, struct tdef *const *defs, size_t ndefs, str
 	for (i = 0; i < ndefs; i++) {
 		bool built;
 
-		if (defs[i]->generic)
+		if (defs[i]->generic || defs[i]->measured)
 			continue;
 		if ((rc = table_build(rep, defs[i], NULL, defs[i]->article != NULL ? i + 1 : 0,
 				      &rep->tables[rep->nt], &built, err)) < 0) {
@@ -310,6 +314,23 @@ int report_build(struct report *rep, struct tdef *const *defs, size_t ndefs, str
 			} else {
 				report_table_free(&rep->tables[rep->nt]);
 			}
+		}
+	}
+	/* Last, how it was all measured (tables.md: "measured"). */
+	for (i = 0; i < ndefs; i++) {
+		bool built;
+
+		if (!defs[i]->measured)
+			continue;
+		if ((rc = table_build(rep, defs[i], NULL, next + 1, &rep->tables[rep->nt], &built, err)) < 0) {
+			report_table_free(&rep->tables[rep->nt]);
+			return rc;
+		}
+		if (built) {
+			rep->nt++;
+			next++;
+		} else {
+			report_table_free(&rep->tables[rep->nt]);
 		}
 	}
 	return 0;

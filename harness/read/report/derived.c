@@ -7,6 +7,8 @@
  */
 #include "internal.h"
 
+#include "base/zoneinfo.h"
+
 #include <stdio.h>
 #include <string.h>
 
@@ -367,6 +369,182 @@ static void text_victims(const struct runref *const *runs, size_t n, const struc
 	}
 }
 
+/* A sampled free count against a line, with free's drift bound
+ * (harness/result/result.md: zones[].drift, summary.lowest_free): "1,524 ±
+ * 64 pages above min"; a difference within the bound is no crossing —
+ * "unresolved: 12 ± 64 pages under min" — since the true count may be on
+ * either side of the line.  unit "pages" or "kB". */
+static void margin_text(double free_v, double line, double drift, const char *unit, const char *what, char *buf,
+			size_t len)
+{
+	double d = free_v > line ? free_v - line : line - free_v;
+	const char *v = zone_crossing((unsigned long long)free_v, (unsigned long long)line, (unsigned long long)drift);
+	char a[32], b[32];
+
+	fmt_num(d, true, a, sizeof(a));
+	fmt_num(drift, true, b, sizeof(b));
+	if (strcmp(v, "at") == 0)
+		bufcat(buf, len, "at %s (± 0 %s)", what, unit);
+	else
+		bufcat(buf, len, "%s%s ± %s %s %s %s", strcmp(v, "unresolved") == 0 ? "unresolved: " : "", a, b, unit,
+		       free_v < line ? "under" : "above", what);
+}
+
+/* One run's text after another's: "; ". */
+static void next_run(char *buf, size_t len, bool *first)
+{
+	if (*first)
+		buf[0] = '\0';
+	else
+		bufcat(buf, len, "; ");
+	*first = false;
+}
+
+/* summary.lowest_free's element at path (a zone: "summary.lowest_free[
+ * zone=Normal,node=0]") against its min or low line, each run's. */
+static void text_lowest_vs(const struct runref *const *runs, size_t n, const struct fig *f, char *buf, size_t len,
+			   const char *line)
+{
+	char key[16];
+	bool first = true;
+
+	snprintf(buf, len, "%s", MISSING);
+	snprintf(key, sizeof(key), "%s_pages", line);
+	for (size_t i = 0; i < n; i++) {
+		enum walk_agg wa;
+		const json_t *el = json_walk(runs[i]->run, f->path, &wa);
+		double fr, ln, dr;
+
+		if (!json_num(json_object_get(el, "free_pages"), &fr) || !json_num(json_object_get(el, key), &ln) ||
+		    !json_num(json_object_get(el, "drift_pages"), &dr))
+			continue;
+		next_run(buf, len, &first);
+		margin_text(fr, ln, dr, "pages", line, buf, len);
+	}
+}
+
+static void text_lowest_vs_min(const struct runref *const *runs, size_t n, const struct fig *f, char *buf,
+			       size_t len)
+{
+	text_lowest_vs(runs, n, f, buf, len, "min");
+}
+
+static void text_lowest_vs_low(const struct runref *const *runs, size_t n, const struct fig *f, char *buf,
+			       size_t len)
+{
+	text_lowest_vs(runs, n, f, buf, len, "low");
+}
+
+/* The first OOM report's zone (path: "zone=Normal,node=0") free against its
+ * min, in kB as the kernel printed them, with the drift bound of the run's
+ * lowest sampled free of that zone (its threshold then, x online CPUs, in
+ * kB of the run's pages): the report's free is the same unfolded counter
+ * (mm/show_mem.c prints zone_page_state(zone, NR_FREE_PAGES)). */
+static void text_oom_vs_min(const struct runref *const *runs, size_t n, const struct fig *f, char *buf,
+			    size_t len)
+{
+	char zp[160], lp[160];
+	bool first = true;
+
+	snprintf(buf, len, "%s", MISSING);
+	if (f->path == NULL)
+		return;
+	snprintf(zp, sizeof(zp), RK_KMSG "." RK_OOM_KILLS "[0].zones[%s]", f->path);
+	snprintf(lp, sizeof(lp), "summary.lowest_free[%s]", f->path);
+	for (size_t i = 0; i < n; i++) {
+		enum walk_agg wa;
+		const json_t *z = json_walk(runs[i]->run, zp, &wa), *l = json_walk(runs[i]->run, lp, &wa);
+		double fr, mn, dr, page_kb = 4;
+
+		if (!json_num(json_object_get(z, "free_kb"), &fr) || !json_num(json_object_get(z, "min_kb"), &mn) ||
+		    !json_num(json_object_get(l, "drift_pages"), &dr))
+			continue;
+		{
+			double ps;     /* the page size a workload reported (its start event) */
+
+			if (path_num(runs[i]->run, RK_WORKLOADS "[0].facts.page_size", &ps) && ps > 0)
+				page_kb = ps / 1024;
+		}
+		next_run(buf, len, &first);
+		margin_text(fr, mn, dr * page_kb, "kB", "min", buf, len);
+	}
+}
+
+/* A source's reads over the runs (summary.audit.sources[name=PATH],
+ * harness/result/result.md): "p50 21 · p99 40 · max 95 µs · 4,010 B",
+ * each the median of the runs' (their max the largest). */
+static void text_source_reads(const struct runref *const *runs, size_t n, const struct fig *f, char *buf,
+			      size_t len)
+{
+	static const char *const q[] = { "p50", "p99", "max" };
+	double v[3][64], bytes[64], split = 0, x;
+	size_t k = 0;
+	char path[160], num[32];
+
+	snprintf(buf, len, "%s", MISSING);
+	if (f->path == NULL)
+		return;
+	snprintf(path, sizeof(path), "summary.audit.sources[name=%s]", f->path);
+	for (size_t i = 0; i < n && k < 64; i++) {
+		enum walk_agg wa;
+		const json_t *s = json_walk(runs[i]->run, path, &wa);
+		const json_t *rd = json_object_get(s, "read_ns");
+		bool ok = s != NULL;
+
+		for (size_t j = 0; ok && j < 3; j++)
+			ok = json_num(json_object_get(rd, q[j]), &v[j][k]);
+		if (!ok || !path_num(s, "bytes.mean", &bytes[k]))
+			continue;
+		if (json_num(json_object_get(s, "split_snapshots"), &x))
+			split += x;
+		k++;
+	}
+	if (k == 0)
+		return;
+	buf[0] = '\0';
+	for (size_t j = 0; j < 3; j++) {
+		double m = j == 2 ? v[2][0] : median_of(v[j], k);
+
+		for (size_t i = 1; j == 2 && i < k; i++)
+			m = v[2][i] > m ? v[2][i] : m;
+		fmt_num(floor_of(m / 100 + 0.5) / 10, true, num, sizeof(num));
+		bufcat(buf, len, "%s%s %s", j ? " · " : "", q[j], num);
+	}
+	fmt_num(floor_of(median_of(bytes, k) + 0.5), true, num, sizeof(num));
+	bufcat(buf, len, " µs · %s B", num);
+	if (split > 0) {
+		fmt_num(split, true, num, sizeof(num));
+		bufcat(buf, len, " · %s split snapshots", num);
+	}
+}
+
+/* summary.audit.far over the runs: "2 of 3 runs: tick interval p50 …" (the
+ * first run's words, whole); "—" when no run was far. */
+static void text_far(const struct runref *const *runs, size_t n, const struct fig *f, char *buf, size_t len)
+{
+	const char *first = NULL;
+	size_t k = 0;
+
+	(void)f;
+	snprintf(buf, len, "%s", MISSING);
+	for (size_t i = 0; i < n; i++) {
+		enum walk_agg wa;
+		const char *far = json_string_value(json_walk(runs[i]->run, "summary.audit.far", &wa));
+
+		if (far == NULL)
+			continue;
+		k++;
+		if (first == NULL)
+			first = far;
+	}
+	if (first == NULL)
+		return;
+	if (n > 1)
+		snprintf(buf, len, "%zu of %zu runs: %s", k, n, first);
+	else
+		snprintf(buf, len, "%s", first);
+}
+
 /* ------------------------------------------------------------- tables */
 
 static const struct named_get getters[] = {
@@ -389,6 +567,11 @@ static const struct named_text texts[] = {
 	{"lazy_source", text_lazy_source, "where lazy_counter read the key"},
 	{"top_others", text_top_others, "the largest LazyFree holders besides the control"},
 	{"victims", text_victims, "the OOM kills of the kernel log, in order"},
+	{"lowest_vs_min", text_lowest_vs_min, "summary.lowest_free's element at path against min, ± its drift bound"},
+	{"lowest_vs_low", text_lowest_vs_low, "the same against low"},
+	{"far", text_far, "summary.audit.far: what was far from asked, and in how many of the runs"},
+	{"source_reads", text_source_reads, "summary.audit.sources[name=PATH]: read p50 · p99 · max µs · bytes"},
+	{"oom_vs_min", text_oom_vs_min, "the first OOM report's zone (path: zone=Z,node=N) free against min, ± drift"},
 };
 
 fig_get derived_get(const char *name)

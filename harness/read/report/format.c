@@ -343,6 +343,8 @@ static json_t *table_json(const struct report_table *t)
 	if (!bad && t->generic)
 		bad = json_object_set_new(j, "generic", json_true()) < 0 ||
 		      json_object_set_new(j, "scenario", json_string(t->scenario)) < 0;
+	if (!bad && t->measured)
+		bad = json_object_set_new(j, "measured", json_true()) < 0;
 	for (i = 0; !bad && i < t->ncols; i++) {
 		const struct report_column *c = &t->cols[i];
 

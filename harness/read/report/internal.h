@@ -121,6 +121,7 @@ struct tdef {
 	const char *unsupported_cgroup; /* cells of such columns read unsupported_text */
 	const char *unsupported_text;
 	bool generic;
+	bool measured;                  /* how the runs were measured: every result, printed last, only with a figure */
 	bool beside;                    /* from a file beside a scenario: feeds that scenario's results */
 	bool everywhere;                /* from --tables: feeds every result given */
 	const char *scenario_file;      /* beside: the scenario file it sits beside */

@@ -290,18 +290,19 @@ static int collect_defs(struct report *rep, size_t nextra, size_t ndir, struct t
 	if (defs == NULL)
 		return lab_error_set(err, ENOMEM, "out of memory");
 	*n = 0;
-	for (pass = 0; pass < 4; pass++)
+	for (pass = 0; pass < 5; pass++)
 		for (i = 0; i < rep->nfiles; i++) {
 			bool extra = i < nextra, dir = i >= nextra && i < nextra + ndir;
 
 			for (k = 0; k < rep->files[i]->ntables; k++) {
 				struct tdef *d = &rep->files[i]->tables[k];
-				bool take = pass == 0 ? dir && !d->generic && d->article != NULL &&
+				bool take = d->measured ? pass == 4
+					    : pass == 0 ? dir && !d->generic && d->article != NULL &&
 							!defined_in(rep->files, nextra, d->id)
 					    : pass == 1 ? (extra && !d->generic) ||
 							  (dir && !d->generic && d->article == NULL)
 					    : pass == 2 ? !extra && !dir && !d->generic
-					    : d->generic;
+					    : pass == 3 && d->generic;
 
 				if (take)
 					defs[(*n)++] = d;
@@ -395,7 +396,8 @@ static int need_for(const json_t *head, struct result_need *need, void *arg, str
 	 * takes the result (then the generic report does not). */
 	for (size_t i = 0; i < c->rep->nfiles; i++)
 		for (size_t k = 0; k < c->rep->files[i]->ntables; k++)
-			tmp.fed |= !c->rep->files[i]->tables[k].generic && engine_feeds(&tmp, &c->rep->files[i]->tables[k]);
+			tmp.fed |= !c->rep->files[i]->tables[k].generic && !c->rep->files[i]->tables[k].measured &&
+				   engine_feeds(&tmp, &c->rep->files[i]->tables[k]);
 	for (size_t i = 0; i < c->rep->nfiles && rc == 0; i++)
 		for (size_t k = 0; k < c->rep->files[i]->ntables && rc == 0; k++) {
 			const struct tdef *d = &c->rep->files[i]->tables[k];

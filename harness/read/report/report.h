@@ -139,6 +139,7 @@ struct report_table {
 	const char *source;             /* the data file that declared it */
 	size_t number;                  /* 1.., as printed */
 	bool generic;                   /* the generic report (no table declared) */
+	bool measured;                  /* how the runs were measured (tables.md: "measured") */
 	const char *scenario;           /* generic: the scenario's name; NULL otherwise */
 	bool has_article;               /* an article column is printed */
 	const char *article_col;        /* its heading */

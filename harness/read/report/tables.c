@@ -442,7 +442,7 @@ static int parse_entries(struct loader *l, const json_t *rows, struct figlist *o
 
 static const char *const table_keys[] = {
 	"id", "name", "row_head", "compare", "variants", "notes", "unsupported", "reference", "generic", "rows",
-	"optional", "comment", NULL,
+	"measured", "optional", "comment", NULL,
 };
 
 static int parse_table(struct loader *l, const json_t *o, struct tdef *d)
@@ -469,6 +469,7 @@ static int parse_table(struct loader *l, const json_t *o, struct tdef *d)
 	if (d->row_head == NULL)
 		d->row_head = "Row";
 	d->generic = json_is_true(json_object_get(o, "generic"));
+	d->measured = json_is_true(json_object_get(o, "measured"));
 	if (json_object_get(o, "optional") != NULL && !json_is_boolean(json_object_get(o, "optional")))
 		return bad(l, "'optional' must be true or false");
 	d->optional = json_is_true(json_object_get(o, "optional"));

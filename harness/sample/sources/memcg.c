@@ -4,12 +4,15 @@
  * kills since 4.13: mm/memcontrol-v1.c).  O(1): every tick.
  *
  *   {"usage_bytes", "oom_kill", "oom_group_kill" (v2; 0 on v1),
- *    "stat": {memory.stat as printed}, "events": {memory.events | oom_control}}
+ *    "stat": {memory.stat as printed}, "events": {memory.events | oom_control},
+ *    "kmem_bytes": v1 memory.kmem.usage_in_bytes,
+ *    "stat_sum_bytes": memory.stat's anon + file + kernel (v1 rss + cache + kmem_bytes)}
  * (memcg_peak adds "peak_bytes"). */
 #include "source.h"
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "base/fileio.h"
 #include "base/kv.h"
@@ -28,17 +31,64 @@ static int parse_u64_line(const char *buf, unsigned long long *v)
 	return 0;
 }
 
+/* memory.stat's fields that add up to what memory.current counts: v2
+ * anon + file + kernel (mm/memcontrol.c: memory_stat_format; "kernel" is
+ * every kernel allocation charged: slab, stacks, page tables, percpu, sock,
+ * vmalloc); v1 rss + cache (memcg1_stat_format) and, read right after,
+ * memory.kmem.usage_in_bytes: the kernel memory v1's usage_in_bytes counts
+ * too (mm/memcontrol-v1.c: memcg1_account_kmem charges both counters), which
+ * v1's memory.stat does not print.  kmem is an exact page counter: the lag
+ * is memory.stat's. */
+static const char *const sum_v2[] = { "anon", "file", "kernel" };
+static const char *const sum_v1[] = { "rss", "cache" };
+
+const char *source_memcg_sum_fields(enum cg_version cg)
+{
+	return cg == CG_VERSION_V1 ? "rss+cache (memory.stat) + memory.kmem.usage_in_bytes" : "anon+file+kernel";
+}
+
+static unsigned long long stat_sum(const char *stat, enum cg_version cg, unsigned *found)
+{
+	const char *const *keys = cg == CG_VERSION_V1 ? sum_v1 : sum_v2;
+	size_t nk = cg == CG_VERSION_V1 ? 2 : 3;
+	unsigned long long sum = 0;
+
+	*found = 0;
+	for (const char *p = stat; *p != '\0'; p = lex_next_line(lex_line_end(p))) {
+		for (size_t k = 0; k < nk; k++) {
+			size_t n = strlen(keys[k]);
+			unsigned long long v;
+			const char *end;
+
+			if (strncmp(p, keys[k], n) == 0 && p[n] == ' ' && lex_u64(p + n + 1, 10, &v, &end) == 0) {
+				sum += v;
+				(*found)++;
+			}
+		}
+	}
+	return sum;
+}
+
 static int memcg_emit(struct source_ctx *ctx, void *state, struct jw *w, struct lab_error *err)
 {
 	struct memcg_state *st = state;
 	const char *cur;
 	const char *stat;
 	const char *events;
-	unsigned long long usage;
+	const char *kmem = NULL;
+	unsigned long long usage, kmem_bytes = 0;
+	unsigned found;
 	int ret;
 
+	/* memory.current, then at once memory.stat: the two a lag between
+	 * the exact counter and the flushed statistics is measured from. */
 	if ((ret = source_read_sandbox(ctx, "memory.current", &cur, err)) < 0)
 		return ret;
+	if ((ret = source_read_sandbox(ctx, "memory.stat", &stat, err)) < 0)
+		return ret;
+	if (ctx->cg == CG_VERSION_V1 && source_read_sandbox(ctx, "memory.kmem.usage_in_bytes", &kmem, err) == 0 &&
+	    parse_u64_line(kmem, &kmem_bytes) < 0)
+		kmem = NULL;
 	if (parse_u64_line(cur, &usage) < 0)
 		return lab_error_set(err, EINVAL, "memory usage: not a number: %.40s", cur);
 	if ((ret = source_read_sandbox(ctx, "memory.events", &events, err)) < 0)
@@ -59,12 +109,20 @@ static int memcg_emit(struct source_ctx *ctx, void *state, struct jw *w, struct 
 	/* memory.stat's ~45 lines straight into the text: no list to fill and
 	 * read again at every tick (on an error the caller rewinds). */
 	jw_key(w, "stat");
-	if ((ret = source_read_sandbox(ctx, "memory.stat", &stat, err)) < 0)
-		return ret;
 	if ((ret = source_kv_emit_text(w, stat, false, err)) < 0)
 		return lab_error_prefix(err, "memory.stat");
 	jw_key(w, "events");
 	source_kv_emit(w, &st->events);
+	if (kmem != NULL) {
+		jw_key(w, "kmem_bytes");
+		jw_i64(w, (long long)kmem_bytes);
+	}
+	ctx->facts.stat_sum_bytes = stat_sum(stat, ctx->cg, &found) + kmem_bytes;
+	ctx->facts.have_stat_sum = ctx->cg == CG_VERSION_V1 ? found == 2u && kmem != NULL : found == 3u;
+	if (ctx->facts.have_stat_sum) {
+		jw_key(w, "stat_sum_bytes");
+		jw_i64(w, (long long)ctx->facts.stat_sum_bytes);
+	}
 	jw_obj_end(w);
 	ctx->facts.have_usage = true;
 	ctx->facts.usage_bytes = usage;
@@ -83,7 +141,7 @@ const struct source source_memcg = {
 	.where = SOURCE_CG,
 	.cadence = SOURCE_TICK,
 	.in_steps = true,
-	.files = "memory.current memory.stat memory.events",
+	.files = "memory.current memory.stat memory.events memory.kmem.usage_in_bytes",
 	.doc = "the sandbox's usage, memory.stat and memory.events (v1: oom_control)",
 	.state_size = sizeof(struct memcg_state),
 	.emit = memcg_emit,

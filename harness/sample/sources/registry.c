@@ -8,6 +8,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/hist.h"
+#include "base/kfile.h"
 
 extern const struct source source_memcg, source_memcg_peak, source_vmstat, source_meminfo,
 	source_zones, source_smaps_rollup, source_psi, source_memcg_pressure, source_memcg_events,
@@ -42,15 +47,35 @@ const char *source_cadence_name(enum source_cadence c)
 	return c == SOURCE_TICK ? "tick" : c == SOURCE_STEP ? "step" : "?";
 }
 
+/* A source reads at most this many files of its own (memcg: three). */
+#define SLOT_FILES 4
+
 struct source_slot {
+	/* What every sample touches, first and together. */
 	const struct source *src;
 	void *state;
 	bool open;
+	size_t nr_files;
+	uint64_t cur_read_ns;           /* this sample's reads so far */
+	unsigned long long cur_bytes;
+	/* The audit (source_set_audit), per sample it was read in: its reads'
+	 * wall time (a histogram, fed through the set's stage) and bytes.  Its
+	 * parsing is not timed apart: two clock reads per source per sample
+	 * for a figure nobody asked would be half the audit's cost. */
+	unsigned long long samples, bytes_sum, bytes_max, errors, plain_reads;
+	/* Its files, kept open for the run (base/kfile.h), by path. */
+	struct lab_kfile files[SLOT_FILES];
+	struct lab_hist read_ns;
 	char reason[LAB_ERROR_MSG_MAX];  /* why it is not read here */
 };
 
 struct source_set {
 	struct source_ctx *ctx;
+	/* Per sample, all its sources' reads together: [0] plain ticks (the
+	 * O(1) sources alone), [1] burst samples, [2] the others (steps,
+	 * walks, the start and the end: page walks too) (source_set_reads). */
+	struct lab_hist sample_read_ns[3];
+	struct lab_hist_stage stage;    /* the adds to these and the slots' (base/hist.h) */
 	size_t n;
 	struct source_slot slots[];
 };
@@ -73,6 +98,79 @@ static bool exists_here(const struct source *s, const struct source_ctx *ctx, ch
 	return true;
 }
 
+/* Whether a source's files stay open: the machine's and the sandbox's
+ * (O(1) counters files, the same path all run); a workload's /proc/PID/…
+ * are opened at each read (page walks, read at steps). */
+static bool keeps_files(const struct source_slot *sl)
+{
+	return !(sl->src->where & SOURCE_WORKLOAD);
+}
+
+/* A file a source names (source.h: files) as a path here: "/proc/…" as it
+ * is, a sandbox file by its name on this cgroup version. */
+static bool file_path(const struct source_ctx *ctx, const char *tok, char *path, size_t len)
+{
+	const char *name;
+
+	if (tok[0] == '/')
+		return (size_t)snprintf(path, len, "%s", tok) < len;
+	if (ctx->sb == NULL || (name = sandbox_file_name(ctx->cg, tok)) == NULL)
+		return false;
+	return (size_t)snprintf(path, len, "%s/%s", sandbox_path(ctx->sb), name) < len;
+}
+
+/* Files of one record each, whose EOF needs no second call (base/kfile.h):
+ * /proc/meminfo (fs/proc/meminfo.c: proc_create_single), /proc/pressure/…
+ * (kernel/sched/psi.c: single_open) and a cgroup's memory.* files (every one
+ * in mm/memcontrol.c and memcontrol-v1.c is a seq_show or read_u64 file with
+ * no seq_start: kernel/cgroup/cgroup.c, cgroup_seqfile_start shows it once).
+ * /proc/vmstat, zoneinfo and buddyinfo are one record per line or zone. */
+static unsigned kfile_flags(const struct source_ctx *ctx, const char *path)
+{
+	const char *sb = ctx->sb != NULL ? sandbox_path(ctx->sb) : NULL;
+	size_t n = sb != NULL ? strlen(sb) : 0;
+
+	if (strcmp(path, "/proc/meminfo") == 0 || strncmp(path, "/proc/pressure/", 15) == 0)
+		return LAB_KFILE_ONE_RECORD;
+	if (sb != NULL && strncmp(path, sb, n) == 0 && strncmp(path + n, "/memory.", 8) == 0)
+		return LAB_KFILE_ONE_RECORD;
+	return 0;
+}
+
+/* Open the files a keeping source names, once: the sources line then says
+ * how each is read (kept, or open/read/close and why).  A file that is not
+ * there (memory.peak before 5.19) is left to the source's own read. */
+static void preopen(struct source_slot *sl, const struct source_ctx *ctx)
+{
+	const char *p = sl->src->files;
+
+	if (!keeps_files(sl))
+		return;
+	while (p != NULL && *p != '\0' && sl->nr_files < SLOT_FILES) {
+		char tok[128], path[4352];
+		size_t n = strcspn(p, " ");
+		struct lab_error e;
+
+		if (n > 0 && n < sizeof(tok)) {
+			memcpy(tok, p, n);
+			tok[n] = '\0';
+			if (file_path(ctx, tok, path, sizeof(path)) &&
+			    lab_kfile_open(&sl->files[sl->nr_files], path, kfile_flags(ctx, path), &e) == 0)
+				sl->nr_files++;
+		}
+		p += n;
+		while (*p == ' ')
+			p++;
+	}
+}
+
+static void slot_files_close(struct source_slot *sl)
+{
+	for (size_t i = 0; i < sl->nr_files; i++)
+		lab_kfile_close(&sl->files[i]);
+	sl->nr_files = 0;
+}
+
 int source_set_open(struct source_ctx *ctx, struct source_set **out, struct lab_error *err)
 {
 	size_t n = 0;
@@ -89,10 +187,12 @@ int source_set_open(struct source_ctx *ctx, struct source_set **out, struct lab_
 		struct source_slot *sl = &set->slots[i];
 		const struct source *s = source_table[i];
 		struct lab_error e = { 0 };
+		int ret;
 
 		sl->src = s;
 		if (!exists_here(s, ctx, sl->reason, sizeof(sl->reason)))
 			continue;
+		preopen(sl, ctx);
 		if (s->state_size > 0) {
 			sl->state = calloc(1, s->state_size);
 			if (sl->state == NULL) {
@@ -100,12 +200,16 @@ int source_set_open(struct source_ctx *ctx, struct source_set **out, struct lab_
 				return lab_error_errno(err, ENOMEM, "source %s", s->name);
 			}
 		}
-		if (s->open != NULL && s->open(ctx, sl->state, &e) < 0) {
+		ctx->reading = sl;
+		ret = s->open != NULL ? s->open(ctx, sl->state, &e) : 0;
+		ctx->reading = NULL;
+		if (ret < 0) {
 			snprintf(sl->reason, sizeof(sl->reason), "%s", e.msg);
 			if (s->close != NULL)
 				s->close(sl->state);
 			free(sl->state);
 			sl->state = NULL;
+			slot_files_close(sl);
 			continue;
 		}
 		sl->open = true;
@@ -121,6 +225,26 @@ static bool due(const struct source_slot *sl, unsigned cadences)
 	return sl->open && ((cadences & SOURCE_BURST) ? s->in_bursts : (cadences & s->cadence) != 0);
 }
 
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* One sample's reading of a source, into its audit. */
+static void slot_account(struct source_set *set, struct source_slot *sl, int ret)
+{
+	lab_hist_stage_add(&set->stage, &sl->read_ns, sl->cur_read_ns);
+	sl->samples++;
+	sl->bytes_sum += sl->cur_bytes;
+	if (sl->cur_bytes > sl->bytes_max)
+		sl->bytes_max = sl->cur_bytes;
+	if (ret < 0)
+		sl->errors++;
+}
+
 /* One source's value at w; an error leaves {"error": msg} in its place. */
 static int emit_one(struct source_set *set, struct source_slot *sl, struct jw *w)
 {
@@ -130,6 +254,9 @@ static int emit_one(struct source_set *set, struct source_slot *sl, struct jw *w
 	json_t *v = NULL;
 	int ret;
 
+	sl->cur_read_ns = 0;
+	sl->cur_bytes = 0;
+	set->ctx->reading = sl;
 	if (s->emit != NULL) {
 		ret = s->emit(set->ctx, sl->state, w, &e);
 	} else {
@@ -140,6 +267,8 @@ static int emit_one(struct source_set *set, struct source_slot *sl, struct jw *w
 			ret = -ENODATA;
 		json_decref(v);
 	}
+	set->ctx->reading = NULL;
+	slot_account(set, sl, ret);
 	if (ret < 0) {
 		jw_rewind(w, m);
 		jw_obj(w);
@@ -152,6 +281,8 @@ static int emit_one(struct source_set *set, struct source_slot *sl, struct jw *w
 
 void source_set_emit(struct source_set *set, unsigned cadences, struct jw *w)
 {
+	uint64_t reads = 0;
+
 	memset(&set->ctx->facts, 0, sizeof(set->ctx->facts));
 	for (size_t i = 0; i < set->n; i++) {
 		struct source_slot *sl = &set->slots[i];
@@ -179,15 +310,30 @@ void source_set_emit(struct source_set *set, unsigned cadences, struct jw *w)
 			w->len--;       /* the host's '}' */
 			w->comma = w->data[w->len - 1] != '{';
 			im = jw_mark(w);
-			if (in->src->emit(set->ctx, in->state, w, &e) < 0) {
-				jw_rewind(w, im);
-				jw_key(w, "error");
-				jw_str(w, e.msg[0] ? e.msg : "read failed");
+			{
+				int r;
+
+				in->cur_read_ns = 0;
+				in->cur_bytes = 0;
+				set->ctx->reading = in;
+				r = in->src->emit(set->ctx, in->state, w, &e);
+				set->ctx->reading = NULL;
+				slot_account(set, in, r);
+				if (r < 0) {
+					jw_rewind(w, im);
+					jw_key(w, "error");
+					jw_str(w, e.msg[0] ? e.msg : "read failed");
+				}
 			}
 			jw_raw(w, "}", 1);
 			w->comma = true;
 		}
 	}
+	for (size_t i = 0; i < set->n; i++)
+		if (due(&set->slots[i], cadences))
+			reads += set->slots[i].cur_read_ns;
+	lab_hist_stage_add(&set->stage, &set->sample_read_ns[(cadences & SOURCE_BURST) ? 1 : cadences == SOURCE_TICK ? 0 : 2],
+			   reads);
 }
 
 void source_set_sample(struct source_set *set, unsigned cadences, json_t *sample)
@@ -245,6 +391,24 @@ void source_set_record_start(const struct source_set *set, json_t *run)
 	}
 }
 
+/* How an open source reads its files: "read": "kept" (each opened once,
+ * pread from 0 at every sample), "reopen" (open/read/close at every sample:
+ * "why" says why — a file that cannot be re-read, PAGELAB_SOURCE_READ=reopen,
+ * or a workload's /proc/PID file). */
+static void describe_reads(const struct source_slot *sl, json_t *o)
+{
+	const char *why = NULL;
+
+	if (!keeps_files(sl))
+		why = "a workload's /proc/PID file: opened at each read";
+	for (size_t i = 0; why == NULL && i < sl->nr_files; i++)
+		if (sl->files[i].reopen)
+			why = sl->files[i].why;
+	json_object_set_new(o, "read", json_string(why == NULL ? "kept" : "reopen"));
+	if (why != NULL)
+		json_object_set_new(o, "why", json_string(why));
+}
+
 json_t *source_set_describe(const struct source_set *set)
 {
 	json_t *a = json_array();
@@ -259,9 +423,83 @@ json_t *source_set_describe(const struct source_set *set)
 			json_object_set_new(o, "into", json_string(sl->src->into));
 		if (!sl->open)
 			json_object_set_new(o, "reason", json_string(sl->reason));
+		else
+			describe_reads(sl, o);
 		json_array_append_new(a, o);
 	}
 	return a;
+}
+
+/* {"p50", "p99", "max"} of a histogram of ns, as integer ns. */
+static json_t *q_json(const struct lab_hist *h)
+{
+	return json_pack("{s:I, s:I, s:I}", "p50", (json_int_t)lab_hist_quantile(h, 0.5), "p99",
+			 (json_int_t)lab_hist_quantile(h, 0.99), "max", (json_int_t)h->max);
+}
+
+void source_set_audit_flush(struct source_set *set)
+{
+	lab_hist_stage_flush(&set->stage);
+}
+
+json_t *source_set_audit(const struct source_set *set)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; i < set->n; i++) {
+		const struct source_slot *sl = &set->slots[i];
+		unsigned long long splits = 0;
+		json_t *o, *files = json_array();
+
+		if (!sl->open)
+			continue;
+		for (size_t k = 0; k < sl->nr_files; k++) {
+			const struct lab_kfile *f = &sl->files[k];
+
+			splits += f->splits;
+			json_array_append_new(files, json_pack("{s:s, s:s, s:I, s:I, s:i, s:I}", "path", f->path,
+							       "read", f->reopen ? "reopen" : "kept", "reads",
+							       (json_int_t)f->nr, "splits", (json_int_t)f->splits,
+							       "max_calls", (int)f->max_reads, "regrows",
+							       (json_int_t)f->regrows));
+		}
+		o = json_pack("{s:s, s:I, s:o, s:{s:I, s:I}, s:I, s:I, s:o}", "name", sl->src->name,
+			      "samples", (json_int_t)sl->samples, "read_ns", q_json(&sl->read_ns), "bytes", "mean",
+			      (json_int_t)(sl->samples ? sl->bytes_sum / sl->samples : 0), "max",
+			      (json_int_t)sl->bytes_max, "split_snapshots", (json_int_t)splits, "errors",
+			      (json_int_t)sl->errors, "files", files);
+		if (sl->plain_reads > 0)
+			json_object_set_new(o, "plain_reads", json_integer((json_int_t)sl->plain_reads));
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
+const char *source_set_read_mode(const struct source_set *set, unsigned long long *splits)
+{
+	const char *mode = "kept";
+
+	*splits = 0;
+	for (size_t i = 0; i < set->n; i++) {
+		const struct source_slot *sl = &set->slots[i];
+
+		for (size_t k = 0; sl->open && k < sl->nr_files; k++) {
+			*splits += sl->files[k].splits;
+			if (sl->files[k].reopen)
+				mode = "reopen";
+		}
+	}
+	return mode;
+}
+
+json_t *source_set_reads(const struct source_set *set, int kind, double *p99_us)
+{
+	const struct lab_hist *h = &set->sample_read_ns[kind < 0 || kind > 2 ? 0 : kind];
+
+	*p99_us = (double)lab_hist_quantile(h, 0.99) / 1e3;
+	if (h->n == 0)
+		return NULL;
+	return json_pack("{s:I, s:o}", "samples", (json_int_t)h->n, "read_ns", q_json(h));
 }
 
 void source_set_close(struct source_set *set)
@@ -274,6 +512,7 @@ void source_set_close(struct source_set *set)
 		if (sl->open && sl->src->close != NULL)
 			sl->src->close(sl->state);
 		free(sl->state);
+		slot_files_close(sl);
 	}
 	lab_buf_free(&set->ctx->buf);
 	free(set);
@@ -330,24 +569,75 @@ int source_emitted(struct jw *w, json_t **out, struct lab_error *err)
 	return 0;
 }
 
-int source_read(struct source_ctx *ctx, const char *path, const char **text, struct lab_error *err)
+/* A file of a source not kept open: opened, read, closed (timed all the same). */
+static int plain_read(struct source_ctx *ctx, struct source_slot *sl, const char *path, const char **text,
+		      struct lab_error *err)
 {
+	uint64_t t0 = mono_ns();
 	int ret = lab_read_fileat_buf(AT_FDCWD, path, &ctx->buf, err);
 
+	if (sl != NULL) {
+		sl->cur_read_ns += mono_ns() - t0;
+		sl->cur_bytes += ret == 0 ? ctx->buf.len : 0;
+		sl->plain_reads++;
+	}
 	*text = ret == 0 ? ctx->buf.data : NULL;
 	return ret;
+}
+
+int source_read(struct source_ctx *ctx, const char *path, const char **text, struct lab_error *err)
+{
+	struct source_slot *sl = ctx->reading;
+	struct lab_kfile *f = NULL;
+	int ret;
+
+	*text = NULL;
+	if (sl == NULL || !keeps_files(sl))
+		return plain_read(ctx, sl, path, text, err);
+	for (size_t i = 0; i < sl->nr_files && f == NULL; i++)
+		if (strcmp(sl->files[i].path, path) == 0)
+			f = &sl->files[i];
+	if (f == NULL) {
+		if (sl->nr_files == SLOT_FILES)
+			return plain_read(ctx, sl, path, text, err);
+		f = &sl->files[sl->nr_files];
+		if ((ret = lab_kfile_open(f, path, kfile_flags(ctx, path), err)) < 0)
+			return ret;
+		sl->nr_files++;
+	} else if ((ret = lab_kfile_read(f, err)) == -ENODEV) {
+		/* Its file was removed (a cgroup's): open it again if it is
+		 * back, else -ENOENT (source_read_sandbox tells a gone sandbox). */
+		ret = lab_kfile_reopen(f, err);
+	}
+	if (ret < 0)
+		return ret;
+	sl->cur_read_ns += f->ns;
+	sl->cur_bytes += f->buf.len;
+	*text = f->buf.data;
+	return 0;
 }
 
 int source_read_sandbox(struct source_ctx *ctx, const char *v2name, const char **text,
 			struct lab_error *err)
 {
+	char path[4352];
+	const char *name;
 	int ret;
 
 	*text = NULL;
 	if (ctx->sb == NULL)
 		return lab_error_set(err, ENODEV, "no sandbox");
-	ret = sandbox_read_file_buf(ctx->sb, v2name, &ctx->buf, err);
-	if (ret == 0)
-		*text = ctx->buf.data;
-	return ret;
+	if ((name = sandbox_file_name(ctx->cg, v2name)) == NULL)
+		return lab_error_set(err, EOPNOTSUPP, "%s has no cgroup v1 equivalent", v2name);
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", sandbox_path(ctx->sb), name) >= sizeof(path))
+		return lab_error_set(err, ENAMETOOLONG, "sandbox path too long");
+	ret = source_read(ctx, path, text, err);
+	if (ret != -ENOENT && ret != -ENODEV)
+		return ret;
+	if (access(sandbox_path(ctx->sb), F_OK) < 0 && errno == ENOENT) {
+		lab_error_set(err, ENOENT, "sandbox %s is gone", sandbox_path(ctx->sb));
+		snprintf(ctx->sandbox_gone, sizeof(ctx->sandbox_gone), "%s", err->msg);
+		return -ENOENT;
+	}
+	return lab_error_set(err, ENOENT, "%s: no such file", path);
 }

@@ -73,8 +73,13 @@ struct source_ctx {
 	bool burst;                     /* this sample is a burst's: the slim form */
 	bool at_step;                   /* this sample is a step's, the start's or the end's
 					 * (not a tick's or a walk's): baselines move here */
-	struct lab_buf buf;             /* reused by every read (source_read*): a tick
-					 * allocates no read buffer; freed by source_set_close */
+	struct lab_buf buf;             /* reused by the reads of files not kept open (a
+					 * workload's /proc/PID/…): freed by source_set_close */
+	void *reading;                  /* the registry's: the source being read, whose
+					 * files stay open (source_read) */
+	/* A sandbox file found the sandbox removed (source_read_sandbox): the
+	 * sampler ends the run, saying this. */
+	char sandbox_gone[LAB_ERROR_MSG_MAX];
 	/* What the sampler needs of this sample, typed, so it never reads the
 	 * sample's text back: set by the sources that read it (memcg, zones),
 	 * cleared before each sample. */
@@ -82,6 +87,10 @@ struct source_ctx {
 		bool have_usage;
 		unsigned long long usage_bytes;         /* memcg: memory.current */
 		const struct zoneinfo *zones;           /* zones: this sample's /proc/zoneinfo */
+		/* memcg: memory.stat's sum that memory.current should equal, read
+		 * right after it (v2 anon + file + kernel, v1 rss + cache). */
+		bool have_stat_sum;
+		unsigned long long stat_sum_bytes;
 	} facts;
 };
 
@@ -151,10 +160,34 @@ void source_set_sample(struct source_set *set, unsigned cadences, json_t *sample
 /* Each opened source's start record (run_key) into run. */
 void source_set_record_start(const struct source_set *set, json_t *run);
 
-/* What was opened, for the result: [{name, cadence, files, available, reason}]. */
+/* What was opened, for the result: [{name, cadence, files, available, reason,
+ * read ("kept" | "reopen"), why}]. */
 json_t *source_set_describe(const struct source_set *set);
 
+/* The sources' own audit over the run (harness/result/result.md,
+ * summary.audit.sources): per source its samples, read cost (the reads'
+ * wall time per sample: p50, p99, max ns), bytes per sample, split
+ * snapshots and errors. */
+json_t *source_set_audit(const struct source_set *set);
+/* Before source_set_audit and source_set_reads: the held histogram adds made. */
+void source_set_audit_flush(struct source_set *set);
+
+/* "kept" when every file the machine's and the sandbox's sources read was
+ * kept open all run, else "reopen" (the sources line says why); *splits the
+ * split snapshots over all of them. */
+const char *source_set_read_mode(const struct source_set *set, unsigned long long *splits);
+
+/* All sources' reads of a sample together, over the plain ticks (kind 0),
+ * the burst samples (1) or the others — steps, walks, start, end (2):
+ * {"samples", "read_ns": {p50, p99, max}}, or NULL when there were none;
+ * *p99_us gets the p99 in µs. */
+json_t *source_set_reads(const struct source_set *set, int kind, double *p99_us);
+
 void source_set_close(struct source_set *set);
+
+/* memcg.c: the memory.stat fields memcg.stat_sum_bytes adds up on cg
+ * ("anon+file+kernel" on v2, "rss+cache" on v1). */
+const char *source_memcg_sum_fields(enum cg_version cg);
 
 /* Helpers the sources share. */
 json_t *source_kv_json(const struct kv_list *l);
@@ -166,8 +199,13 @@ void source_kv_emit(struct jw *w, const struct kv_list *l);
 int source_kv_emit_text(struct jw *w, const char *buf, bool colon, struct lab_error *err);
 /* A pure parse's end: the text at w (freed) as *out; -EINVAL if it does not load. */
 int source_emitted(struct jw *w, json_t **out, struct lab_error *err);
-/* Read a file whole into ctx->buf; *text points into it until the next read.
- * source_read_sandbox: a sandbox file by its canonical v2 name. */
+/* Read a file whole; *text points into a buffer that stays valid until the
+ * next read of that same file.  The files of a machine or sandbox source
+ * are opened once per run and re-read with pread from 0 (base/kfile.h; a
+ * file that cannot be falls back to open/read/close, and the sources line
+ * says so); a workload's /proc/PID files are opened at each read.
+ * source_read_sandbox: a sandbox file by its canonical v2 name; -ENOENT
+ * "sandbox … is gone" when the sandbox was removed (ctx->sandbox_gone set). */
 int source_read(struct source_ctx *ctx, const char *path, const char **text, struct lab_error *err);
 int source_read_sandbox(struct source_ctx *ctx, const char *v2name, const char **text,
 			struct lab_error *err);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* zones.c — source "zones": per populated zone of /proc/zoneinfo its free
  * pages, the three watermark lines (mm/page_alloc.c: __setup_per_zone_wmarks),
- * the boost, the page counts and the lowmem protection array; zones with
+ * the boost, the page counts, the lowmem protection array and the drift
+ * bound of "free" (threshold x online CPUs, base/zoneinfo.h); zones with
  * nothing present are left out.  Pages.  O(1): every tick. */
 #include "source.h"
 
@@ -40,7 +41,13 @@ static void zones_emit_zi(struct jw *w, const struct zoneinfo *zi, bool slim)
 		 * a check of the line arithmetic needs it in every sample. */
 		field(w, "boost", z->boost);
 		field(w, "managed", z->managed);
+		/* How far "free" may be from the true count (base/zoneinfo.h:
+		 * drift = the CPUs' vm stats thresholds added up), at this sample:
+		 * the threshold changes while kswapd is awake. */
+		field(w, "drift", z->drift);
 		if (!slim) {
+			field(w, "stat_threshold", z->stat_threshold);
+			field(w, "threshold_cpus", z->nr_threshold_cpus);
 			field(w, "present", z->present);
 			field(w, "spanned", z->spanned);
 			jw_key(w, "protection");
@@ -99,7 +106,7 @@ const struct source source_zones = {
 	.in_bursts = true,
 	.files = "/proc/zoneinfo",
 	.fixture = "proc-zoneinfo",
-	.doc = "per populated zone: free, min, low, high, boost, managed, present, spanned, protection (pages)",
+	.doc = "per populated zone: free, min, low, high, boost, managed, drift (free's bound), stat_threshold, threshold_cpus, present, spanned, protection (pages)",
 	.parse = zones_parse,
 	.state_size = sizeof(struct zones_state),
 	.emit = zones_emit,

@@ -1,0 +1,196 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The instrument (docs/benchmark.md, harness/result/result.md summary.audit):
+# the tick's files are opened once and re-read with pread from 0 (base/kfile.h)
+# and still give fresh values; a sandbox removed under a running source ends
+# the run cleanly; PAGELAB_SOURCE_READ=reopen reads the old way and says so;
+# the drift bound of each zone's free is its vm stats threshold x online CPUs;
+# the sampler's audit of its own CPU agrees with the harness's schedstat as
+# read from outside.  Real runs of tests/scenarios/bench-hold.scn on this host.
+
+load helpers
+
+SCN="$BATS_TEST_DIRNAME/../scenarios/bench-hold.scn"
+
+setup() {
+  require_memcg
+  tmp=$(mktemp -d)
+  before_cg=$(pagelab_cgroups)
+  hpid="" testcg=""
+}
+
+teardown() {
+  [ -z "${hpid:-}" ] || { kill -INT "$hpid" 2>/dev/null; wait "$hpid" 2>/dev/null || true; }
+  [ -z "${testcg:-}" ] || [ ! -d "$testcg" ] || rmdir "$testcg" 2>/dev/null || true
+  [ -z "${tmp:-}" ] || rm -rf "$tmp"
+  [ "$(pagelab_cgroups)" = "${before_cg:-}" ] || { echo "a cgroup was left: $(pagelab_cgroups)"; return 1; }
+}
+
+# start_hold STEM [run options…]: bench-hold in the background, 16 MiB held
+# for 30 s, until its fill step is in the stream; hpid, SANDBOX, WPID set.
+start_hold() {
+  local stem=$1 i
+  shift
+  "$PAGELAB" run "$SCN" --set region=16M --set memory_max=128M --set hold_ms=30000 --timeout 60 \
+    --no-report --out "$RESULTS/$stem.json" "$@" >"$tmp/out" 2>"$tmp/err" &
+  hpid=$!
+  wait_for "$stem" fill || { cat "$tmp/err"; return 1; }
+  SANDBOX=$(grep -m1 '"type":"run-start"' "$RESULTS/$stem.jsonl" | jq -r '.sandbox.path')
+  WPID=$(grep -m1 '"type":"workload"' "$RESULTS/$stem.jsonl" | jq -r '.pid')
+  [ -d "$SANDBOX" ] && [ "$WPID" -gt 0 ]
+}
+
+@test "kept descriptors: opened once, held all run, re-read with fresh values at every sample" {
+  local f=$RESULTS/instr-kept.json
+  start_hold instr-kept --interval 50
+  # From outside: the harness holds the tick's files open while it runs.
+  sleep 1.2
+  fds=$(for l in /proc/"$hpid"/fd/*; do readlink "$l"; done)
+  for p in /proc/vmstat /proc/meminfo /proc/zoneinfo "$SANDBOX/memory.stat" "$SANDBOX/memory.usage_in_bytes"; do
+    [ -e "$p" ] || continue
+    grep -qxF "$p" <<<"$fds" || { echo "no descriptor of $p held: $fds"; false; }
+  done
+  kill -INT "$hpid"; wait "$hpid" || [ $? = 130 ]; hpid=""
+  # Every machine and sandbox source says kept; each of its files was read at
+  # every sample it was in (and once when opened), with no split snapshot.
+  jq -e '.runs[0] as $r | ($r.sources | map(select(.available and (.name | IN("workloads","pagemap") | not))))
+         | length >= 5 and all(.read == "kept")' "$f"
+  jq -e '.runs[0] as $r | [$r.sources[] | select(.available and .cadence == "tick") | .name] as $tick
+         | $r.summary.audit as $a | $a.read == "kept" and ($tick | length) >= 5 and
+         all($a.sources[] | select(.name | IN($tick[]));
+             .samples >= 15 and all(.files[]; .read == "kept" and .reads >= .samples and .splits == 0))' "$f"
+  # Fresh values: a kept /proc/meminfo and memory.usage_in_bytes re-read
+  # from 0 show the machine and the sandbox moving (the same descriptor read
+  # twice would print the same numbers).
+  jq -e '[.runs[0].samples[] | select(.cause != "burst") | .meminfo.MemFree] | unique | length >= 3' "$f"
+  jq -e '[.runs[0].samples[] | select(.cause != "burst") | .memcg.usage_bytes] | unique | length >= 2' "$f"
+  jq -e '[.runs[0].samples[] | select(.cause == "tick") | .psi.some.total_us] | length >= 10' "$f"
+  # No stat_refresh unless asked ([sample] refresh = fold).
+  jq -e '.runs[0].summary.audit.refresh == null' "$f"
+}
+
+@test "[sample] refresh = fold: stat_refresh before each burst sample, its cost recorded" {
+  local f=$RESULTS/instr-fold.json
+  run "$PAGELAB" run "$BATS_TEST_DIRNAME/../scenarios/bench-burst.scn" --set region=16M --set memory_max=128M \
+    --set hold_ms=800 --set refresh=fold --no-report --out "$f"
+  assert_success
+  jq -e '.runs[0].summary as $s | $s.bursts.samples >= 20 and $s.audit.refresh.errors == 0
+         and $s.audit.refresh.writes == $s.bursts.samples and $s.audit.refresh.p50_us > 0
+         and $s.audit.bursts.intervals >= 10' "$f"
+}
+
+@test "PAGELAB_SOURCE_READ=reopen: open/read/close at every sample, said in the sources line" {
+  local f=$RESULTS/instr-reopen.json
+  PAGELAB_SOURCE_READ=reopen run "$PAGELAB" run "$SCN" --set region=16M --set memory_max=128M --set hold_ms=600 \
+    --interval 50 --no-report --out "$f"
+  assert_success
+  grep -m1 '"type":"sources"' "${f}l" | jq -e '[.sources[] | select(.available and (.name | IN("workloads","pagemap") | not))]
+    | length >= 5 and all(.read == "reopen" and .why == "PAGELAB_SOURCE_READ=reopen")'
+  jq -e '.runs[0].summary.audit.read == "reopen" and ([.runs[0].samples[] | .meminfo.MemFree] | unique | length >= 2)' "$f"
+}
+
+@test "a sandbox removed under a running source: the run ends cleanly and says so" {
+  local f=$RESULTS/instr-gone.json own
+  own=$(own_memcg)
+  start_hold instr-gone --interval 50
+  # The workload leaves for a cgroup of this test's (below our own), so the
+  # sandbox can be removed while the harness still reads its files.
+  testcg="$own/instr-gone-$$"
+  mkdir "$testcg"
+  echo "$WPID" >"$testcg/cgroup.procs"
+  rmdir "$SANDBOX"
+  for _ in $(seq 100); do kill -0 "$hpid" 2>/dev/null || break; sleep 0.1; done
+  run wait "$hpid"
+  hpid=""
+  [ "$status" = 1 ] || { echo "exit $status"; cat "$tmp/err"; false; }
+  grep -q "sandbox $SANDBOX is gone: removed while the run went on" "$tmp/err" || { cat "$tmp/err"; false; }
+  jq -e '.status == "error" and .runs[0].exit.outcome == "sandbox_gone"
+         and (.runs[0].samples[-1].memcg.error | test("is gone"))' "$f"
+  # The workload was stopped by pid (it is no longer in the sandbox), and the
+  # machine's sources went on to the end sample.
+  ! kill -0 "$WPID" 2>/dev/null
+  jq -e '.runs[0].samples[-1] | .cause == "end" and (.meminfo.MemFree > 0)' "$f"
+  rmdir "$testcg"
+  testcg=""
+}
+
+@test "drift bound: each zone's free within its vm stats threshold x online CPUs, as zoneinfo prints them" {
+  local f=$RESULTS/instr-kept.json cpus
+  [ -f "$f" ] || skip "the kept-descriptor run did not happen"
+  cpus=$(getconf _NPROCESSORS_ONLN)
+  jq -e --argjson cpus "$cpus" 'all(.runs[0].samples[] | select(.cause != "burst") | .zones[];
+         .threshold_cpus == $cpus and .stat_threshold >= 1 and .drift == .stat_threshold * .threshold_cpus)' "$f"
+  # The thresholds the run read are the ones /proc/zoneinfo prints (kswapd
+  # asleep on this idle host: its normal threshold, mm/vmstat.c:
+  # calculate_normal_threshold).
+  awk '/^Node/ { z = $4 } /vm stats threshold/ { print z, $4 }' /proc/zoneinfo | sort -u >"$tmp/zi"
+  jq -r '.runs[0].samples[-1].zones[] | "\(.zone) \(.stat_threshold)"' "$f" | sort -u >"$tmp/run"
+  diff "$tmp/zi" "$tmp/run"
+  jq -e 'all(.runs[0].summary.lowest_free[]; .drift_pages >= 0 and (.min_crossing | IN("above","under","unresolved","at")))' "$f"
+}
+
+@test "the self-audit's CPU agrees with the harness's schedstat read from outside, within 10 %" {
+  local f=$RESULTS/instr-cpu.json s0="" s1="" a line
+  mkfifo "$tmp/idle"
+  exec {idle}<>"$tmp/idle"
+  "$PAGELAB" run "$SCN" --interval 10 --set region=16M --set memory_max=128M --set hold_ms=3000 \
+    --no-report --out "$f" >"$tmp/out" 2>"$tmp/err" &
+  hpid=$!
+  # schedstat's sum_exec_runtime (ns) of the harness — single-threaded —
+  # just after the run's start line and when its end line appears, polled
+  # every 2 ms with builtins (no fork in the loop).
+  while kill -0 "$hpid" 2>/dev/null; do
+    read -r a _ <"/proc/$hpid/schedstat" 2>/dev/null || break
+    if [ -z "$s0" ] && grep -q '"type":"run-start"' "${f}l" 2>/dev/null; then s0=$a; fi
+    if [ -n "$s0" ] && grep -q '"type":"run-end"' "${f}l" 2>/dev/null; then s1=$a; break; fi
+    read -r -t 0.002 -u "$idle" _ || true
+  done
+  wait "$hpid"; hpid=""
+  [ -n "$s0" ] && [ -n "$s1" ]
+  a=$(jq '.runs[0].summary.audit.harness.cpu_us' "$f")
+  echo "audit $a µs, schedstat $(((s1 - s0) / 1000)) µs"
+  awk -v a="$a" -v o="$(((s1 - s0) / 1000))" 'BEGIN { d = a - o; if (d < 0) d = -d; exit !(o > 0 && d <= 0.10 * o) }'
+  jq -e '.runs[0].summary.audit | .interval.asked_ms == 10 and .interval.intervals >= 100 and .harness.peak_rss_kb > 0
+         and .tick_cpu_us.samples >= 100' "$f"
+}
+
+@test "report: the lowest free against min with its bound; a crossing within the bound is unresolved" {
+  local f=$RESULTS/instr-kept.json
+  [ -f "$f" ] || skip "the kept-descriptor run did not happen"
+  # The run's own summary, its Normal zone moved 3 pages under min with a
+  # bound of 64 (unresolved) and DMA32 100 under with 48 (a crossing); the
+  # generic report (no table named) prints both with their bounds.
+  jq '.scenario.report = [] | .runs[0].summary.lowest_free |= map(
+        if .zone == "Normal" then .free_pages = .min_pages - 3 | .drift_pages = 64
+        elif .zone == "DMA32" then .free_pages = .min_pages - 100 | .drift_pages = 48 else . end)' "$f" >"$tmp/edited.json"
+  run "$PAGELAB" report "$tmp/edited.json"
+  assert_success
+  assert_output --regexp '\| node 0 Normal \| lowest free, whole run, against min \(± drift\) \| unresolved: 3 ± 64 pages under min \|'
+  assert_output --regexp '\| node 0 DMA32 \| lowest free, whole run, against min \(± drift\) \| 100 ± 48 pages under min \|'
+  refute_output --partial "unresolved: 100"
+  # How this was measured, last, with the cadence asked and achieved.
+  assert_output --regexp '## [0-9]+\. How this was measured \(`measured`\)'
+  assert_output --regexp '\| Cadence \| tick asked \| 50 ms \|'
+  assert_output --regexp '\| Reads \| how the files were read \| kept \|'
+}
+
+@test "a run far from its asked cadence says so on its line and in summary.audit.far" {
+  local f=$RESULTS/instr-far.json
+  "$PAGELAB" run "$SCN" --set region=16M --set memory_max=128M --set hold_ms=2500 --interval 50 \
+    --no-report --out "$f" >"$tmp/out" 2>"$tmp/err" &
+  hpid=$!
+  wait_for instr-far fill || { cat "$tmp/err"; false; }
+  # The harness stopped for 0.7 s: its timer's expirations pile up, missed.
+  kill -STOP "$hpid"
+  sleep 0.7
+  kill -CONT "$hpid"
+  wait "$hpid"
+  hpid=""
+  grep -Eq 'run 1: completed after [0-9.]+ s \([0-9]+ samples\); measured far from asked: .*[0-9]+ of [0-9]+ timer expirations missed' "$tmp/err" ||
+    { cat "$tmp/err"; false; }
+  jq -e '.runs[0].summary.audit | (.far | test("timer expirations missed")) and .interval.missed >= 10
+         and .interval.max_us >= 500000' "$f"
+  # Its report says it too, in the last row of how it was measured.
+  run "$PAGELAB" report "$f"
+  assert_output --regexp '\| Far from asked \| what \| [^|]*timer expirations missed'
+}
