@@ -1,5 +1,6 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0-or-later
+# lane: guest (QEMU guests only: nothing on this host's cgroups, knobs or processes; scripts/test)
 # The instrument on cgroup v2, in QEMU guests of Debian's 6.1 and 6.12
 # (`pagelab vm`, one boot per kernel, a reduced run of
 # tests/scenarios/bench-hold.scn: 32 MiB filled and held, 50 ms ticks):
