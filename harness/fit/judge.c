@@ -86,7 +86,7 @@ static bool stall_pct(const json_t *a, const json_t *b, const char *key, double 
 static void fig_set(json_t *figs, const char *name, double v, const char *unit, const char *better,
 		    const char *role)
 {
-	json_object_set_new(figs, name, json_pack("{s:f, s:s, s:s, s:s?}", "value", v, "unit", unit, "better", better,
+	json_object_set_new(figs, name, json_pack("{s:f, s:s, s:s, s:s*}", "value", v, "unit", unit, "better", better,
 						  "role", role));
 }
 

@@ -181,6 +181,12 @@ enum run_end fit_probe(struct fit_ctx *f, unsigned long long quota, bool is_base
 						       ? "interrupted" : "failed"));
 	if (end != RUN_ENDED && end != RUN_INTERRUPTED)
 		json_object_set_new(r, RK_ERROR, json_string(err->msg));
+	/* A probe the pipeline did not finish (a signal, the harness) is no
+	 * verdict: its repeats are not all there. */
+	if (end != RUN_ENDED) {
+		json_object_set_new(r, "meets", json_null());
+		json_object_set_new(r, "usable", json_false());
+	}
 	json_array_append_new(f->probes, r);
 	f->nprobes++;
 	*rec = r;

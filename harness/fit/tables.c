@@ -92,7 +92,8 @@ static json_t *curve(const json_t *probes)
 		json_t *row = json_array();
 
 		json_array_append(row, json_object_get(p, "quota_bytes"));
-		json_array_append_new(row, json_string(json_is_null(meets) ? "base" : json_is_true(meets) ? "met"
+		json_array_append_new(row, json_string(json_is_true(json_object_get(p, "base")) ? "base"
+						       : json_is_null(meets) ? "no verdict" : json_is_true(meets) ? "met"
 						       : "failed"));
 		json_array_append(row, json_object_get(p, "completed_runs"));
 		json_array_append(row, json_object_get(p, "oom_runs"));

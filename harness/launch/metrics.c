@@ -481,7 +481,7 @@ static void strip_ansi(char *s)
 
 static void metric_set(json_t *ms, const char *name, double v, const struct m_metric *m)
 {
-	json_object_set_new(ms, name, json_pack("{s:f, s:s, s:s, s:s?}", "value", v, "unit", m->unit, "better", m->better,
+	json_object_set_new(ms, name, json_pack("{s:f, s:s, s:s, s:s*}", "value", v, "unit", m->unit, "better", m->better,
 						"role", m->role[0] ? m->role : NULL));
 }
 
