@@ -224,6 +224,9 @@ static void print_answer(const json_t *doc)
 		printf("%s: the whole range met: the bottom (%s) met; try a lower LO\n\n", key, m);
 	else
 		printf("%s: no answer (%s)\n\n", key, status ? status : "?");
+	/* The base alone is no curve: its failure is said on stderr. */
+	if (json_array_size(json_object_get(fit, "probes")) < 2)
+		return;
 	fit_table_markdown(json_object_get(tables, "curve"), stdout);
 	putchar('\n');
 	fit_table_markdown(json_object_get(tables, "reconciliation"), stdout);

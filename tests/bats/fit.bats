@@ -109,6 +109,24 @@ nothing_left() {
   assert_output --partial "usage: pagelab fit NAME|FILE --vary memory_max=LO..HI"
 }
 
+@test "fit: a service never ready, a client that hangs: the base gives no result, exit 1 naming it, nothing left" {
+  run "$PAGELAB" fit "$SCN/svc-never-ready.scn" --vary memory_max=8M..64M --set ready_ms=300 --out "$RESULTS/fit-nr.json"
+  echo "$output"
+  assert_failure 1
+  assert_output --partial "the base run (memory_max "
+  assert_output --partial "gave no result to fit against: repeat 1: svc not_ready: not ready after 300 ms"
+  [ "$(rq fit-nr '"\(.status) \(.fit.answer.status) \(.fit.probes | length) \(.runs | length)"')" = "error incomplete 1 3" ]
+  [ "$(rq fit-nr '[.runs[].workloads[0].fate] | unique | join(",")')" = not_ready ]
+  nothing_left fit-nr
+  run "$PAGELAB" fit "$SCN/svc-hang.scn" --vary memory_max=8M..128M --set timeout=500 --out "$RESULTS/fit-hang.json"
+  echo "$output"
+  assert_failure 1
+  assert_output --partial "load bench: no result: killed at its timeout (500 ms)"
+  [ "$(rq fit-hang '[.runs[].loads[] | select(.name == "bench") | .outcome] | unique | join(",")')" = timeout ]
+  [ "$(rq fit-hang '.fit.probes[0].usable')" = false ]
+  nothing_left fit-hang
+}
+
 @test "fit: SIGINT between or during probes: exit 130, the probes made in the document, nothing left" {
   "$PAGELAB" fit "$SCN/svc-redis.scn" --vary memory_max=1M..32M --slo 'ops>=0.01*base' \
     --out "$RESULTS/fit-int.json" >"$BATS_TEST_TMPDIR/out" 2>"$BATS_TEST_TMPDIR/err" &
