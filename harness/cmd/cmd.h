@@ -17,5 +17,6 @@ int cmd_restore(int argc, char **argv);
 int cmd_vm(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
+int cmd_fit(int argc, char **argv);
 
 #endif

@@ -28,6 +28,9 @@ const char cli_usage_text[] =
 	"  compare BASE.json... -- NEW.json... | --by KEY RESULT.json...\n"
 	"                            which differences are real (Welch t-test + LKP rule;\n"
 	"                            Fisher's exact test for outcome counts)\n"
+	"  fit NAME|FILE --vary memory_max=LO..HI [--slo OBJ]... [run options]\n"
+	"                            the smallest quota at which a service still meets its\n"
+	"                            objectives, and what each dashboard said (pagelab fit --help)\n"
 	"  check [--json]            what this host can and cannot run, and why\n"
 	"  audit [--json] [--wsf N] [--watch S] [--with KNOB=V] [--advice FILE]\n"
 	"                            this host's watermark arithmetic explained (reads only;\n"
@@ -123,6 +126,7 @@ static const struct command {
 	{ "vm", cmd_vm },
 	{ "plot", cmd_plot },
 	{ "compare", cmd_compare },
+	{ "fit", cmd_fit },
 	{ "version", cmd_version },
 	{ "--version", cmd_version },
 	{ "help", cmd_help },

@@ -21,6 +21,7 @@ enum { S_STDOUT = 1, S_STDERR = 2 };
 
 struct m_metric {
 	char metric[64], unit[24], better[8];
+	char role[12];          /* "throughput", "p99" or "": what `pagelab fit` judges it as */
 };
 
 struct m_col {
@@ -167,12 +168,19 @@ static int metric_into(struct mparse *p, const json_t *o, const char *where, boo
 	int ret;
 
 	snprintf(m->better, sizeof(m->better), "none");
+	m->role[0] = '\0';
 	if ((ret = str_into(p, o, "metric", where, name_required, m->metric, sizeof(m->metric))) < 0 ||
 	    (ret = str_into(p, o, "unit", where, false, m->unit, sizeof(m->unit))) < 0 ||
-	    (ret = str_into(p, o, "better", where, false, m->better, sizeof(m->better))) < 0)
+	    (ret = str_into(p, o, "better", where, false, m->better, sizeof(m->better))) < 0 ||
+	    (ret = str_into(p, o, "role", where, false, m->role, sizeof(m->role))) < 0)
 		return ret;
 	if (strcmp(m->better, "higher") && strcmp(m->better, "lower") && strcmp(m->better, "none"))
 		return bad(p, where, "\"better\": higher, lower or none");
+	/* A throughput is better higher, a latency lower: the objectives of
+	 * `pagelab fit` (ops>=…, p99<=…) read them so. */
+	if (m->role[0] && !(strcmp(m->role, "throughput") == 0 && strcmp(m->better, "higher") == 0) &&
+	    !(strcmp(m->role, "p99") == 0 && strcmp(m->better, "lower") == 0))
+		return bad(p, where, "\"role\": throughput (better higher) or p99 (better lower)");
 	if (strpbrk(m->metric, ".[]{}/") != NULL)
 		return bad(p, where, "\"metric\": no . [ ] { } / in a name (a report's path reads it)");
 	return 0;
@@ -193,7 +201,7 @@ static int parse_csv(struct mparse *p, const json_t *c)
 	if (!json_is_object(cols) || json_object_size(cols) == 0 || json_object_size(cols) > M_MAX)
 		return bad(p, "csv", "\"columns\": an object of 1..%d columns", M_MAX);
 	json_object_foreach((json_t *)cols, k, v) {
-		static const char *const ckeys[] = { "metric", "unit", "better", NULL };
+		static const char *const ckeys[] = { "metric", "unit", "better", "role", NULL };
 		struct m_col *col = &t->cols[t->ncols++];
 		char where[96];
 
@@ -210,7 +218,7 @@ static int parse_csv(struct mparse *p, const json_t *c)
 
 static int parse_line(struct mparse *p, const json_t *o, size_t i)
 {
-	static const char *const keys[] = { "stream", "regex", "metric", "unit", "better", "name_group",
+	static const char *const keys[] = { "stream", "regex", "metric", "unit", "better", "role", "name_group",
 					    "value_group", "which", "section", NULL };
 	struct m_line *l = &p->t->lines[i];
 	const char *which = json_string_value(json_object_get(o, "which"));
@@ -473,7 +481,8 @@ static void strip_ansi(char *s)
 
 static void metric_set(json_t *ms, const char *name, double v, const struct m_metric *m)
 {
-	json_object_set_new(ms, name, json_pack("{s:f, s:s, s:s}", "value", v, "unit", m->unit, "better", m->better));
+	json_object_set_new(ms, name, json_pack("{s:f, s:s, s:s, s:s*}", "value", v, "unit", m->unit, "better", m->better,
+						"role", m->role[0] ? m->role : NULL));
 }
 
 /* A number of a whole field or group: strtod to its end, finite. */
@@ -696,6 +705,38 @@ json_t *metrics_read(const struct metrics_table *t, const char *out, const char 
 	free(o);
 	free(e);
 	return json_pack("{s:o, s:b, s:s?}", "metrics", ms, "valid", inv == NULL, "invalid", inv);
+}
+
+bool metrics_has_role(const struct metrics_table *t, const char *role)
+{
+	for (size_t i = 0; i < t->ncols; i++)
+		if (strcmp(t->cols[i].m.role, role) == 0)
+			return true;
+	for (size_t i = 0; i < t->nlines; i++)
+		if (strcmp(t->lines[i].m.role, role) == 0)
+			return true;
+	return false;
+}
+
+/* A CSV column gives KEY/METRIC for any key of its rows; a line pattern its
+ * metric, or any name when the name is a group of the line. */
+bool metrics_may_give(const struct metrics_table *t, const char *name, const char *load)
+{
+	size_t nl = strlen(load), n;
+
+	if (strncmp(name, load, nl) == 0 && strncmp(name + nl, ": ", 2) == 0)
+		name += nl + 2;
+	n = strlen(name);
+	for (size_t i = 0; i < t->ncols; i++) {
+		size_t m = strlen(t->cols[i].m.metric);
+
+		if (n > m + 1 && name[n - m - 1] == '/' && strcmp(name + n - m, t->cols[i].m.metric) == 0)
+			return true;
+	}
+	for (size_t i = 0; i < t->nlines; i++)
+		if (t->lines[i].name_group > 0 || strcmp(t->lines[i].m.metric, name) == 0)
+			return true;
+	return false;
 }
 
 const char *metrics_path(const struct metrics_table *t)

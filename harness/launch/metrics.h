@@ -36,12 +36,20 @@ int metrics_parse(const char *file, const char *text, struct metrics_table **out
 int metrics_check_args(const struct metrics_table *t, char *const *argv, int argc, struct lab_error *err);
 
 /* The tool's output read by the table:
- *   {"metrics": {NAME: {"value": N, "unit": U, "better": "higher"|"lower"|"none"}},
+ *   {"metrics": {NAME: {"value": N, "unit": U, "better": "higher"|"lower"|"none"[, "role": R]}},
  *    "valid": bool, "invalid": why | null}
  * code is its exit code (-1: it did not exit by itself: the caller says why
  * it is not a result).  A new reference. */
 json_t *metrics_read(const struct metrics_table *t, const char *out, const char *err_text, int code,
 		     char *const *argv, int argc);
+
+/* Does a metric of the table carry this role ("throughput", "p99": what
+ * `pagelab fit`'s ops and p99 objectives judge)? */
+bool metrics_has_role(const struct metrics_table *t, const char *role);
+
+/* Could the table give a metric of this name (as a step's metrics name it:
+ * "SET/rps", "tps"; "LOAD: NAME" with the load's name in front)? */
+bool metrics_may_give(const struct metrics_table *t, const char *name, const char *load);
 
 const char *metrics_path(const struct metrics_table *t);
 const char *metrics_tool(const struct metrics_table *t);

@@ -63,6 +63,11 @@ static const char *default_dir(void)
 	return env && *env ? env : "results";
 }
 
+const char *result_default_dir(void)
+{
+	return default_dir();
+}
+
 /* The stream is opened and emptied in place: one with other hard links
  * would empty them too (lab_open_output refuses it again when it opens). */
 static int stream_links_check(const char *stream, const char *what, struct lab_error *err)

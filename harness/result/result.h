@@ -20,6 +20,10 @@ int result_open(const char *out_path, const char *scenario_name, struct result *
  * (fileio.h: lab_check_output)?  0, or -errno with one line in err. */
 int result_check(const char *out_path, struct lab_error *err);
 
+/* $PAGELAB_RESULTS, else "results": where a document goes without --out
+ * (result_check(NULL) makes it). */
+const char *result_default_dir(void);
+
 json_t *result_doc(struct result *r);          /* borrowed; add to it freely */
 const char *result_path(const struct result *r);
 const char *result_stream_path(const struct result *r);

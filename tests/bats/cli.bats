@@ -8,7 +8,7 @@ load helpers
 @test "--help lists every command and the exit statuses" {
   run "$PAGELAB" --help
   assert_success
-  for c in run list show report check version; do assert_output --partial "  $c"; done
+  for c in run list show report check fit version; do assert_output --partial "  $c"; done
   assert_output --partial "3 this host cannot run it"
 }
 

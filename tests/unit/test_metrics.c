@@ -101,6 +101,15 @@ static void test_redis(void)
 	CHECK_STR(json_string_value(json_object_get(json_object_get(json_object_get(j, "metrics"), "SET/p99_latency_ms"),
 						    "unit")), "ms");
 	CHECK_EQ_U64(json_object_size(json_object_get(j, "metrics")), 12);     /* 2 tests x 6 columns */
+	/* The roles `pagelab fit` judges: rps a throughput, p99 a p99; others none. */
+	CHECK_STR(json_string_value(json_object_get(json_object_get(json_object_get(j, "metrics"), "GET/rps"), "role")),
+		  "throughput");
+	CHECK_STR(json_string_value(json_object_get(json_object_get(json_object_get(j, "metrics"), "SET/p99_latency_ms"),
+						    "role")), "p99");
+	CHECK(json_object_get(json_object_get(json_object_get(j, "metrics"), "SET/p50_latency_ms"), "role") == NULL);
+	CHECK(metrics_has_role(t, "throughput") && metrics_has_role(t, "p99") && !metrics_has_role(t, "psi"));
+	CHECK(metrics_may_give(t, "GET/rps", "bench") && metrics_may_give(t, "bench: SET/p99_latency_ms", "bench"));
+	CHECK(!metrics_may_give(t, "rps", "bench") && !metrics_may_give(t, "GET/tps", "bench"));
 	json_decref(j);
 	/* Test names with spaces and parentheses are keys as they are. */
 	j = read_with(t, "load/redis-benchmark-csv-tcp-pipeline.txt", NULL, 0, "redis-benchmark -n 1000");
@@ -257,6 +266,10 @@ static void test_bad_tables(void)
 		  "no . [ ] { } /");
 	bad_table("{\"schema\": \"pagelab.metrics/1\", \"tool\": \"x\", \"lines\": [{\"regex\": \"(a)\", \"metric\": \"a\", "
 		  "\"better\": \"more\"}]}", "higher, lower or none");
+	bad_table("{\"schema\": \"pagelab.metrics/1\", \"tool\": \"x\", \"lines\": [{\"regex\": \"(a)\", \"metric\": \"a\", "
+		  "\"better\": \"lower\", \"role\": \"throughput\"}]}", "\"role\": throughput (better higher)");
+	bad_table("{\"schema\": \"pagelab.metrics/1\", \"tool\": \"x\", \"lines\": [{\"regex\": \"(a)\", \"metric\": \"a\", "
+		  "\"better\": \"higher\", \"role\": \"speed\"}]}", "\"role\"");
 	bad_table("{\"schema\": \"pagelab.metrics/1\", \"tool\": \"x\", \"csv\": {\"key\": \"t\", \"columns\": {}}}",
 		  "columns");
 	bad_table("{\"schema\": \"pagelab.metrics/1\", \"tool\": \"x\", \"args\": {\"one_of\": [\"n\"]}, \"lines\": "
