@@ -307,19 +307,26 @@ static int action_inst(struct scn_inst *in, size_t idx, struct run_spec *r)
 	struct run_action *a = &r->actions[idx];
 	const struct scn_item *at = scn_section_get(sec, "at");
 	const struct scn_item *rc = scn_section_get(sec, "reclaim");
+	const struct scn_item *lv = scn_section_get(sec, "leave");
 	struct scn_expanded x;
 	struct scn_tokens t;
 	int ret = 0;
 
 	snprintf(a->name, sizeof(a->name), "%s", sec->name);
 	for (size_t i = 0; i < sec->n; i++)
-		if (strcmp(sec->items[i].key, "at") && strcmp(sec->items[i].key, "reclaim"))
+		if (strcmp(sec->items[i].key, "at") && strcmp(sec->items[i].key, "reclaim") &&
+		    strcmp(sec->items[i].key, "leave"))
 			return scn_inst_err(in, sec->items[i].key_pos, NULL,
-					"unknown key '%s' in [action %s] (known: at, reclaim)", sec->items[i].key,
+					"unknown key '%s' in [action %s] (known: at, reclaim, leave)", sec->items[i].key,
 					sec->name);
-	if (at == NULL || rc == NULL)
-		return scn_inst_err(in, sec->pos, NULL, "[action %s] needs at = WORKLOAD STEP and reclaim = SIZE",
-				sec->name);
+	if (at == NULL || (rc == NULL) == (lv == NULL))
+		return scn_inst_err(in, sec->pos, NULL, "[action %s] needs at = WORKLOAD STEP and one of reclaim = SIZE "
+				"(memory.reclaim) or leave = SIZE (a ballast outside the sandbox)", sec->name);
+	/* A ballast outside the sandbox can starve the machine (sample/outside.h). */
+	if (lv != NULL && !in->s->destructive)
+		return scn_inst_err(in, lv->key_pos, NULL, "[action %s] leave: a ballast outside the sandbox can starve "
+				"the machine: the scenario must say destructive = yes (it then runs in a pagelab guest, "
+				"or with --allow-destructive)", sec->name);
 	if (scn_tokenize(at->value, at->value_pos.col, &t) < 0 || t.n != 2) {
 		scn_tokens_free(&t);
 		return scn_inst_err(in, at->value_pos, NULL, "at: expected 'WORKLOAD STEP'");
@@ -338,6 +345,8 @@ static int action_inst(struct scn_inst *in, size_t idx, struct run_spec *r)
 	scn_tokens_free(&t);
 	if (ret < 0)
 		return ret;
+	if (lv != NULL)
+		return scn_typed_item(in, "", lv, K_POSITIVE_SIZE, NULL, &a->leave_bytes, &x);
 	return scn_typed_item(in, "", rc, K_POSITIVE_SIZE, NULL, &a->reclaim_bytes, &x);
 }
 
