@@ -65,6 +65,8 @@ static const struct {
 	{ "watermarks/", "kswapd direct compaction oom markers" },
 	{ "madv-free/", "memcg direct oom markers" },
 	{ "min-free/", "kswapd direct memcg oom markers" },
+	/* The THP question (issue 23): the shrink_inactive sums tell its leads apart. */
+	{ "thp/", "kswapd direct memcg oom markers lru" },
 	{ "", "kswapd direct memcg oom markers" },
 };
 
