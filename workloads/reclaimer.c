@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* reclaimer — write the sandbox's memory.reclaim in a loop (cgroup v2).
  *
- *   reclaimer --amount SIZE [--interval MS] [--count N] [--report MS]
+ *   reclaimer --amount SIZE [--interval MS] [--count N] [--above SIZE] [--report MS]
  *             [--event-fd N] [--ack-fd N]
  *
  * A second reclaimer on the sandbox's memory cgroup while another workload
@@ -16,7 +16,10 @@
  * /proc/self/cgroup's "0::PATH" under the cgroup2 mount of /proc/self/mounts,
  * opened once before the lockdown.  A write answers -EAGAIN when the kernel
  * could not reclaim the amount (Documentation/admin-guide/cgroup-v2.rst,
- * memory.reclaim).  Every --report ms it reports a step `reclaim` with the
+ * memory.reclaim).  --above SIZE: a write only while the cgroup's
+ * memory.current is at least SIZE (read before each), so the loop reclaims
+ * while another workload's pressure holds the cgroup near its limit and
+ * idles otherwise, as a user-space OOM-preventer would.  Every --report ms it reports a step `reclaim` with the
  * counts so far (writes, ok, eagain, errors, the time spent in writes); with
  * --count N it stops after N writes, reports, and waits for SIGTERM like a
  * ballast.
@@ -40,11 +43,11 @@
 #include "lockdown.h"
 
 struct config {
-	unsigned long long amount, interval_ms, count, report_ms;
+	unsigned long long amount, interval_ms, count, report_ms, above;
 };
 
 struct tally {
-	unsigned long long writes, ok, eagain, errors, busy_ns, max_ns;
+	unsigned long long writes, ok, eagain, errors, busy_ns, max_ns, idle;
 	int last_errno;
 };
 
@@ -63,6 +66,8 @@ static int set_opt(void *ctx, const struct wl_opt *opt, const char *val, unsigne
 		cfg->count = v;
 	else if (!strcmp(opt->key, "report"))
 		cfg->report_ms = v;
+	else if (!strcmp(opt->key, "above"))
+		cfg->above = v;
 	return 0;
 }
 
@@ -108,6 +113,7 @@ static int report(struct events *ev, const struct tally *t, struct lab_error *er
 	ev_u64(&l, "ok", t->ok);
 	ev_u64(&l, "eagain", t->eagain);
 	ev_u64(&l, "errors", t->errors);
+	ev_u64(&l, "below_above", t->idle);
 	ev_u64(&l, "last_errno", (unsigned long long)t->last_errno);
 	ev_u64(&l, "busy_ns", t->busy_ns);
 	ev_u64(&l, "max_write_ns", t->max_ns);
@@ -115,7 +121,17 @@ static int report(struct events *ev, const struct tally *t, struct lab_error *er
 }
 
 /* Write, sleep (in sigtimedwait: SIGTERM ends the sleep at once), report. */
-static int loop(struct events *ev, const struct config *cfg, int fd, const sigset_t *stop, struct lab_error *err)
+/* memory.current below --above: this round writes nothing. */
+static bool below(const struct config *cfg, const char *current)
+{
+	unsigned long long v;
+	struct lab_error e;
+
+	return cfg->above > 0 && lab_read_u64(current, &v, &e) == 0 && v < cfg->above;
+}
+
+static int loop(struct events *ev, const struct config *cfg, int fd, const char *current, const sigset_t *stop,
+		struct lab_error *err)
 {
 	char amount[32];
 	struct tally t = { 0 };
@@ -126,19 +142,23 @@ static int loop(struct events *ev, const struct config *cfg, int fd, const sigse
 		unsigned long long t0 = events_now_ns(), d;
 		struct timespec ts = { (time_t)(cfg->interval_ms / 1000), (long)(cfg->interval_ms % 1000) * 1000000L };
 
-		if (write(fd, amount, (size_t)n) == n) {
-			t.ok++;
-		} else if (errno == EAGAIN) {
-			t.eagain++;
+		if (below(cfg, current)) {
+			t.idle++;
 		} else {
-			t.errors++;
-			t.last_errno = errno;
+			if (write(fd, amount, (size_t)n) == n) {
+				t.ok++;
+			} else if (errno == EAGAIN) {
+				t.eagain++;
+			} else {
+				t.errors++;
+				t.last_errno = errno;
+			}
+			t.writes++;
+			d = events_now_ns() - t0;
+			t.busy_ns += d;
+			if (d > t.max_ns)
+				t.max_ns = d;
 		}
-		t.writes++;
-		d = events_now_ns() - t0;
-		t.busy_ns += d;
-		if (d > t.max_ns)
-			t.max_ns = d;
 		if (cfg->count && t.writes >= cfg->count)
 			break;
 		if (events_now_ns() >= next_report) {
@@ -164,7 +184,7 @@ int main(int argc, char **argv)
 	struct events_args ea = { .ev = &ev };
 	const struct wl_argv a = { .pre = events_argv_pre, .pre_ctx = &ea, .set = set_opt, .ctx = &cfg };
 	struct ev_line l;
-	char path[1024];
+	char path[1024], current[1024];
 	sigset_t stop;
 	int fd;
 
@@ -184,6 +204,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "reclaimer: %s\n", err.msg);
 		return 1;
 	}
+	/* memory.current beside memory.reclaim (--above). */
+	snprintf(current, sizeof(current), "%.*scurrent", (int)(strlen(path) - strlen("reclaim")), path);
 	sigemptyset(&stop);
 	sigaddset(&stop, SIGTERM);
 	sigaddset(&stop, SIGINT);
@@ -193,7 +215,8 @@ int main(int argc, char **argv)
 	ev_u64(&l, "amount_bytes", cfg.amount);
 	ev_u64(&l, "interval_ms", cfg.interval_ms);
 	ev_u64(&l, "count", cfg.count);
-	if (events_emit(&ev, &l, &err) < 0 || lockdown_install(NULL, &err) < 0 || loop(&ev, &cfg, fd, &stop, &err) < 0) {
+	ev_u64(&l, "above_bytes", cfg.above);
+	if (events_emit(&ev, &l, &err) < 0 || lockdown_install(NULL, &err) < 0 || loop(&ev, &cfg, fd, current, &stop, &err) < 0) {
 		events_error(&ev, "reclaim", err.msg);
 		fprintf(stderr, "reclaimer: %s\n", err.msg);
 		return 1;
