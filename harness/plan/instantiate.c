@@ -61,7 +61,8 @@ static int region_steps(struct scn_inst *in, const struct scn_item *it, struct r
 		ret = scn_inst_err(in, it->value_pos, NULL, "steps: no steps");
 	for (size_t i = 0; ret == 0 && i < t.n; i++) {
 		struct scn_pos pos = { it->value_pos.line, t.col[i] };
-		char *parts[4] = { 0 };
+		char *parts[WL_MAX_STEP_ARGS + 2] = { 0 };     /* one more: too many is an error */
+		unsigned long long advised = 0;
 		size_t np = 0;
 		const struct wl_step *sc;
 		char norm[160];
@@ -70,7 +71,7 @@ static int region_steps(struct scn_inst *in, const struct scn_item *it, struct r
 		ret = scn_expand(in, t.tok[i], pos, &x);
 		if (ret < 0)
 			break;
-		for (char *save = NULL, *q = strtok_r(x.text, ":", &save); q && np < 4;
+		for (char *save = NULL, *q = strtok_r(x.text, ":", &save); q && np < WL_MAX_STEP_ARGS + 2;
 		     q = strtok_r(NULL, ":", &save))
 			parts[np++] = q;
 		sc = np ? step_find(parts[0]) : NULL;
@@ -114,6 +115,11 @@ static int region_steps(struct scn_inst *in, const struct scn_item *it, struct r
 			if (k == K_POSITIVE_SIZE && !strcmp(sc->name, "advise") && region && v > region)
 				ret = scn_inst_err(in, pos, &x, "steps: advise: %llu bytes are more than the region (%llu)", v,
 					       region);
+			if (!strcmp(sc->name, "advise") && a == 1)
+				advised = v;
+			if (!strcmp(sc->name, "advise") && a == 2 && region && (v >= region || advised > region - v))
+				ret = scn_inst_err(in, pos, &x, "steps: advise: %llu bytes from %llu run past the region's "
+						   "end (%llu)", advised, v, region);
 		}
 		if (ret == 0)
 			arg_push(w, norm);
