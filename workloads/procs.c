@@ -89,23 +89,47 @@ int sharer_join(struct sharer *s, int *status, struct lab_error *err)
 	return 0;
 }
 
-/* One allocator: its share, then "done" on done_w, then wait on go_r. */
-static _Noreturn void pressure_child(size_t n, size_t page_size, int done_w, int go_r)
+/* One allocator: its share mapped and touched, "t" on its own pipe; when
+ * rel closes (every share is touched: the pressure at its height, as the
+ * single-process step holds all of it at once), unmapped, "u"; then it waits
+ * on go until the step has been acked. */
+static _Noreturn void pressure_child(size_t n, size_t page_size, int mine, int rel, int go)
 {
 	void *p = NULL;
 	struct lab_error e;
-	char b = 'd';
+	char b = 't';
 
 	if (n > 0 && anon_map_charged(n, page_size, 1, false, &p, &e) < 0)
 		child_exit(1);
+	if (write(mine, &b, 1) != 1)
+		child_exit(1);
+	while (read(rel, &b, 1) < 0 && errno == EINTR)
+		;
 	if (p != NULL)
 		munmap(p, n);
-	if (write(done_w, &b, 1) != 1)
+	b = 'u';
+	if (write(mine, &b, 1) != 1)
 		child_exit(1);
-	close(done_w);
-	while (read(go_r, &b, 1) < 0 && errno == EINTR)
+	close(mine);
+	while (read(go, &b, 1) < 0 && errno == EINTR)
 		;
 	child_exit(0);
+}
+
+/* One byte from each child's pipe, or its end (the child died): how many sent one. */
+static unsigned read_each(const int *fds, unsigned n)
+{
+	unsigned ok = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		char c;
+		ssize_t r;
+
+		while ((r = read(fds[i], &c, 1)) < 0 && errno == EINTR)
+			;
+		ok += r == 1;
+	}
+	return ok;
 }
 
 void pressure_procs_release(struct procs_batch *b)
@@ -123,20 +147,19 @@ int pressure_procs(size_t bytes, size_t page_size, unsigned nprocs, void *region
 		   struct procs_batch *b, unsigned *killed, struct lab_error *err)
 {
 	size_t pages = bytes / page_size, share = pages / (nprocs ? nprocs : 1);
-	int done[2], go[2], ret = 0;
-	unsigned ok = 0;
-	char c;
+	int own[MAX_PROCS], rel[2], go[2], ret = 0;
+	unsigned touched, unmapped;
 
 	*killed = 0;
 	b->n = 0;
 	b->go = -1;
 	if (nprocs == 0 || nprocs > MAX_PROCS)
 		return lab_error_set(err, EINVAL, "pressure_procs must be 1 to %d", MAX_PROCS);
-	if (pipe2(done, O_CLOEXEC) < 0)
+	if (pipe2(rel, O_CLOEXEC) < 0)
 		return lab_error_errno(err, errno, "pressure: pipe");
 	if (pipe2(go, O_CLOEXEC) < 0) {
-		close(done[0]);
-		close(done[1]);
+		close(rel[0]);
+		close(rel[1]);
 		return lab_error_errno(err, errno, "pressure: pipe");
 	}
 	b->go = go[1];
@@ -144,28 +167,40 @@ int pressure_procs(size_t bytes, size_t page_size, unsigned nprocs, void *region
 		ret = lab_error_errno(err, errno, "madvise(MADV_DONTFORK)");
 	for (unsigned i = 0; ret == 0 && i < nprocs; i++) {
 		size_t n = (i + 1 == nprocs ? pages - share * (nprocs - 1) : share) * page_size;
-		pid_t pid = bare_fork();
+		int p[2];
+		pid_t pid;
 
-		if (pid < 0) {
-			ret = lab_error_errno(err, errno, "pressure: clone");
-		} else if (pid == 0) {
-			close(done[0]);
-			close(go[1]);
-			pressure_child(n, page_size, done[1], go[0]);
-		} else {
-			b->pids[b->n++] = pid;
-		}
-	}
-	/* Each child's end of done closes when it is done or dead: EOF then. */
-	close(done[1]);
-	close(go[0]);
-	for (ssize_t r; (r = read(done[0], &c, 1)) != 0;)
-		if (r == 1)
-			ok++;
-		else if (errno != EINTR)
+		if (pipe2(p, O_CLOEXEC) < 0) {
+			ret = lab_error_errno(err, errno, "pressure: pipe");
 			break;
-	close(done[0]);
-	*killed = b->n - ok;
+		}
+		pid = bare_fork();
+		if (pid == 0) {
+			close(p[0]);
+			close(rel[1]);
+			close(go[1]);
+			for (unsigned j = 0; j < b->n; j++)
+				close(own[j]);
+			pressure_child(n, page_size, p[1], rel[0], go[0]);
+		}
+		close(p[1]);
+		if (pid < 0) {
+			close(p[0]);
+			ret = lab_error_errno(err, errno, "pressure: clone");
+			break;
+		}
+		own[b->n] = p[0];
+		b->pids[b->n++] = pid;
+	}
+	close(rel[0]);
+	close(go[0]);
+	/* All touched (or dead), then all let go together. */
+	touched = read_each(own, b->n);
+	close(rel[1]);
+	unmapped = read_each(own, b->n);
+	for (unsigned i = 0; i < b->n; i++)
+		close(own[i]);
+	*killed = b->n - (unmapped < touched ? unmapped : touched);
 	if (madvise(region, region_size, MADV_DOFORK) < 0 && ret == 0)
 		ret = lab_error_errno(err, errno, "madvise(MADV_DOFORK)");
 	if (ret == 0 && *killed > 0)

@@ -40,8 +40,10 @@ int sharer_fork(struct sharer *s, const int *close_fds, size_t nclose, struct la
 int sharer_join(struct sharer *s, int *status, struct lab_error *err);
 
 /* The pressure step in nprocs processes at once: each maps and touches its
- * share of bytes, unmaps it, says so, and waits; pressure_procs returns when
- * all have said so or died.  region (its size region_size) is MADV_DONTFORK
+ * share of bytes and says so; when all have (the pressure at its height: the
+ * single-process step too holds all of it before it unmaps), all unmap
+ * together, say so, and wait; pressure_procs returns when all have said so or
+ * died.  region (its size region_size) is MADV_DONTFORK
  * meanwhile, so the children do not map the region as well.  They stay alive
  * until pressure_procs_release — after the step's ack, so the harness has
  * read /proc/PID/cgroup of each while its reclaim is still being traced and

@@ -138,12 +138,22 @@ static int loop(struct events *ev, const struct config *cfg, int fd, const char 
 	unsigned long long next_report = events_now_ns() + cfg->report_ms * 1000000ULL;
 	int ret, n = snprintf(amount, sizeof(amount), "%llu", cfg->amount);
 
+	unsigned long long reported = 0;
+
 	for (;;) {
 		unsigned long long t0 = events_now_ns(), d;
 		struct timespec ts = { (time_t)(cfg->interval_ms / 1000), (long)(cfg->interval_ms % 1000) * 1000000L };
 
 		if (below(cfg, current)) {
 			t.idle++;
+			/* A burst of writes just ended (the pressure let go): say so now,
+			 * not a report interval later, when the run may be over. */
+			if (t.writes > reported) {
+				if ((ret = report(ev, &t, err)) < 0)
+					return ret;
+				reported = t.writes;
+				next_report = events_now_ns() + cfg->report_ms * 1000000ULL;
+			}
 		} else {
 			if (write(fd, amount, (size_t)n) == n) {
 				t.ok++;
@@ -164,6 +174,7 @@ static int loop(struct events *ev, const struct config *cfg, int fd, const char 
 		if (events_now_ns() >= next_report) {
 			if ((ret = report(ev, &t, err)) < 0)
 				return ret;
+			reported = t.writes;
 			next_report = events_now_ns() + cfg->report_ms * 1000000ULL;
 		}
 		if (cfg->interval_ms && sigtimedwait(stop, NULL, &ts) >= 0)
