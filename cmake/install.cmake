@@ -3,7 +3,7 @@
 #
 #   <prefix>/bin/pagelab
 #   <prefix>/libexec/pagelab/      the workload programs (every target built into workloads/)
-#   <prefix>/share/pagelab/        scenarios/, results/reference/, guest/ (VM mode's guest tooling)
+#   <prefix>/share/pagelab/        scenarios/, results/reference/, metrics/, guest/ (VM mode's guest tooling)
 #   <prefix>/share/man/man1/pagelab.1   made by help2man from `pagelab --help` and `--version`
 #
 # The installed binary finds its data and workloads relative to itself, so
@@ -26,6 +26,8 @@ foreach(_t IN LISTS _pagelab_targets)
 endforeach()
 
 install(DIRECTORY scenarios DESTINATION ${CMAKE_INSTALL_DATADIR}/pagelab)
+# The load clients' metrics tables (harness/launch/metrics.h: DATA/metrics/TOOL.json).
+install(DIRECTORY metrics DESTINATION ${CMAKE_INSTALL_DATADIR}/pagelab FILES_MATCHING PATTERN "*.json")
 install(DIRECTORY results/reference DESTINATION ${CMAKE_INSTALL_DATADIR}/pagelab/results)
 # VM mode's guest tooling: the boot scripts and the guest's exit helper source.
 install(PROGRAMS guest/vm-run guest/vm-kernel guest/vm-initramfs guest/vm-guest-init

@@ -59,3 +59,32 @@ lab_own_memcg() {
 	done
 	return 1
 }
+
+# lab_own_cgroup_in MOUNT: this shell's own cgroup path in the hierarchy
+# mounted at MOUNT ("/a/b", "" for the root), from /proc/self/cgroup and the
+# mount's controllers (v1: its super options name them, e.g. "rw,cpu"; v2:
+# the "0::" line).  Prints nothing when the hierarchy is not found.  A clean
+# must never remove this directory or any directory above it: they are the
+# machine's, not ours.
+lab_own_cgroup_in() {
+	local mnt=$1 line root opts ctrls p
+	line=$(awk -v m="$mnt" '$5 == m && / - cgroup2? / { print $4 " " $(NF-2) " " $NF; exit }' /proc/self/mountinfo)
+	[ -n "$line" ] || return 0
+	root=${line%% *}
+	case $line in
+	*" cgroup2 "*) p=$(sed -n 's/^0::\(.*\)$/\1/p' /proc/self/cgroup) ;;
+	*)
+		opts=${line##* }
+		ctrls=$(echo "$opts" | tr ',' '\n' | grep -v -e '^rw$' -e '^ro$' -e '^relatime$' -e '^noexec$' -e '^nosuid$' -e '^nodev$' | sort | paste -sd, -)
+		p=$(awk -F: -v want="$ctrls" '$1 != 0 { n = split($2, a, ","); s = ""; for (i = 1; i <= n; i++) b[i] = a[i];
+			# the controllers of this line, sorted as those of the mount are
+			for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (b[j] < b[i]) { t = b[i]; b[i] = b[j]; b[j] = t }
+			for (i = 1; i <= n; i++) s = s (i > 1 ? "," : "") b[i]
+			if (s == want) { sub(/^[^:]*:[^:]*:/, ""); print; exit } }' /proc/self/cgroup) ;;
+	esac
+	if [ -n "$root" ] && [ "$root" != / ]; then
+		case $p in "$root") p= ;; "$root"/*) p=${p#"$root"} ;; esac
+	fi
+	printf '%s\n' "${p%/}"
+}
+

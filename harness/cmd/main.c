@@ -53,6 +53,7 @@ const char cli_usage_text[] =
 	"  --interval MS        sampling tick, 10..10000 ms (default 250)\n"
 	"  --timeout S          stop a run that lasts longer (default 600)\n"
 	"  --allow-destructive  run a scenario that can cause a global OOM on THIS host\n"
+	"  --allow-root-workload let a scenario's command and loads run as root (user = root)\n"
 	"  --sandbox child|self child (default): a new cgroup below pagelab's own; self:\n"
 	"                       pagelab's own cgroup is the sandbox (a container started with\n"
 	"                       --memory M --memory-swap M); its limit must be the scenario's\n"

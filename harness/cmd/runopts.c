@@ -36,6 +36,7 @@ int run_opts_parse(int argc, char **argv, enum run_opts_for what, struct run_opt
 		{ "interval", required_argument, NULL, 'i' },
 		{ "timeout", required_argument, NULL, 't' },
 		{ "allow-destructive", no_argument, NULL, 'D' },
+		{ "allow-root-workload", no_argument, NULL, 'W' },
 		{ "sandbox", required_argument, NULL, 'B' },
 		{ "no-report", no_argument, NULL, 'N' },
 		{ "trace", required_argument, NULL, 'T' },
@@ -90,6 +91,9 @@ int run_opts_parse(int argc, char **argv, enum run_opts_for what, struct run_opt
 			break;
 		case 'D':
 			o->allow_destructive = true;
+			break;
+		case 'W':
+			o->allow_root_workload = true;
 			break;
 		case 'B':
 			if (vm)
@@ -173,6 +177,8 @@ void run_opts_forward(const struct run_opts *o, struct run_opts_argv *f)
 	}
 	if (o->allow_destructive)
 		f->argv[f->argc++] = "--allow-destructive";
+	if (o->allow_root_workload)
+		f->argv[f->argc++] = "--allow-root-workload";
 	if (o->verbose)
 		f->argv[f->argc++] = "-v";
 	f->argv[f->argc] = NULL;

@@ -20,6 +20,7 @@
  */
 #include "audit_internal.h"
 
+#include <errno.h>
 #include <ctype.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -356,9 +357,8 @@ int audit_advice(const struct audit_host *h, const char *file, unsigned long lon
 	struct lint l = { .findings = json_array(), .file = file, .text = text };
 	char claim[32] = "";
 	bool have_claim = false;
-	int lineno = 0;
-	char *p, *save = NULL, *line;
-
+	int lineno = 0, settings = 0;
+	char *p, *line;
 	int ret;
 
 	memset(out, 0, sizeof(*out));
@@ -374,7 +374,6 @@ int audit_advice(const struct audit_host *h, const char *file, unsigned long lon
 		if (eol)
 			*eol = '\0';
 		lineno++;
-		(void)save;
 		for (s = p; *s == ' ' || *s == '\t'; s++)
 			;
 		if (*s == '\0') {
@@ -387,6 +386,7 @@ int audit_advice(const struct audit_host *h, const char *file, unsigned long lon
 				have_claim = true;
 			continue;
 		}
+		settings++;     /* a setting, or a line that should have been one */
 		eq = strchr(s, '=');
 		if (eq == NULL) {
 			finding(&l, lineno, s, "", "error", "syntax", "not 'key = value'");
@@ -416,6 +416,11 @@ int audit_advice(const struct audit_host *h, const char *file, unsigned long lon
 		}
 		lint_one(&l, h, lineno, key, val, have_claim ? claim : NULL, floor_kb);
 		have_claim = false;
+	}
+	if (settings == 0) {
+		json_decref(l.findings);
+		return lab_error_set(err, EINVAL, "advice file %s holds no setting (%d line(s) of comments or blanks): "
+				     "nothing to lint (a sysctl.conf-style file has KEY = VALUE lines)", file, lineno);
 	}
 	out->findings = l.findings;
 	out->errors = l.errors;

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "launch.h"
+#include "internal.h"
 #include "base/paths.h"
 
 #include <errno.h>
@@ -16,9 +17,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#ifndef CLONE_INTO_CGROUP
-#define CLONE_INTO_CGROUP 0x200000000ULL
-#endif
 
 int launch_bindir(char *buf, size_t len, struct lab_error *err)
 {
@@ -115,7 +113,12 @@ void launch_set_marker_fd(int fd)
 	marker_fd = fd;
 }
 
-static pid_t clone_into(int cgfd, int *pidfd)
+int launch_marker_fd(void)
+{
+	return marker_fd;
+}
+
+pid_t launch_clone_into(int cgfd, int *pidfd)
 {
 	struct clone_args args;
 
@@ -157,7 +160,7 @@ int launch_workload(char *const argv[], const char *bindir, struct sandbox *sb,
 	}
 	cgfd = sandbox_dirfd(sb);
 	if (cgfd >= 0) {
-		pid = clone_into(cgfd, &out->pidfd);
+		pid = launch_clone_into(cgfd, &out->pidfd);
 		if (pid < 0 && (errno == ENOSYS || errno == EINVAL || errno == E2BIG))
 			cgfd = -1;      /* an old kernel: fall back to fork + attach */
 		else if (pid < 0) {
@@ -256,4 +259,45 @@ void launch_release(struct workload_proc *wp)
 	free(wp->buf);
 	wp->buf = NULL;
 	wp->len = wp->cap = 0;
+}
+
+void launch_reap_orphans(const pid_t *keep, size_t n)
+{
+	char path[64], buf[4096], *p, *end;
+	ssize_t len;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/children", (int)getpid());
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;         /* no CONFIG_PROC_CHILDREN: launch_reap_all at the end */
+	len = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (len <= 0)
+		return;
+	buf[len] = '\0';
+	for (p = buf;; p = end) {
+		long pid = strtol(p, &end, 10);
+		bool known = false;
+		siginfo_t si;
+
+		if (end == p || pid <= 0)
+			break;
+		for (size_t i = 0; i < n; i++)
+			known |= keep[i] == (pid_t)pid;
+		memset(&si, 0, sizeof(si));
+		if (!known)
+			waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG);
+	}
+}
+
+void launch_reap_all(void)
+{
+	siginfo_t si;
+
+	for (int i = 0; i < 4096; i++) {
+		memset(&si, 0, sizeof(si));
+		if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG) < 0 || si.si_pid == 0)
+			break;
+	}
 }

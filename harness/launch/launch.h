@@ -37,6 +37,17 @@ int launch_workload(char *const argv[], const char *bindir, struct sandbox *sb,
  * -EAGAIN when still running. */
 int launch_reap(struct workload_proc *wp, struct lab_error *err);
 
+/* A run with foreign programs makes pagelab their subreaper
+ * (PR_SET_CHILD_SUBREAPER): a process whose parent died — a service's
+ * child after the service was killed, a daemon's double fork — becomes
+ * pagelab's child instead of init's, so the run can wait for it.  These
+ * reap such orphans: those that have exited and are not in keep (the
+ * workloads and loads not yet reaped, whose pidfds say when), from
+ * /proc/self/task/TID/children; and, once every process of a run is gone,
+ * every child left.  Neither blocks. */
+void launch_reap_orphans(const pid_t *keep, size_t n);
+void launch_reap_all(void);
+
 /* Close every fd the harness holds for it. */
 void launch_release(struct workload_proc *wp);
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* lives.c — the workloads' lives in one run (lives.h). */
 #include "lives.h"
+#include "internal.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -11,7 +12,7 @@
 
 #include "result/keys.h"
 
-static uint64_t now_ns(void)
+uint64_t lives_now_ns(void)
 {
 	struct timespec ts;
 
@@ -19,12 +20,16 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-static double ms_since(const struct launch_lives *l)
+#define now_ns lives_now_ns
+
+double lives_ms(const struct launch_lives *l)
 {
 	uint64_t ns = now_ns();
 
 	return ns >= l->t0_ns ? (double)(ns - l->t0_ns) / 1e6 : 0.0;
 }
+
+#define ms_since lives_ms
 
 void launch_lives_init(struct launch_lives *l, struct launch_wl *wl, size_t n, struct sandbox *sb,
 		       const char *bindir, uint64_t t0_ns, const struct launch_hooks *hooks)
@@ -37,12 +42,15 @@ void launch_lives_init(struct launch_lives *l, struct launch_wl *wl, size_t n, s
 	l->t0_ns = t0_ns;
 	l->hooks = *hooks;
 	l->oom_seen = l->group_base = 0;
+	l->foreign = NULL;
 	for (size_t i = 0; i < n; i++) {
 		wl[i].proc.pidfd = wl[i].proc.event_fd = wl[i].proc.ack_fd = -1;
 		wl[i].launched = wl[i].stopped_by_us = false;
 		wl[i].steps_done = 0;
 		wl[i].info = NULL;
 		wl[i].error[0] = '\0';
+		memset(&wl[i].c, 0, sizeof(wl[i].c));
+		wl[i].c.proc.pidfd = wl[i].c.proc.out_fd = wl[i].c.proc.err_fd = -1;
 	}
 }
 
@@ -62,6 +70,8 @@ int launch_start(struct launch_lives *l, size_t i, struct lab_error *err)
 	json_t *argv;
 	int ret;
 
+	if (x->cmd != NULL)
+		return cmd_life_start(l, i, ms_since(l), err);
 	ret = launch_workload(x->argv, l->bindir, l->sb, &x->proc, err);
 	if (ret < 0)
 		return lab_error_prefix(err, "start workload %s", x->name);
@@ -77,8 +87,11 @@ int launch_start(struct launch_lives *l, size_t i, struct lab_error *err)
 static const char *fate(struct launch_lives *l, struct launch_wl *x, bool *oom)
 {
 	int st = x->proc.wstatus;
+	const char *own = x->cmd != NULL ? cmd_life_fate(l, (size_t)(x - l->wl)) : NULL;
 
 	*oom = false;
+	if (own != NULL)
+		return own;
 	if (WIFEXITED(st))
 		return WEXITSTATUS(st) == 0 ? "completed" : "failed";
 	if (WTERMSIG(st) == SIGSYS)
@@ -115,6 +128,8 @@ static void record_exit(struct launch_lives *l, size_t i)
 		close(x->proc.pidfd);
 		x->proc.pidfd = -1;
 	}
+	if (x->cmd != NULL)
+		cmd_life_end(l, i);
 	f = fate(l, x, &oom);
 	json_object_set_new(x->info, RK_CODE, WIFEXITED(st) ? json_integer(WEXITSTATUS(st)) : json_null());
 	json_object_set_new(x->info, RK_SIGNAL, WIFSIGNALED(st) ? json_integer(WTERMSIG(st)) : json_null());
@@ -147,10 +162,23 @@ void launch_stop_all(struct launch_lives *l, int sig)
 		struct launch_wl *x = &l->wl[i];
 
 		launch_reap_one(l, i);
-		if (x->launched && !x->proc.exited) {
+		if (!x->launched || x->proc.exited)
+			continue;
+		if (x->cmd == NULL) {
 			x->stopped_by_us = true;
 			kill(x->proc.pid, sig);
+			continue;
 		}
+		/* A command: its own stop signal and grace, unless it is being
+		 * stopped as planned already. */
+		if (!x->c.planned_stop) {
+			x->stopped_by_us = true;
+			x->c.stop_sent_ns = now_ns();
+			x->c.stop_sent_ms = ms_since(l);
+			kill(x->proc.pid, x->cmd->stop_signal);
+		}
+		if (x->c.stop_sent_ns + (uint64_t)x->cmd->stop_grace_ms * 1000000ull > deadline)
+			deadline = x->c.stop_sent_ns + (uint64_t)x->cmd->stop_grace_ms * 1000000ull;
 	}
 	do {
 		any = false;
@@ -176,6 +204,7 @@ void launch_stop_all(struct launch_lives *l, int sig)
 				waitpid(x->proc.pid, NULL, 0);
 				x->proc.exited = true;
 				x->proc.wstatus = SIGKILL;
+				x->c.stop_killed = x->cmd != NULL;
 				record_exit(l, i);
 			}
 		}
@@ -186,6 +215,8 @@ void launch_lives_free(struct launch_lives *l)
 {
 	for (size_t i = 0; i < l->n; i++) {
 		launch_release(&l->wl[i].proc);
+		if (l->wl[i].cmd != NULL)
+			cmd_life_free(l, i);
 		json_decref(l->wl[i].info);
 		l->wl[i].info = NULL;
 	}

@@ -263,9 +263,16 @@ static int workload_inst(struct scn_inst *in, size_t idx, struct run_workload *w
 
 	snprintf(w->name, sizeof(w->name), "%s", sec->name);
 	snprintf(what, sizeof(what), "[workload %s]", sec->name);
+	if (scn_section_get(sec, "command") != NULL) {
+		/* Any program, as given (command.c). */
+		if ((ret = scn_command_workload(in, idx, w)) < 0)
+			return ret;
+		return workload_start(in, scn_section_get(sec, "start"), idx, w);
+	}
 	wl_decl_programs(programs, sizeof(programs));
 	if (prog == NULL)
-		return scn_inst_err(in, sec->pos, NULL, "%s needs program = one of %s", what, programs);
+		return scn_inst_err(in, sec->pos, NULL, "%s needs program = one of %s, or command = PROGRAM ARGS…", what,
+				    programs);
 	pg = wl_decl_find(prog->value);
 	if (pg == NULL)
 		return scn_inst_err(in, prog->value_pos, NULL, "%s program: unknown program '%s' (known: %s)",
@@ -626,7 +633,11 @@ int scenario_instantiate(const struct scenario *s, size_t v, unsigned long long 
 	for (size_t i = 0; i < s->nr_actions; i++)
 		if ((ret = action_inst(&in, i, r)) < 0)
 			return ret;
-	if ((ret = trace_inst(&in, r)) < 0)
+	r->nr_loads = s->nr_loads;
+	for (size_t i = 0; i < s->nr_loads; i++)
+		if ((ret = scn_load_inst(&in, i, r)) < 0)
+			return ret;
+	if ((ret = scn_foreign_check(&in, r)) < 0 || (ret = trace_inst(&in, r)) < 0)
 		return ret;
 	r->nr_knobs = 0;
 	for (size_t i = 0; i < s->knobs.n; i++) {
@@ -657,8 +668,15 @@ void run_spec_free(struct run_spec *r)
 {
 	for (size_t i = 0; i < r->nr_params; i++)
 		free(r->param_values[i]);
-	for (size_t i = 0; i < r->nr_workloads; i++)
+	for (size_t i = 0; i < r->nr_workloads; i++) {
 		for (int a = 0; a < r->workloads[i].argc; a++)
 			free(r->workloads[i].argv[a]);
+		scn_exec_free(&r->workloads[i].exec);
+	}
+	for (size_t i = 0; i < r->nr_loads; i++) {
+		for (int a = 0; a < r->loads[i].argc; a++)
+			free(r->loads[i].argv[a]);
+		scn_exec_free(&r->loads[i].exec);
+	}
 	memset(r, 0, sizeof(*r));
 }

@@ -31,7 +31,7 @@ const char *scenario_req_name(unsigned bit)
 /* parsing                                                                   */
 
 enum section_kind { SEC_NONE, SEC_SCENARIO, SEC_PARAMS, SEC_MATRIX, SEC_SANDBOX, SEC_VM,
-		    SEC_WORKLOAD, SEC_ACTION, SEC_KNOBS, SEC_TRACE, SEC_SAMPLE };
+		    SEC_WORKLOAD, SEC_ACTION, SEC_LOAD, SEC_KNOBS, SEC_TRACE, SEC_SAMPLE };
 
 static const char *const scenario_keys[] = {
 	"name", "title", "source", "expect", "report", "requires", "destructive", "repeat", NULL,
@@ -250,14 +250,14 @@ static int line_clean(struct parser *ps, char *l, int line, char **start)
 	return 0;
 }
 
-/* [workload NAME] / [action NAME]: a new named section. */
+/* [workload NAME] / [action NAME] / [load NAME]: a new named section. */
 static int named_section(struct parser *ps, const char *b, char *sp, struct scn_pos kp)
 {
 	struct scenario *s = ps->s;
-	bool wl = b[0] == 'w';
-	size_t *n = wl ? &s->nr_workloads : &s->nr_actions;
-	struct scn_section *arr = wl ? s->workloads : s->actions;
-	size_t max = wl ? SCN_MAX_WORKLOADS : SCN_MAX_ACTIONS;
+	enum section_kind kind = b[0] == 'w' ? SEC_WORKLOAD : b[0] == 'a' ? SEC_ACTION : SEC_LOAD;
+	size_t *n = kind == SEC_WORKLOAD ? &s->nr_workloads : kind == SEC_ACTION ? &s->nr_actions : &s->nr_loads;
+	struct scn_section *arr = kind == SEC_WORKLOAD ? s->workloads : kind == SEC_ACTION ? s->actions : s->loads;
+	size_t max = kind == SEC_WORKLOAD ? SCN_MAX_WORKLOADS : kind == SEC_ACTION ? SCN_MAX_ACTIONS : SCN_MAX_LOADS;
 
 	while (*sp == ' ')
 		sp++;
@@ -271,7 +271,7 @@ static int named_section(struct parser *ps, const char *b, char *sp, struct scn_
 	ps->cur = &arr[(*n)++];
 	ps->cur->name = scn_strdup(sp);
 	ps->cur->pos = kp;
-	ps->kind = wl ? SEC_WORKLOAD : SEC_ACTION;
+	ps->kind = kind;
 	return 0;
 }
 
@@ -303,10 +303,10 @@ static int section_header(struct parser *ps, char *b, struct scn_pos kp)
 				ps->cur = (struct scn_section *)((char *)ps->s + plain[i].offset);
 			return 0;
 		}
-	if ((!strcmp(b, "workload") || !strcmp(b, "action")) && sp)
+	if ((!strcmp(b, "workload") || !strcmp(b, "action") || !strcmp(b, "load")) && sp)
 		return named_section(ps, b, sp, kp);
 	return scn_perr(ps->err, ps->file, kp,
-			"unknown section [%s%s%s] (known: [scenario], [params], [matrix], [sandbox], [vm], [knobs], [trace], [sample], [workload NAME], [action NAME])",
+			"unknown section [%s%s%s] (known: [scenario], [params], [matrix], [sandbox], [vm], [knobs], [trace], [sample], [workload NAME], [action NAME], [load NAME])",
 			b, sp ? " " : "", sp ? sp : "");
 }
 
@@ -349,6 +349,7 @@ static int item_add(struct parser *ps, const char *key, const char *val, struct 
 		return section_add(ps->cur, file, key, val, kp, vp, ps->err);
 	case SEC_WORKLOAD:
 	case SEC_ACTION:
+	case SEC_LOAD:
 	case SEC_KNOBS:
 		return section_add(ps->cur, file, key, val, kp, vp, ps->err);
 	}
@@ -532,6 +533,8 @@ void scenario_free(struct scenario *s)
 		section_free(&s->workloads[i]);
 	for (size_t i = 0; i < s->nr_actions; i++)
 		section_free(&s->actions[i]);
+	for (size_t i = 0; i < s->nr_loads; i++)
+		section_free(&s->loads[i]);
 	free(s->overrides_text);
 	memset(s, 0, sizeof(*s));
 }

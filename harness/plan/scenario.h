@@ -12,6 +12,8 @@
 #include <stddef.h>
 
 #include "base/error.h"
+#include "launch/command.h"
+#include "launch/ready.h"
 #include "sandbox/settings.h"
 
 #define SCN_MAX_PARAMS 32
@@ -23,6 +25,14 @@
 #define SCN_MAX_ARGS 48
 #define SCN_MAX_REPORT 4
 #define SCN_MAX_KNOBS 12
+#define SCN_MAX_LOADS 4
+/* ${dir} in a command's words, its env and its ready path: the run's private
+ * directory, known only when the run makes it (launch/workdir.h).  The plan
+ * keeps this byte in its place (a scenario line cannot hold a control
+ * character) and the launch puts the directory's path there. */
+#define SCN_DIR_MARK LAUNCH_DIR_MARK
+#define SCN_MAX_ENV CMD_MAX_ENV
+#define SCN_DEFAULT_USER "pagelab"      /* scripts/setup creates it */
 #define SCN_WALK_INTERVAL_MS 2000       /* [sample] walk_interval_ms default */
 #define SCN_FLUSH_MS 1000               /* [sample] flush_ms default */
 
@@ -89,6 +99,8 @@ struct scenario {
 	struct scn_section workloads[SCN_MAX_WORKLOADS];
 	size_t nr_actions;
 	struct scn_section actions[SCN_MAX_ACTIONS];
+	size_t nr_loads;
+	struct scn_section loads[SCN_MAX_LOADS];        /* [load NAME], in file order */
 	char *overrides_text;   /* "region=300M memory_max=640M" for the record */
 	/* Set by the caller before scenario_instantiate: the most memory the
 	 * machine could ever hold (MemTotal + SwapTotal; a guest's mem + swap),
@@ -115,12 +127,35 @@ size_t scenario_nr_variants(const struct scenario *s);
 
 struct run_workload {
 	char name[32];
-	char program[32];
+	char program[32];               /* "command" for a foreign program */
 	int argc;
-	char *argv[SCN_MAX_ARGS];       /* argv[0] = program; sizes in bytes */
+	char *argv[SCN_MAX_ARGS];       /* argv[0] = program; sizes in bytes;
+					 * a command's words as written */
 	int start_after;                /* index of a workload, -1 = at once */
 	char start_step[32];            /* its step that releases this one */
 	unsigned long long region_bytes;   /* region/hold size, 0 if none */
+	/* command = (program "command"): run as given, no event protocol. */
+	bool command;
+	struct cmd_exec exec;
+	struct cmd_ready ready;
+	int stop_signal;                /* stop = SIGNAL [GRACE]: default SIGTERM */
+	unsigned stop_grace_ms;         /* default 5000; then everything in the sandbox SIGKILLed */
+	bool thp_never;                 /* thp = never: PR_SET_THP_DISABLE before exec */
+	unsigned hold_ms;               /* kept this long after ready and the loads, then stopped */
+};
+
+/* [load NAME]: a client run against the main workload once it is ready, one
+ * after another in file order, each a step of the main workload named after
+ * the load (harness/plan/scenario.md, "Load"). */
+struct run_load {
+	char name[32];
+	int argc;
+	char *argv[SCN_MAX_ARGS];
+	struct cmd_exec exec;
+	unsigned timeout_ms;            /* hard: then everything of the load SIGKILLed */
+	char metrics[64];               /* the metrics table (DATA/metrics/NAME.json), "" = none */
+	bool in_sandbox;                /* cgroup = sandbox; default its own cgroup beside it */
+	unsigned long long memory_max;  /* its own cgroup's limit */
 };
 
 struct run_action {
@@ -161,6 +196,10 @@ struct run_spec {
 	struct run_workload workloads[SCN_MAX_WORKLOADS];
 	size_t nr_actions;
 	struct run_action actions[SCN_MAX_ACTIONS];
+	size_t nr_loads;
+	struct run_load loads[SCN_MAX_LOADS];
+	bool foreign;                   /* a command workload or a load: a private network
+					 * namespace and directory, a trusted scenario file */
 	size_t nr_knobs;
 	struct run_knob knobs[SCN_MAX_KNOBS];
 	unsigned walk_interval_ms;      /* [sample]: step sources between steps, 0 = only at steps */
@@ -176,6 +215,10 @@ void run_spec_free(struct run_spec *r);
 
 /* "KEY=VALUE KEY=VALUE": the variant's matrix values, for messages and show. */
 void run_spec_variant_text(const struct run_spec *r, char *buf, size_t len);
+
+/* The word for display: SCN_DIR_MARK shown as "${dir}" (buf), else the
+ * word itself. */
+const char *run_word_text(const char *word, char *buf, size_t len);
 
 /* Requirement names <-> bits ("root memcg cgroup-v2 thp swap lazyfree vm"). */
 const char *scenario_req_name(unsigned bit);

@@ -91,6 +91,37 @@ enum scn_kind {
 int scn_typed(struct scn_inst *in, const char *field, const char *word, enum scn_kind k, const char *enums,
 	      struct scn_pos pos, const struct scn_expanded *x, unsigned long long *out);
 
+/* A command's words (harness/plan/scenario.md, "Words"): split on blanks;
+ * "..." and '...' group; a backslash takes the next character literally
+ * (outside quotes; inside double quotes before " \ $ # only); ${name}
+ * substituted outside single quotes, its value one piece of its word (never
+ * split, its quotes literal, no control character); ${dir} kept as
+ * SCN_DIR_MARK.  At most SCN_MAX_ARGS - 1 words of at most 1023 bytes.
+ * Errors name the item's key (what: "[workload svc] command"). */
+struct scn_words {
+	size_t n;
+	char *w[SCN_MAX_ARGS];
+	int col[SCN_MAX_ARGS];
+	char origin[256];               /* where a substituted value came from, "" if none */
+};
+
+int scn_words(struct scn_inst *in, const char *what, const struct scn_item *it, struct scn_words *out);
+void scn_words_free(struct scn_words *w);
+
+/* ---- foreign programs (command.c) ------------------------------------------ */
+
+/* [workload NAME] with command = (instantiate.c hands it over). */
+int scn_command_workload(struct scn_inst *in, size_t idx, struct run_workload *w);
+
+/* [load NAME] idx of the variant r. */
+int scn_load_inst(struct scn_inst *in, size_t idx, struct run_spec *r);
+
+/* What holds across a variant's foreign programs: loads drive a command
+ * main workload, one user for all of them, no parameter named dir. */
+int scn_foreign_check(struct scn_inst *in, struct run_spec *r);
+
+void scn_exec_free(struct cmd_exec *x);
+
 /* An item's value, substituted and typed: "WHAT KEY" in messages. */
 int scn_typed_item(struct scn_inst *in, const char *what, const struct scn_item *it, enum scn_kind k,
 		   const char *enums, unsigned long long *out, struct scn_expanded *x);

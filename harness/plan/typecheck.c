@@ -255,3 +255,151 @@ int scn_typed_item(struct scn_inst *in, const char *what, const struct scn_item 
 		return ret;
 	return scn_typed(in, field, x->text, k, enums, it->value_pos, x, out);
 }
+/* ------------------------------------------------------------------------ */
+/* a command's words                                                         */
+
+struct wordbuf {
+	char text[1024];
+	size_t len;
+};
+
+static bool word_put(struct wordbuf *b, char ch)
+{
+	if (b->len + 1 >= sizeof(b->text))
+		return false;
+	b->text[b->len++] = ch;
+	return true;
+}
+
+/* ${name} at p (p[0..1] == "${") into b: the run's directory mark, or the
+ * variant's value.  The characters it took, or -EINVAL with err. */
+static int word_subst(struct scn_inst *in, const char *what, const char *p, struct scn_pos at, struct wordbuf *b,
+		      struct scn_words *out)
+{
+	const char *close = strchr(p, '}'), *val;
+	char name[64], origin[256];
+	size_t n = close ? (size_t)(close - p - 2) : 0;
+
+	if (close == NULL || n == 0 || n >= sizeof(name))
+		return scn_inst_err(in, at, NULL, "%s: '${' without a parameter name and '}'", what);
+	memcpy(name, p + 2, n);
+	name[n] = '\0';
+	if (strcmp(name, "dir") == 0) {
+		if (!word_put(b, SCN_DIR_MARK))
+			return scn_inst_err(in, at, NULL, "%s: a word longer than 1023 bytes", what);
+		return (int)n + 3;
+	}
+	val = scn_lookup(in, name, origin, sizeof(origin));
+	if (val == NULL)
+		return scn_inst_err(in, at, NULL, "%s: unknown parameter ${%s} (declare it in [params] or [matrix]; "
+				    "${dir} is the run's directory)", what, name);
+	if (out->origin[0] == '\0')
+		snprintf(out->origin, sizeof(out->origin), "%s", origin);
+	for (const char *v = val; *v; v++) {
+		if ((unsigned char)*v < 0x20 || *v == 0x7f)
+			return scn_perr(in->err, in->s->file, at, "%s: ${%s} holds control character 0x%02x (%s)", what,
+					name, (unsigned char)*v, origin);
+		if (!word_put(b, *v))
+			return scn_inst_err(in, at, NULL, "%s: a word longer than 1023 bytes", what);
+	}
+	return (int)n + 3;
+}
+
+static int word_push(struct scn_inst *in, const char *what, struct scn_pos at, struct wordbuf *b,
+		     struct scn_words *out)
+{
+	if (out->n == SCN_MAX_ARGS - 1)
+		return scn_inst_err(in, at, NULL, "%s: more than %d words", what, SCN_MAX_ARGS - 1);
+	out->w[out->n] = scn_strndup(b->text, b->len);
+	out->col[out->n] = at.col;
+	out->n++;
+	b->len = 0;
+	return 0;
+}
+
+/* One character of a word at p (outside blanks): what it adds to b, how
+ * many characters it took (>= 1), or -EINVAL. */
+static int word_step(struct scn_inst *in, const char *what, const char *p, struct scn_pos at, char *quote,
+		     struct scn_pos *qpos, struct wordbuf *b, struct scn_words *out)
+{
+	char ch = *p;
+
+	if (*quote == '\'') {
+		if (ch == '\'')
+			*quote = 0;
+		else if (!word_put(b, ch))
+			goto long_word;
+		return 1;
+	}
+	if (ch == '\\') {
+		if (p[1] == '\0')
+			return scn_inst_err(in, at, NULL, "%s: a backslash at the end escapes nothing", what);
+		if (*quote == 0 || strchr("\"\\$#", p[1]) != NULL) {
+			if (!word_put(b, p[1]))
+				goto long_word;
+			return 2;
+		}
+		if (!word_put(b, ch))
+			goto long_word;
+		return 1;
+	}
+	if (ch == '"' || (ch == '\'' && *quote == 0)) {
+		*quote = *quote == ch ? 0 : ch;
+		*qpos = at;
+		return 1;
+	}
+	if (ch == '$' && p[1] == '{')
+		return word_subst(in, what, p, at, b, out);
+	if (!word_put(b, ch))
+		goto long_word;
+	return 1;
+long_word:
+	return scn_inst_err(in, at, NULL, "%s: a word longer than 1023 bytes", what);
+}
+
+int scn_words(struct scn_inst *in, const char *what, const struct scn_item *it, struct scn_words *out)
+{
+	const char *p = it->value;
+	struct wordbuf b = { .len = 0 };
+	struct scn_pos wpos = it->value_pos, qpos = it->value_pos;
+	char quote = 0;
+	bool inword = false;
+	int ret = 0;
+
+	memset(out, 0, sizeof(*out));
+	while (ret >= 0) {
+		struct scn_pos at = { it->value_pos.line, it->value_pos.col + (int)(p - it->value) };
+
+		if (*p == '\0' || (quote == 0 && (*p == ' ' || *p == '\t'))) {
+			if (inword)
+				ret = word_push(in, what, wpos, &b, out);
+			inword = false;
+			if (*p == '\0' || ret < 0)
+				break;
+			p++;
+			continue;
+		}
+		if (!inword) {
+			inword = true;
+			wpos = at;
+		}
+		ret = word_step(in, what, p, at, &quote, &qpos, &b, out);
+		if (ret > 0)
+			p += ret;
+	}
+	if (ret >= 0 && quote != 0)
+		ret = scn_inst_err(in, qpos, NULL, "%s: the %s quote is never closed", what,
+				   quote == '"' ? "double" : "single");
+	if (ret < 0) {
+		scn_words_free(out);
+		return ret;
+	}
+	return 0;
+}
+
+void scn_words_free(struct scn_words *w)
+{
+	for (size_t i = 0; i < w->n; i++)
+		free(w->w[i]);
+	w->n = 0;
+}

@@ -139,7 +139,8 @@ static int md_figure(FILE *o, const json_t *f)
 	md(o, b);
 	fputs(" | ", o);
 	md(o, n);
-	fprintf(o, " | %s | %s | %s%s%s |\n", ch, pt, strcmp(v, "real") ? "" : "**", v, strcmp(v, "real") ? "" : "**");
+	fprintf(o, " | %s | %s | %s%s%s%s%s |\n", ch, pt, strcmp(v, "real") ? "" : "**", v, strcmp(v, "real") ? "" : "**",
+		jstr(f, "direction") ? ", " : "", jstr(f, "direction") ? jstr(f, "direction") : "");
 	return !strcmp(v, "real") ? 0 : !strcmp(v, "t-test only") ? 1 : !strcmp(v, "range only") ? 2
 		: !strcmp(v, "same") ? 3 : 4;
 }

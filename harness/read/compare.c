@@ -243,6 +243,8 @@ static json_t *model_json(const struct report *rep, const char *const *files, js
 			rj = json_pack("{s:s, s:s, s:s, s:s?, s:s?, s:[], s:{s:s}}", "row", row->label, "row_base", base,
 				       "figure", row->figure, "unit", row->unit, "variant", row->variant, "cells",
 				       "article", "text", row->article.text);
+			if (rj != NULL && row->better != NULL)
+				json_object_set_new(rj, "better", json_string(row->better));
 			if (rj != NULL && row->variant != NULL) {
 				/* Its place within its variant's rows: a table's
 				 * figures are expanded in the same order for every
@@ -489,6 +491,15 @@ static json_t *figure_json(const json_t *t, const json_t *row, const char *colum
 		      "change_pct", real_or_null(v.change_pct),
 		      "lkp", "above_threshold", v.above_threshold, "disjoint", v.disjoint,
 		      "verdict", stats_call_name(v.call));
+	/* A load's metric says which way is better (metrics/TOOL.json): a
+	 * real change is then "better" or "worse", not only "real". */
+	if (j != NULL && jstr(row, "better") != NULL && strcmp(jstr(row, "better"), "none") != 0) {
+		json_object_set_new(j, "better", json_string(jstr(row, "better")));
+		if (v.call == STATS_REAL && isfinite(v.change_pct) && v.change_pct != 0)
+			json_object_set_new(j, "direction",
+					    json_string((v.change_pct > 0) == (strcmp(jstr(row, "better"), "higher") == 0)
+							? "better" : "worse"));
+	}
 	if (j != NULL)
 		json_object_set_new(j, "welch", v.have_t ? json_pack("{s:f, s:f, s:f}", "t",
 								     isfinite(v.t.t) ? v.t.t : (v.t.t > 0 ? 1e300 : -1e300),

@@ -3,7 +3,8 @@
  *
  *   plot-view.c    a run as the charts see it: zones, columns, steps, OOM
  *                  kills, kswapd's awake intervals, stalls; its data file
- *   plot-script.c  the gnuplot scripts: a run's five panels, the variants
+ *   plot-script.c  the gnuplot scripts: a run's five panels (six with
+ *                  loads), the variants
  *   plot.c         the public calls (plot.h): documents, gnuplot, the files
  */
 #ifndef PAGELAB_PLOT_INTERNAL_H
@@ -169,6 +170,7 @@ struct run_view {
 	size_t nawake;
 	bool has_events;
 	double max_mib, high_mib;       /* sandbox memory.max / memory.high, NAN = none */
+	size_t nloads, nload_values;    /* runs[].loads; those with a headline figure */
 	double page_kb;
 };
 extern const char *const plot_col_name[C_N];
@@ -184,7 +186,7 @@ static inline const char *chart_ext(const struct plot_opts *o)
  * workload, duration, limits, page size.  Nothing allocated yet. */
 void plot_view_init(struct run_view *rv, const json_t *doc, const json_t *run, const char *stem);
 /* The data file (index blocks: samples, steps, OOM kills, stalls, trace
- * bins), filling what the script needs to know of rv.  0 or -ENOMEM. */
+ * bins, loads), filling what the script needs to know of rv.  0 or -ENOMEM. */
 int plot_write_data(struct run_view *rv, FILE *d);
 void plot_view_free(struct run_view *rv);
 /* The name step st is marked with ("alloc", or "others:hold" for a workload

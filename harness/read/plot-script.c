@@ -210,6 +210,29 @@ static void panel_workload(const struct run_view *rv, FILE *f)
 	}
 }
 
+/* The loads' panel (a run with [load] sections only): each load over its
+ * time at its own measure — its first higher-is-better metric, in its
+ * unit (metrics/TOOL.json) — beside the kernel's figures; a load that is
+ * no result marked on the axis. */
+static void panel_loads(const struct run_view *rv, FILE *f)
+{
+	gp_marks(rv, f);
+	fputs("set title 'Loads: each one over its time at its own measure (its headline metric, its unit)'\n"
+	      "set ylabel 'its unit'\n", f);
+	/* No load with a figure: only the "no result" marks at 0, an axis
+	 * gnuplot would call empty. */
+	fputs(rv->nload_values > 0 ? "set yrange [0:*]\nplot " : "set yrange [0:1]\nplot ", f);
+	if (rv->nload_values > 0)
+		fputs("data index 5 using 1:2:3:4 with xerrorbars pt 7 ps 0.8 lw 2 lc rgb '#1f77b4' title 'a load (start to end)', \
+"
+		      "     data index 5 using 1:2:6 with labels offset 0,1 font ',8' notitle, \
+     ", f);
+	fputs("data index 5 using 1:($5 == 0 ? 0 : NaN) with points pt 2 ps 1.5 lc rgb '#d00000' title 'no result', \
+"
+	      "     data index 5 using 1:($5 == 0 ? 0 : NaN):6 with labels offset 0,1 font ',8' tc rgb '#d00000' notitle\n"
+	      "set autoscale y\n", f);
+}
+
 /* Panel 4: reclaim rates (vmstat, memory.stat, the trace bins), allocstall. */
 static void panel_reclaim(const struct run_view *rv, FILE *f)
 {
@@ -300,10 +323,10 @@ void plot_write_script(const struct run_view *rv, const struct plot_opts *o, con
 	 * ends at a newline, and the title is the document's text. */
 	fprintf(f, "# pagelab plot: the run of %s.dat\n# redraw: gnuplot ./%s.gp (in this directory)\n", rv->stem,
 		rv->stem);
-	gp_terminal(f, o, 980, 1320, out);
+	gp_terminal(f, o, 980, rv->nloads > 0 ? 1580 : 1320, out);
 	fputs("data = ", f);
 	gp_str(f, dat);
-	fputs("\nset multiplot layout 5,1 title ", f);
+	fprintf(f, "\nset multiplot layout %d,1 title ", rv->nloads > 0 ? 6 : 5);
 	gp_str(f, title);
 	fputs(" font ',10'\n"
 	      "set lmargin 11; set rmargin 38; set tmargin 3; set bmargin 2\n"
@@ -315,6 +338,8 @@ void plot_write_script(const struct run_view *rv, const struct plot_opts *o, con
 	fputs("set tmargin 2.2\n", f);
 	panel_sandbox(rv, f);
 	panel_workload(rv, f);
+	if (rv->nloads > 0)
+		panel_loads(rv, f);
 	panel_reclaim(rv, f);
 	panel_pressure(rv, f);
 	fputs("unset multiplot\n", f);

@@ -411,7 +411,8 @@ static void write_samples(struct run_view *rv, FILE *d)
 
 	rv->nsamples = json_array_size(samples);
 	find_zones(rv, samples);
-	fprintf(d, "# pagelab plot data: index 0 samples, 1 steps, 2 OOM kills, 3 reclaim stalls, 4 trace bins\n# t_s");
+	fprintf(d, "# pagelab plot data: index 0 samples, 1 steps, 2 OOM kills, 3 reclaim stalls, 4 trace bins, "
+		   "5 loads\n# t_s");
 	for (z = 0; z < rv->nzones; z++)
 		for (k = 0; k < ZONE_FIELDS; k++) {
 			fputc('\t', d);
@@ -533,6 +534,66 @@ static void write_bins(struct run_view *rv, FILE *d)
 		fputs("NaN\tNaN\tNaN\tNaN\tNaN\n", d);
 }
 
+/* A load's headline figure: its first metric that is better higher (a
+ * throughput), else its first; NULL when it has none. */
+static const char *load_headline(const json_t *load, double *v, const char **unit)
+{
+	const json_t *ms = json_object_get(load, RK_METRICS);
+	const char *k, *first = NULL;
+	json_t *m;
+
+	json_object_foreach((json_t *)ms, k, m) {
+		if (first == NULL)
+			first = k;
+		if (strcmp(jstr(m, "better", ""), "higher") == 0) {
+			first = k;
+			break;
+		}
+	}
+	if (first == NULL)
+		return NULL;
+	*v = num_or_nan(jpath(json_object_get(ms, first), "value"));
+	*unit = jstr(json_object_get(ms, first), "unit", "");
+	return first;
+}
+
+/* Index 5: the loads (runs[].loads), each from its start to its end at its
+ * headline figure, with whether it is a result. */
+static void write_loads(struct run_view *rv, FILE *d)
+{
+	const json_t *loads = json_object_get(rv->run, RK_LOADS);
+
+	fputs("\n\n# loads: t_mid_s value t_start_s t_end_s valid label\n", d);
+	for (size_t i = 0; i < json_array_size(loads); i++) {
+		const json_t *l = json_array_get(loads, i);
+		double t0 = num_or_nan(json_object_get(l, "started_ms")) / 1000.0;
+		double t1 = num_or_nan(json_object_get(l, "ended_ms")) / 1000.0, v = NAN;
+		const char *unit = "", *m = load_headline(l, &v, &unit);
+		bool valid = json_is_true(json_object_get(l, "valid"));
+		char label[200];
+
+		if (isnan(t0) || isnan(t1))
+			continue;
+		if (m != NULL)
+			snprintf(label, sizeof(label), "%s: %s%s%s%s%s", jstr(l, "name", "?"), m, unit[0] ? " (" : "", unit,
+				 unit[0] ? ")" : "", valid ? "" : ", no result");
+		else
+			snprintf(label, sizeof(label), "%s: %s", jstr(l, "name", "?"), valid ? "no metric" : "no result");
+		fprintf(d, "%.10g", (t0 + t1) / 2);
+		dat_num(d, valid ? v : NAN);
+		dat_num(d, t0);
+		dat_num(d, t1);
+		dat_num(d, valid ? 1 : 0);
+		fputc('\t', d);
+		dat_str(d, label);
+		fputc('\n', d);
+		rv->nloads++;
+		rv->nload_values += valid && !isnan(v);
+	}
+	if (rv->nloads == 0)
+		fputs("NaN\tNaN\tNaN\tNaN\tNaN\t\"\"\n", d);
+}
+
 /* Every block has at least one row (NaN when empty) so the index numbers
  * hold.  Index 3, the reclaim stalls, comes from the raw begin/end events. */
 int plot_write_data(struct run_view *rv, FILE *d)
@@ -553,5 +614,6 @@ int plot_write_data(struct run_view *rv, FILE *d)
 		fputs("NaN\tNaN\t\"\"\n", d);
 	text_free(&stalls);
 	write_bins(rv, d);
+	write_loads(rv, d);
 	return ret;
 }

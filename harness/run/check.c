@@ -123,6 +123,8 @@ static enum run_end check_programs(struct run_ctx *c, struct lab_error *err)
 		for (size_t w = 0; w < c->p->specs[v].nr_workloads; w++) {
 			char prog[PATH_MAX * 2];
 
+			if (c->p->specs[v].workloads[w].command)
+				continue;       /* a foreign program: foreign.c */
 			snprintf(prog, sizeof(prog), "%s/%s", c->bindir, c->p->specs[v].workloads[w].program);
 			if (access(prog, X_OK) < 0) {
 				lab_error_set(err, ENOENT, "workload program %s is missing (build it: cmake --build build)",
@@ -144,7 +146,8 @@ enum run_end run_check(struct run_ctx *c, struct lab_error *err)
 	/* Where the result goes, before anything on the host changes. */
 	if (result_check(c->o->out, err) < 0)
 		return RUN_REFUSED_INPUT;
-	if ((e = check_host(c, err)) != RUN_ENDED || (e = check_sandbox(c, err)) != RUN_ENDED)
+	if ((e = check_host(c, err)) != RUN_ENDED || (e = check_sandbox(c, err)) != RUN_ENDED ||
+	    (e = check_programs(c, err)) != RUN_ENDED)
 		return e;
-	return check_programs(c, err);
+	return run_check_foreign(c, err);
 }

@@ -9,10 +9,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <unistd.h>
 
 #include "host/knobs.h"
+#include "launch/workdir.h"
 #include "plan/tracedef.h"
 #include "result/keys.h"
 #include "sample/trace/trace.h"
@@ -117,7 +119,7 @@ static int signals_begin(struct run_ctx *c, struct lab_error *err)
  * explicit --trace this host cannot give. */
 static enum run_end host_begin(struct run_ctx *c, struct lab_error *err)
 {
-	bool want_trace = false;
+	bool want_trace = false, foreign = false;
 	int fd = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC), removed = 0;
 
 	if (fd >= 0) {
@@ -130,8 +132,19 @@ static enum run_end host_begin(struct run_ctx *c, struct lab_error *err)
 		lab_say(c->prog, LAB_SAY_WARN, "sweeping stale sandboxes: %s", err->msg);
 	else if (removed > 0)
 		lab_say(c->prog, LAB_SAY_PHASE, "removed %d stale sandbox(es) of dead pagelab runs", removed);
-	for (size_t v = 0; v < c->p->nv; v++)
+	if (workdir_sweep(&removed, err) < 0)
+		lab_say(c->prog, LAB_SAY_WARN, "sweeping stale run directories: %s", err->msg);
+	else if (removed > 0)
+		lab_say(c->prog, LAB_SAY_PHASE, "removed %d stale run director%s of dead pagelab runs in %s", removed,
+			removed == 1 ? "y" : "ies", WORKDIR_BASE);
+	for (size_t v = 0; v < c->p->nv; v++) {
 		want_trace |= c->p->specs[v].trace.set != TRACE_SET_NONE;
+		foreign |= c->p->specs[v].foreign;
+	}
+	/* What a foreign program's processes leave when their parent dies
+	 * comes to pagelab, to be waited for (launch.h: launch_reap_orphans). */
+	if (foreign && prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0)
+		lab_say(c->prog, LAB_SAY_WARN, "PR_SET_CHILD_SUBREAPER: %s (orphans go to init)", strerror(errno));
 	if (!want_trace)
 		return RUN_ENDED;
 	/* A private tracing instance per run; those of dead runs go first. */
@@ -219,6 +232,7 @@ int run_execute(const struct run_opts *o, struct run_plan *p, const struct lab_p
 	}
 	run_finish(c, out);
 	run_end_host(c);
+	run_foreign_free_metrics(c);
 	out->end = c->end;
 	if (c->failed) {
 		*err = c->err;

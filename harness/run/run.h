@@ -45,6 +45,7 @@ struct run_opts {
 	unsigned timeout_s;
 	bool interval_set, timeout_set;
 	bool allow_destructive, verbose, no_report;
+	bool allow_root_workload;       /* --allow-root-workload: a scenario's user = root may run */
 	bool sandbox_self;      /* --sandbox self: pagelab's own cgroup is the sandbox */
 	const char *trace;      /* --trace SET, NULL = the scenario's */
 	bool trace_raw;

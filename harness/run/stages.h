@@ -10,6 +10,8 @@
 #include "run.h"
 #include "host/host.h"
 #include "host/knobs.h"
+#include "sample/sampler.h"
+#include "launch/metrics.h"
 #include "result/result.h"
 
 /* One execution of a plan, as it goes. */
@@ -25,6 +27,9 @@ struct run_ctx {
 	bool trace_ok, trace_mounted;
 	char trace_why[LAB_ERROR_MSG_MAX];
 	int run_index;                  /* runs made so far */
+	/* The loads' metrics tables, loaded once by the check (check.c):
+	 * metrics[v][k] for variant v's load k, NULL where it has none. */
+	struct metrics_table *(*metrics)[SCN_MAX_LOADS];
 	/* How it is going: the first failure decides (run_fail). */
 	enum run_end end;
 	bool failed;
@@ -48,6 +53,25 @@ void run_interrupted(struct run_ctx *c, int signo);
  * (yes), or a refusal (RUN_REFUSED_INPUT, RUN_REFUSED_HOST) or RUN_FAILED
  * with err filled.  Fills c->host and c->bindir. */
 enum run_end run_check(struct run_ctx *c, struct lab_error *err);
+
+/* ---- foreign.c: command workloads and loads --------------------------------- */
+
+/* May this run execute its scenario's programs (a trusted scenario file,
+ * the user there, root only with --allow-root-workload, each program
+ * installed, each load bounded by its tool's own flags as its metrics table
+ * says, a private network namespace possible)?  Loads the metrics tables
+ * into c->metrics.  RUN_ENDED, or the refusal with err filled. */
+enum run_end run_check_foreign(struct run_ctx *c, struct lab_error *err);
+
+/* A variant's foreign context, made after its sandbox (the run's
+ * directory, network namespace, user, the loads' own cgroup) and taken
+ * down after its processes.  0 or -errno. */
+struct run_foreign;
+int run_foreign_up(struct run_ctx *c, const struct run_spec *r, size_t v, json_t *run, struct run_foreign **out,
+		   struct lab_error *err);
+const struct sampler_foreign *run_foreign_sampler(const struct run_foreign *f);
+int run_foreign_down(struct run_foreign *f, struct lab_error *err);
+void run_foreign_free_metrics(struct run_ctx *c);
 
 /* ---- resources.c ------------------------------------------------------------ */
 

@@ -11,6 +11,7 @@
 
 #include "base/size.h"
 #include "host/kmsg.h"
+#include "launch/launch.h"
 #include "result/keys.h"
 #include "sample/sampler.h"
 #include "sample/trace/trace.h"
@@ -112,7 +113,7 @@ static int sandbox_up(struct run_ctx *c, const struct run_spec *r, unsigned rep,
 /* The run's workloads in the sampler's loop, and the kernel log of it
  * (runs[].kmsg).  ret of sampler_run: 0, 1 interrupted (*signo), -errno. */
 static int sample(struct run_ctx *c, const struct run_spec *r, struct sandbox *sb, json_t *run, int kfd,
-		  int *signo, struct lab_error *err)
+		  const struct sampler_foreign *foreign, int *signo, struct lab_error *err)
 {
 	struct trace_config tc = { .set = c->trace_ok ? r->trace.set : TRACE_SET_NONE, .raw = r->trace.raw,
 				   .bin_ms = r->trace.bin_ms, .buffer_kb = r->trace.buffer_kb };
@@ -121,7 +122,7 @@ static int sample(struct run_ctx *c, const struct run_spec *r, struct sandbox *s
 				   .trace = tc.set != TRACE_SET_NONE ? &tc : NULL, .burst_ms = r->trace.burst_ms,
 				   .burst_margin_pct = r->trace.burst_margin_pct,
 				   .burst_always = r->trace.burst_always, .burst_raw = r->trace.raw,
-				   .progress = c->prog, .status = c->o->status };
+				   .progress = c->prog, .status = c->o->status, .foreign = foreign };
 	struct kmsg_log klog = { 0 };
 	int ret;
 
@@ -159,6 +160,7 @@ bool run_variant(struct run_ctx *c, size_t v, unsigned rep)
 {
 	const struct run_spec *r = &c->p->specs[v];
 	struct sandbox *sb = NULL;
+	struct run_foreign *fr = NULL;
 	json_t *run = run_json(r, rep);
 	struct lab_error err, e2;
 	int signo = 0, kfd, ret;
@@ -184,7 +186,11 @@ bool run_variant(struct run_ctx *c, size_t v, unsigned rep)
 		json_decref(run);
 		return false;
 	}
-	ret = sample(c, r, sb, run, kfd, &signo, &err);
+	/* A command's or a load's: the run's directory, network namespace and
+	 * the loads' own cgroup (foreign.c). */
+	ret = run_foreign_up(c, r, v, run, &fr, &err);
+	if (ret == 0)
+		ret = sample(c, r, sb, run, kfd, run_foreign_sampler(fr), &signo, &err);
 	if (kfd >= 0)
 		close(kfd);
 	if (ret < 0)
@@ -193,6 +199,12 @@ bool run_variant(struct run_ctx *c, size_t v, unsigned rep)
 		lab_error_prefix(&e2, "removing the sandbox");
 		run_fail(c, RUN_FAILED, &e2);
 	}
+	/* After every process of the run: the loads' cgroup, the directory,
+	 * and the orphans its programs left to pagelab (launch.h). */
+	if (run_foreign_down(fr, &e2) < 0)
+		run_fail(c, RUN_FAILED, &e2);
+	if (r->foreign)
+		launch_reap_all();
 	/* ...and put back after them (processes, then cgroup, then knobs); a
 	 * knob not back stops the execution. */
 	if (r->nr_knobs > 0 && run_knobs_restore(c, run, &e2) < 0) {

@@ -26,6 +26,7 @@
 #include "sample/outside.h"
 #include "sample/sources/source.h"
 #include "base/zoneinfo.h"
+#include "service.h"
 
 enum { TAG_TIMER = 1, TAG_SIGNAL = 2, TAG_EVENT = 0x100, TAG_PIDFD = 0x200, TAG_TRACE = 0x400 };
 
@@ -44,8 +45,10 @@ struct ctx {
 	uint64_t t0_ns;
 	uint64_t last_walk_ns;          /* the last sample with the step sources */
 	struct launch_wl wl[SCN_MAX_WORKLOADS];
+	struct launch_command cmds[SCN_MAX_WORKLOADS];  /* the command workloads' plans */
 	struct launch_lives lives;      /* their lives (launch/lives.h) */
 	struct outside outside[SCN_MAX_ACTIONS];        /* [action] leave: ballasts outside the sandbox */
+	struct svc *svc;                /* readiness, loads, planned stops (service.h); NULL: none */
 	struct source_ctx sctx;         /* what the sources see: sandbox, workloads */
 	struct source_set *sources;     /* sources/registry.c's table, opened */
 	struct sandbox_counters cg;
@@ -592,11 +595,14 @@ static int start_workload(struct ctx *c, size_t i)
 	c->sctx.procs[i].name = x->name;
 	c->sctx.procs[i].pid = x->proc.pid;
 	c->sctx.procs[i].running = true;
+	c->sctx.procs[i].command = x->cmd != NULL;
 	json_array_append(json_object_get(c->run, RK_WORKLOADS), x->info);
 	result_stream(c->res, "workload", c->run_index, x->info);
-	ret = watch(c, x->proc.event_fd, TAG_EVENT | i);
+	ret = x->proc.event_fd >= 0 ? watch(c, x->proc.event_fd, TAG_EVENT | i) : 0;
 	if (ret == 0)
 		ret = watch(c, x->proc.pidfd, TAG_PIDFD | i);
+	if (ret == 0 && x->cmd != NULL)
+		ret = svc_started(c->svc, i);
 	if (c->o->verbose)
 		lab_say(c->o->progress, LAB_SAY_DETAIL, "  %s started (pid %d)", x->name, (int)x->proc.pid);
 	return ret;
@@ -674,6 +680,88 @@ static void note_region(struct source_proc *p, const json_t *ev)
 	}
 }
 
+/* The workloads waiting for workload wi's step start now. */
+static int release_after(struct ctx *c, size_t wi, const char *step)
+{
+	for (size_t j = 0; j < c->spec->nr_workloads; j++) {
+		const struct run_workload *w = &c->spec->workloads[j];
+		int ret;
+
+		if (!c->wl[j].launched && w->start_after == (int)wi && !strcmp(w->start_step, step) &&
+		    (ret = start_workload(c, j)) < 0)
+			return ret;
+	}
+	return 0;
+}
+
+/* A step the harness saw rather than the workload said (a command's
+ * "ready", a load's end: service.h), recorded as a workload's step is: its
+ * forced sample, the step sources, the actions at it. */
+static void synthetic_step(void *ctx, size_t wi, const char *step, const char *arg, json_t *extra)
+{
+	struct ctx *c = ctx;
+	struct launch_wl *x = &c->wl[wi];
+	json_t *rec = json_object();
+	const json_t *smp;
+	char mk[96];
+
+	x->steps_done++;
+	json_object_set_new(rec, RK_WORKLOAD, json_string(x->name));
+	json_object_set_new(rec, RK_SEQ, json_integer(x->steps_done));
+	json_object_set_new(rec, RK_STEP, json_string(step));
+	json_object_set_new(rec, RK_ARG, arg ? json_string(arg) : json_null());
+	json_object_set_new(rec, RK_T_MS, json_real(ms_since(c, now_ns())));
+	json_object_set_new(rec, RK_COUNTERS, json_object());
+	if (extra != NULL) {
+		json_object_update(rec, extra);
+		json_decref(extra);
+	}
+	snprintf(mk, sizeof(mk), "step %s %s", x->name, step);
+	trace_marker(c->tr, mk);
+	smp = take_sample(c, "step");
+	for (size_t k = 0; source_table[k] != NULL; k++) {
+		const json_t *v = json_object_get(smp, source_table[k]->name);
+
+		if (source_table[k]->in_steps && v != NULL)
+			json_object_set(rec, source_table[k]->name, (json_t *)v);
+	}
+	{
+		/* A command says nothing of itself: its counters are what its
+		 * processes' smaps_rollup summed to at this sample (as a
+		 * built-in's own "rollup"), without the per-process list. */
+		json_t *ro = json_deep_copy(json_object_get(json_object_get(smp, "workloads"), x->name));
+
+		if (ro != NULL) {
+			json_object_del(ro, "procs");
+			json_object_set_new(json_object_get(rec, RK_COUNTERS), "rollup", ro);
+		}
+	}
+	json_object_set_new(rec, RK_SAMPLE, json_integer((json_int_t)c->nr_samples - 1));
+	do_actions(c, wi, step, rec);
+	json_array_append(c->steps, rec);
+	result_stream(c->res, "step", c->run_index, rec);
+	json_decref(rec);
+	if (c->o->verbose)
+		lab_say(c->o->progress, LAB_SAY_DETAIL, "  %s: step %s%s%s", x->name, step, arg ? " " : "", arg ? arg : "");
+}
+
+static int svc_release(void *ctx, size_t wi, const char *step)
+{
+	return release_after(ctx, wi, step);
+}
+
+static int svc_watch(void *ctx, int fd, uint64_t tag)
+{
+	return watch(ctx, fd, tag);
+}
+
+static void svc_unwatch(void *ctx, int fd)
+{
+	struct ctx *c = ctx;
+
+	epoll_ctl(c->epfd, EPOLL_CTL_DEL, fd, NULL);
+}
+
 static int handle_line(struct ctx *c, size_t wi, const char *line)
 {
 	struct launch_wl *x = &c->wl[wi];
@@ -745,16 +833,12 @@ static int handle_line(struct ctx *c, size_t wi, const char *line)
 			lab_say(c->o->progress, LAB_SAY_DETAIL, "  %s: step %s%s%s", x->name, stepname,
 				json_is_string(arg) ? " " : "", json_is_string(arg) ? json_string_value(arg) : "");
 		/* Workloads waiting for this step start now, before the ack. */
-		for (size_t j = 0; j < c->spec->nr_workloads; j++) {
-			const struct run_workload *w = &c->spec->workloads[j];
+		{
+			int ret = release_after(c, wi, stepname);
 
-			if (!c->wl[j].launched && w->start_after == (int)wi && !strcmp(w->start_step, stepname)) {
-				int ret = start_workload(c, j);
-
-				if (ret < 0) {
-					json_decref(ev);
-					return ret;
-				}
+			if (ret < 0) {
+				json_decref(ev);
+				return ret;
 			}
 		}
 		if (x->proc.ack_fd >= 0 && write(x->proc.ack_fd, "k", 1) != 1) {
@@ -821,8 +905,18 @@ static void wl_ended(void *ctx, size_t i)
 
 	if (c->wl[i].proc.pidfd >= 0)
 		epoll_ctl(c->epfd, EPOLL_CTL_DEL, c->wl[i].proc.pidfd, NULL);
+	if (c->svc != NULL)
+		svc_ended(c->svc, i);
 	drain_events(c, i);
 	c->sctx.procs[i].running = false;
+}
+
+static void wl_ready(void *ctx, size_t i)
+{
+	struct ctx *c = ctx;
+
+	if (c->svc != NULL)
+		svc_ready(c->svc, i);
 }
 
 static void wl_recorded(void *ctx, size_t i, const char *fate, bool oom)
@@ -962,6 +1056,16 @@ static int run_open(struct ctx *c)
 	if (sandbox_read(c->sb, &c->cg, c->err) == 0)
 		c->oom_base = c->cg.oom_kill;
 	launch_lives_baseline(&c->lives);
+	if (o->foreign != NULL) {
+		struct svc_open_args sa = { .spec = c->spec, .foreign = o->foreign, .lives = &c->lives, .res = c->res,
+					    .run_index = c->run_index, .run = c->run, .progress = o->progress,
+					    .verbose = o->verbose, .t0_ns = c->t0_ns,
+					    .hooks = { .step = synthetic_step, .release = svc_release, .watch = svc_watch,
+						       .unwatch = svc_unwatch, .ctx = c } };
+
+		if ((ret = svc_open(&sa, &c->svc, c->err)) < 0)
+			return ret;
+	}
 	take_sample(c, "start");
 	for (size_t i = 0; i < c->spec->nr_workloads; i++)
 		if (c->spec->workloads[i].start_after < 0 && (ret = start_workload(c, i)) < 0)
@@ -991,7 +1095,9 @@ static void on_timer(struct ctx *c)
  * the run (knobs.h: knob_signal_stops). */
 static int on_ready(struct ctx *c, uint64_t tag, int *signo)
 {
-	if (tag == TAG_TIMER) {
+	if (c->svc != NULL && (tag == SVC_TAG_TIMER || (tag & SVC_TAGS))) {
+		svc_on_ready(c->svc, tag);
+	} else if (tag == TAG_TIMER) {
 		on_timer(c);
 	} else if (tag == TAG_SIGNAL) {
 		struct signalfd_siginfo si;
@@ -1062,7 +1168,7 @@ static int run_loop(struct ctx *c, const char **outcome, int *signo)
 				return ret;
 		/* A stream that cannot be written (a full disk) stops the run:
 		 * what it measures would be lost. */
-		if ((ret = result_stream_error(c->res, c->err)) < 0)
+		if ((ret = result_stream_error(c->res, c->err)) < 0 || (ret = svc_error(c->svc, c->err)) < 0)
 			return ret;
 		if (*signo != 0) {
 			*outcome = "interrupted";
@@ -1105,6 +1211,7 @@ static void run_exit(struct ctx *c, const char *outcome, int ret)
 
 static void run_close(struct ctx *c)
 {
+	svc_close(c->svc);
 	launch_lives_free(&c->lives);
 	launch_set_marker_fd(-1);
 	trace_close(c->tr);
@@ -1122,7 +1229,7 @@ static void run_close(struct ctx *c)
 int sampler_run(const struct run_spec *spec, struct sandbox *sb, const struct sampler_opts *o,
 		struct result *res, int run_index, json_t *run, int *signo, struct lab_error *err)
 {
-	static const struct launch_hooks hooks = { .ended = wl_ended, .recorded = wl_recorded };
+	static const struct launch_hooks hooks = { .ended = wl_ended, .recorded = wl_recorded, .ready = wl_ready };
 	struct launch_hooks h = hooks;
 	const char *outcome = NULL;
 	struct ctx c;
@@ -1147,6 +1254,17 @@ int sampler_run(const struct run_spec *spec, struct sandbox *sb, const struct sa
 	c.t0_ns = now_ns();
 	h.ctx = &c;
 	launch_lives_init(&c.lives, c.wl, spec->nr_workloads, sb, o->bindir, c.t0_ns, &h);
+	for (size_t i = 0; i < spec->nr_workloads; i++) {
+		const struct run_workload *w = &spec->workloads[i];
+
+		if (!w->command)
+			continue;
+		c.cmds[i] = (struct launch_command){ .exec = &w->exec, .ready = &w->ready, .stop_signal = w->stop_signal,
+						     .stop_grace_ms = w->stop_grace_ms, .thp_never = w->thp_never };
+		c.wl[i].cmd = &c.cmds[i];
+	}
+	if (o->foreign != NULL)
+		c.lives.foreign = &o->foreign->lf;
 	run_members(&c);
 	if ((ret = run_open(&c)) == 0)
 		ret = run_loop(&c, &outcome, signo);
@@ -1156,6 +1274,7 @@ int sampler_run(const struct run_spec *spec, struct sandbox *sb, const struct sa
 	for (size_t i = 0; i < spec->nr_workloads; i++)
 		if (c.wl[i].launched && !c.wl[i].proc.exited)
 			drain_events(&c, i);
+	svc_end(c.svc);         /* a load still running: killed, recorded */
 	launch_stop_all(&c.lives, SIGTERM);
 	for (size_t a = 0; a < spec->nr_actions; a++)
 		outside_stop(&c.outside[a]);
@@ -1181,7 +1300,8 @@ bool sampler_run_failed(const json_t *run, char *msg, size_t len)
 		const char *name = json_string_value(json_object_get(w, "name"));
 
 		if (!json_is_string(json_object_get(w, "fate")) ||
-		    strcmp(json_string_value(json_object_get(w, "fate")), "failed") != 0)
+		    (strcmp(json_string_value(json_object_get(w, "fate")), "failed") != 0 &&
+		     strcmp(json_string_value(json_object_get(w, "fate")), "not_ready") != 0))
 			continue;
 		why = json_string_value(json_object_get(w, "error"));
 		if (why != NULL)

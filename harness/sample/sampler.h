@@ -16,10 +16,20 @@
 
 #include "base/error.h"
 #include "base/progress.h"
+#include "launch/lives.h"
+#include "launch/metrics.h"
 #include "result/result.h"
 #include "sandbox/sandbox.h"
 #include "plan/scenario.h"
 #include "sample/trace/trace.h"
+
+/* What a run's foreign programs (command workloads, loads) share, made by
+ * the run stage (harness/run/variant.c) and taken down by it. */
+struct sampler_foreign {
+	struct launch_foreign lf;       /* the run's directory, network namespace, user */
+	struct sandbox *load_cg;        /* the loads' own cgroup beside the sandbox, NULL: none */
+	const struct metrics_table *metrics[SCN_MAX_LOADS];     /* per load, NULL: none */
+};
 
 struct sampler_opts {
 	unsigned interval_ms;   /* tick, default 250 */
@@ -45,6 +55,7 @@ struct sampler_opts {
 	 * else the bursts between two full samples are folded into one line:
 	 * per zone the lowest free seen, when, and the last (harness/result/result.md). */
 	bool burst_raw;
+	const struct sampler_foreign *foreign;  /* NULL: no command workload, no load */
 };
 
 /* Fills run (a JSON object) with workloads, steps, samples, actions, exit and

@@ -275,6 +275,15 @@ int sandbox_nr_procs(struct sandbox *sb, struct lab_error *err)
 	return n;
 }
 
+int sandbox_procs(struct sandbox *sb, pid_t *pids, size_t max, struct lab_error *err)
+{
+	int n = sb_read_procs(sb->path, pids, max, err);
+
+	if (n == -ENOENT)
+		return gone(sb, err);
+	return n;
+}
+
 int sandbox_reclaim(struct sandbox *sb, unsigned long long bytes, struct lab_error *err)
 {
 	char path[PATH_MAX + 4096 + 32], val[32];

@@ -135,6 +135,11 @@ void sandbox_counters_free(struct sandbox_counters *c);
 /* Number of processes in the sandbox (cgroup.procs lines), or -errno. */
 int sandbox_nr_procs(struct sandbox *sb, struct lab_error *err);
 
+/* The processes in the sandbox (cgroup.procs: thread-group ids), the first
+ * max of them into pids; returns how many there are (may exceed max), or
+ * -errno (-ENOENT: the sandbox is gone). */
+int sandbox_procs(struct sandbox *sb, pid_t *pids, size_t max, struct lab_error *err);
+
 /* v2 memory.reclaim: -EOPNOTSUPP on v1, -EAGAIN when the kernel reclaimed
  * less than asked (it says so itself). */
 int sandbox_reclaim(struct sandbox *sb, unsigned long long bytes, struct lab_error *err);

@@ -89,6 +89,11 @@ nothing_left() {
   [ "$(grep -c 'package-ci: built pagelab_.*_amd64.deb' <<<"$err")" -eq 1 ]
   grep -q 'fleet: 3 hosts audited and ran madv-free/probe' <<<"$err"
   grep -q 'watermarks/lines (it writes vm.watermark_scale_factor) refused without pagelab_allow_knobs' <<<"$err"
+  # The fixed paths a local user could make first (/var/tmp/pagelab.deb,
+  # /var/tmp/pagelab-fleet) were planted by nobody on every host before the
+  # play, and are exactly as planted after it (containers/fleet/playbook.yml:
+  # a private directory per run; docs/refusals-vm.md).
+  grep -q 'fleet: /var/tmp/pagelab.deb and /var/tmp/pagelab-fleet planted by nobody on every host first: neither used nor trusted' <<<"$err"
   # The audit table: one column per inventory host, who set min_free_kbytes on each
   # (containers share this kernel: each says what this host's audit says).
   grep -qx '| | fleet-1 | fleet-2 | fleet-3 |' <<<"$out"

@@ -151,7 +151,7 @@ bad_inputs() {
     [ ! -e "$W/never.json" ]
     no_empty_error show "$BAD" || failed+=("show $BAD")
   done
-  [ ${#failed[@]} -eq 0 ] || skip "harness/cmd/run.c / show.c (not the reading commands) fail: ${failed[*]}"
+  [ ${#failed[@]} -eq 0 ] || { echo "run / show fail: ${failed[*]}"; false; }
 }
 
 @test "audit --advice: a missing file, a directory, an empty file — one line naming it, exit 2" {
@@ -159,6 +159,5 @@ bad_inputs() {
   for BAD in $(bad_inputs); do
     no_empty_error audit --advice "$BAD" || failed+=("${BAD##*/}")
   done
-  [ ${#failed[@]} -eq 0 ] ||
-    skip "pagelab audit --advice (harness/cmd/audit.c, not a reading command) fails for: ${failed[*]} (an empty advice file: exit 0, nothing said)"
+  [ ${#failed[@]} -eq 0 ] || { echo "pagelab audit --advice fails for: ${failed[*]}"; false; }
 }

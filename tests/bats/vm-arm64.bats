@@ -19,22 +19,43 @@
 #    a 128 MiB region in a 256 MiB sandbox with 38M of ballast (the article's
 #    baseline scaled by 1/4), 200 MiB of pressure (800 MiB / 4).
 #
-# Skips (with the reason) when qemu-system-aarch64, the cross compiler, the arm64
-# static libraries or Debian's arm64 kernel cannot be had (scripts/setup installs
-# them).
+# Skips (with the reason) when qemu-system-aarch64 is missing, when the cross
+# compiler cannot link a static arm64 program with the arm64 static libraries
+# (tried: arm_links), or when Debian's arm64 kernel cannot be had (scripts/setup
+# installs them).
 
 load helpers
+
+# arm_links DIR: whether the cross compiler links a static arm64 program
+# against the four libraries the guest's static build links (libcgroup,
+# jansson, libseccomp, yajl), decided by doing it: looking for the .a files
+# passed on a fresh machine where the cross C library (libc6-dev-arm64-cross,
+# a Recommends of gcc-aarch64-linux-gnu) was missing and the build then failed
+# at link ("cannot find crt1.o", "-lc").  The compiler's messages: DIR/arm-cc.err.
+arm_links() {
+  local d=$1
+  cat >"$d/arm-probe.c" <<'EOF'
+extern void *json_object(void);
+extern int cgroup_init(void);
+extern void *seccomp_init(unsigned int def_action);
+extern void *yajl_alloc(const void *callbacks, const void *afs, void *ctx);
+int main(void)
+{
+	return json_object() != 0 && cgroup_init() >= 0 && seccomp_init(0) != 0 && yajl_alloc(0, 0, 0) != 0 ? 0 : 1;
+}
+EOF
+  aarch64-linux-gnu-gcc -static -o "$d/arm-probe" "$d/arm-probe.c" -L/usr/lib/aarch64-linux-gnu \
+    -lcgroup -ljansson -lseccomp -lyajl_s -lpthread >"$d/arm-cc.err" 2>&1 &&
+    LC_ALL=C readelf -h "$d/arm-probe" 2>/dev/null | grep -q 'Machine:.*AArch64'
+}
 
 setup_file() {
   export BATS_NO_PARALLELIZE_WITHIN_FILE=true
   ARM_SKIP=""
   if ! command -v qemu-system-aarch64 >/dev/null; then
     ARM_SKIP="no qemu-system-aarch64 (apt-get install qemu-system-arm)"
-  elif ! command -v aarch64-linux-gnu-gcc >/dev/null; then
-    ARM_SKIP="no aarch64-linux-gnu-gcc (apt-get install gcc-aarch64-linux-gnu)"
-  elif [ ! -f /usr/lib/aarch64-linux-gnu/libcgroup.a ] || [ ! -f /usr/lib/aarch64-linux-gnu/libjansson.a ] ||
-       [ ! -f /usr/lib/aarch64-linux-gnu/libseccomp.a ] || [ ! -f /usr/lib/aarch64-linux-gnu/libyajl_s.a ]; then
-    ARM_SKIP="no arm64 static libraries (dpkg --add-architecture arm64; apt-get install libcgroup-dev:arm64 libjansson-dev:arm64 libseccomp-dev:arm64 libyajl-dev:arm64)"
+  elif ! arm_links "$BATS_FILE_TMPDIR"; then
+    ARM_SKIP="aarch64-linux-gnu-gcc cannot link a static arm64 program with the guest's libraries: $(grep -m1 -E 'cannot find|not found|error' "$BATS_FILE_TMPDIR/arm-cc.err" | sed 's/^.*ld: //') (apt-get install gcc-aarch64-linux-gnu libc6-dev-arm64-cross; dpkg --add-architecture arm64; apt-get install libcgroup-dev:arm64 libjansson-dev:arm64 libseccomp-dev:arm64 libyajl-dev:arm64)"
   else
     for k in 6.1 6.12; do
       if ! "$TOP/guest/vm-kernel" $k --arch arm64 --info >/dev/null 2>"$BATS_FILE_TMPDIR/k.err"; then

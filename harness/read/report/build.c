@@ -236,7 +236,7 @@ static int table_build(struct report *rep, const struct tdef *d, const char *sce
 	if (rc == 0 && json_is_string(json_object_get(c.tref, "note")) &&
 	    table_note(t, "article: %s", json_string_value(json_object_get(c.tref, "note"))) < 0)
 		rc = lab_error_set(err, ENOMEM, "out of memory");
-	*built = rc == 0;
+	*built = rc == 0 && !(d->optional && t->nrows == 0);
 out:
 	free(c.feed);
 	free(c.pick);
@@ -300,14 +300,16 @@ int report_build(struct report *rep, struct tdef *const *defs, size_t ndefs, str
 
 			if (!defs[k]->generic)
 				continue;
-			if ((rc = table_build(rep, defs[k], scn, ++next, &rep->tables[rep->nt], &built, err)) < 0) {
+			if ((rc = table_build(rep, defs[k], scn, next + 1, &rep->tables[rep->nt], &built, err)) < 0) {
 				report_table_free(&rep->tables[rep->nt]);
 				return rc;
 			}
-			if (built)
+			if (built) {
 				rep->nt++;
-			else
+				next++;         /* a table left out takes no number */
+			} else {
 				report_table_free(&rep->tables[rep->nt]);
+			}
 		}
 	}
 	return 0;

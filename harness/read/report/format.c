@@ -312,6 +312,8 @@ static json_t *row_json(const struct report_table *t, const struct report_row *r
 	json_t *cells = json_object_get(j, "cells");
 	size_t k;
 
+	if (j != NULL && r->better != NULL)
+		json_object_set_new(j, "better", json_string(r->better));
 	for (k = 0; j != NULL && k < t->ncols; k++)
 		if (json_array_append_new(cells, cell_json(&r->cells[k], t->cols[k].label)) < 0) {
 			json_decref(j);

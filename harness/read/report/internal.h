@@ -63,7 +63,7 @@ typedef void (*fig_text)(const struct runref *const *runs, size_t n, const struc
 			 char *buf, size_t len);
 
 /* Expansions done when a table is built, from what the runs hold. */
-enum each_kind { E_NONE = 0, E_INDEX, E_STEP, E_ZONE };
+enum each_kind { E_NONE = 0, E_INDEX, E_STEP, E_ZONE, E_METRIC };
 
 /* One row of a table definition (a "figure"). */
 struct fig {
@@ -80,6 +80,7 @@ struct fig {
 	double mul;                     /* 0 = 1 */
 	enum rounding round;
 	const char *unit;
+	const char *better;             /* "higher" | "lower" | "none" | NULL: which way is better */
 	const char *ref;                /* reference path; "/..." from the document root */
 	const char *const *if_variant;  /* only in these variants (NULL: all) */
 	size_t nif;
@@ -90,7 +91,7 @@ struct fig {
 	enum each_kind each;
 	const char *each_sel, *each_path;       /* E_INDEX: the array at step each_sel */
 	const char *first_ref;                  /* E_INDEX: the reference of the first element */
-	const struct fig *sub;                  /* E_STEP, E_ZONE: the templates, per step / zone */
+	const struct fig *sub;                  /* E_STEP, E_ZONE, E_METRIC: the templates, per step / zone / metric */
 	size_t nsub;
 };
 
@@ -116,6 +117,7 @@ struct tdef {
 	size_t nfigs;
 	const struct note_def *notes;
 	size_t nnotes;
+	bool optional;                  /* left out when it has no row (the loads' table of a run without loads) */
 	const char *unsupported_cgroup; /* cells of such columns read unsupported_text */
 	const char *unsupported_text;
 	bool generic;

@@ -122,6 +122,7 @@ struct report_row {
 	char label[128];                /* "THP off · After pressure" */
 	char figure[160];               /* "Region Rss" */
 	const char *unit;               /* "kB", "pages", NULL */
+	const char *better;             /* "higher", "lower", "none" (a load's metric), NULL: not said */
 	const char *variant;            /* the variant value of the row's group ("off"); NULL when none */
 	const char *kind;               /* median | runs | count | text | min | max | first | last */
 	struct report_cell *cells;      /* one per table column */

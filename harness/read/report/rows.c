@@ -169,6 +169,7 @@ static int add_fig(struct tctx *c, const struct fig *f, const struct variant *v,
 		 v != NULL && f->row != NULL ? " · " : "", f->row != NULL ? f->row : "");
 	snprintf(row->figure, sizeof(row->figure), "%s", f->what != NULL ? f->what : "");
 	row->unit = f->unit;
+	row->better = f->better;
 	row->kind = kind_name(f->kind);
 	if (v != NULL && (row->variant = strdup(v->value)) == NULL)
 		return lab_error_set(err, ENOMEM, "table %s: out of memory", t->id);
@@ -443,6 +444,102 @@ static int expand_zones(struct tctx *c, const struct fig *f, const struct varian
 	return rc;
 }
 
+/* E_METRIC: every metric a load's step carries (runs[].steps[].metrics,
+ * harness/result/result.md), per (workload, step, n-th) in the order the
+ * runs took them, its metrics in the order the first run holding them
+ * listed them.  The templates see {workload} {step} {n} {sel} {label} and
+ * {metric}; a template's unit "{unit}" and better "{better}" are the
+ * metric's own (strings of the documents, which outlive the report). */
+struct seen_metric {
+	const char *w, *s, *m, *unit, *better;
+	unsigned long nth;
+};
+
+static int note_metric(struct seen_metric **seen, size_t *n, size_t *cap, const struct seen_metric *x)
+{
+	for (size_t k = 0; k < *n; k++)
+		if (strcmp((*seen)[k].w, x->w) == 0 && strcmp((*seen)[k].s, x->s) == 0 && (*seen)[k].nth == x->nth &&
+		    strcmp((*seen)[k].m, x->m) == 0)
+			return 0;
+	if (*n == *cap) {
+		struct seen_metric *more = realloc(*seen, (*cap = *cap ? 2 * *cap : 32) * sizeof(**seen));
+
+		if (more == NULL)
+			return -ENOMEM;
+		*seen = more;
+	}
+	(*seen)[(*n)++] = *x;
+	return 0;
+}
+
+/* The metrics of one run's steps into seen. */
+static int run_metrics(const json_t *run, struct seen_metric **seen, size_t *n, size_t *cap)
+{
+	const json_t *steps = json_object_get(run, RK_STEPS);
+	int rc = 0;
+
+	for (size_t k = 0; k < json_array_size(steps) && rc == 0; k++) {
+		const json_t *st = json_array_get(steps, k), *ms = json_object_get(st, RK_METRICS);
+		struct seen_metric x = { json_string_value(json_object_get(st, RK_WORKLOAD)),
+					 json_string_value(json_object_get(st, RK_STEP)), NULL, NULL, NULL, 1 };
+		const char *name;
+		json_t *v;
+
+		if (x.w == NULL || x.s == NULL || !json_is_object(ms))
+			continue;
+		for (size_t q = 0; q < k; q++) {
+			const json_t *p = json_array_get(steps, q);
+
+			x.nth += strcmp(str_or(json_object_get(p, RK_WORKLOAD), ""), x.w) == 0 &&
+				 strcmp(str_or(json_object_get(p, RK_STEP), ""), x.s) == 0;
+		}
+		json_object_foreach((json_t *)ms, name, v) {
+			x.m = name;
+			x.unit = json_string_value(json_object_get(v, "unit"));
+			x.better = json_string_value(json_object_get(v, "better"));
+			if ((rc = note_metric(seen, n, cap, &x)) < 0)
+				break;
+		}
+	}
+	return rc;
+}
+
+static int expand_metrics(struct tctx *c, const struct fig *f, const struct variant *v, struct lab_error *err)
+{
+	struct seen_metric *seen = NULL;
+	size_t nseen = 0, cap = 0;
+	int rc = 0;
+
+	for (size_t i = 0; i < c->nfeed && rc == 0; i++)
+		if (run_in_variant(c->feed[i], v))
+			rc = run_metrics(c->feed[i]->run, &seen, &nseen, &cap);
+	for (size_t m = 0; m < nseen && rc == 0; m++) {
+		char sn[24], sel[160], label[160];
+		const char *kv[] = {"workload", seen[m].w, "step", seen[m].s, "n", sn, "sel", sel, "label", label,
+				    "metric", seen[m].m};
+
+		snprintf(sn, sizeof(sn), "%lu", seen[m].nth);
+		snprintf(sel, sizeof(sel), "%s:%s#%lu", seen[m].w, seen[m].s, seen[m].nth);
+		snprintf(label, sizeof(label), "%s: %s%s%s", seen[m].w, seen[m].s, seen[m].nth > 1 ? " #" : "",
+			 seen[m].nth > 1 ? sn : "");
+		for (size_t k = 0; k < f->nsub && rc == 0; k++) {
+			struct figbuf b;
+			struct fig g;
+
+			fig_expand(&f->sub[k], kv, N(kv), &b, &g);
+			if (g.unit != NULL && strcmp(g.unit, "{unit}") == 0)
+				g.unit = seen[m].unit != NULL && seen[m].unit[0] ? seen[m].unit : NULL;
+			if (g.better != NULL && strcmp(g.better, "{better}") == 0)
+				g.better = seen[m].better;
+			rc = add_fig(c, &g, v, err);
+		}
+	}
+	free(seen);
+	if (rc == -ENOMEM)
+		return lab_error_set(err, ENOMEM, "out of memory");
+	return rc;
+}
+
 static bool in_list(const char *s, const char *const *list, size_t n)
 {
 	size_t i;
@@ -475,6 +572,9 @@ int add_figs(struct tctx *c, const struct fig *figs, size_t n, const struct vari
 			break;
 		case E_ZONE:
 			rc = expand_zones(c, f, v, err);
+			break;
+		case E_METRIC:
+			rc = expand_metrics(c, f, v, err);
 			break;
 		case E_NONE:
 			rc = add_fig(c, f, v, err);

@@ -198,7 +198,7 @@ static int pick(struct loader *l, const char *key, const char *val, const char *
 }
 
 static const char *const row_keys[] = {
-	"row", "figure", "step", "path", "minus", "samples", "divide", "multiply", "round", "unit", "ref",
+	"row", "figure", "step", "path", "minus", "samples", "divide", "multiply", "round", "unit", "better", "ref",
 	"aggregate", "get", "label", "text", "if_variant", "unless_variant", "optional", "each", "first_ref",
 	"rows", "use", "grid", "comment", NULL,
 };
@@ -218,6 +218,7 @@ static int parse_row(struct loader *l, const json_t *o, struct fig *f)
 	if ((rc = check_keys(l, o, row_keys)) < 0 || (rc = opt_str(l, o, "row", &f->row)) < 0 ||
 	    (rc = opt_str(l, o, "figure", &f->what)) < 0 || (rc = opt_str(l, o, "step", &f->sel)) < 0 ||
 	    (rc = opt_str(l, o, "path", &f->path)) < 0 || (rc = opt_str(l, o, "unit", &f->unit)) < 0 ||
+	    (rc = opt_str(l, o, "better", &f->better)) < 0 ||
 	    (rc = opt_str(l, o, "ref", &f->ref)) < 0 || (rc = opt_str(l, o, "first_ref", &f->first_ref)) < 0 ||
 	    (rc = opt_num(l, o, "divide", &f->div)) < 0 || (rc = opt_num(l, o, "multiply", &f->mul)) < 0 ||
 	    (rc = str_list(l, o, "if_variant", &f->if_variant, &f->nif)) < 0 ||
@@ -377,7 +378,7 @@ static int parse_entry(struct loader *l, const json_t *e, struct figlist *out)
 		each = json_object_get(e, "each");
 	}
 	if (json_is_string(each)) {
-		/* {"each": "step" | "zone", "rows": [templates]} */
+		/* {"each": "step" | "zone" | "metric", "rows": [templates]} */
 		struct figlist sub = {0};
 		const char *kind = json_string_value(each);
 
@@ -387,8 +388,10 @@ static int parse_entry(struct loader *l, const json_t *e, struct figlist *out)
 			f->each = E_STEP;
 		else if (strcmp(kind, "zone") == 0)
 			f->each = E_ZONE;
+		else if (strcmp(kind, "metric") == 0)
+			f->each = E_METRIC;
 		else
-			return bad(l, "'each': \"step\", \"zone\" or {\"step\", \"path\"}, not '%s'", kind);
+			return bad(l, "'each': \"step\", \"zone\", \"metric\" or {\"step\", \"path\"}, not '%s'", kind);
 		if (!json_is_array(json_object_get(e, "rows")))
 			return bad(l, "'each': \"%s\" needs \"rows\": the rows to repeat", kind);
 		rc = parse_entries(l, json_object_get(e, "rows"), &sub, false);
@@ -415,7 +418,7 @@ static int parse_entry(struct loader *l, const json_t *e, struct figlist *out)
 		if (f->each_path == NULL)
 			return bad(l, "'each' needs the array's 'path'");
 	} else if (each != NULL) {
-		return bad(l, "'each' must be \"step\", \"zone\" or {\"step\", \"path\"}");
+		return bad(l, "'each' must be \"step\", \"zone\", \"metric\" or {\"step\", \"path\"}");
 	}
 	if ((rc = parse_row(l, e, f)) < 0)
 		return rc;
@@ -439,7 +442,7 @@ static int parse_entries(struct loader *l, const json_t *rows, struct figlist *o
 
 static const char *const table_keys[] = {
 	"id", "name", "row_head", "compare", "variants", "notes", "unsupported", "reference", "generic", "rows",
-	"comment", NULL,
+	"optional", "comment", NULL,
 };
 
 static int parse_table(struct loader *l, const json_t *o, struct tdef *d)
@@ -466,6 +469,9 @@ static int parse_table(struct loader *l, const json_t *o, struct tdef *d)
 	if (d->row_head == NULL)
 		d->row_head = "Row";
 	d->generic = json_is_true(json_object_get(o, "generic"));
+	if (json_object_get(o, "optional") != NULL && !json_is_boolean(json_object_get(o, "optional")))
+		return bad(l, "'optional' must be true or false");
+	d->optional = json_is_true(json_object_get(o, "optional"));
 	d->own_ref = json_object_get(o, "reference");
 	if (d->own_ref != NULL && !json_is_object(d->own_ref))
 		return bad(l, "'reference' must be an object: the figures to print beside the runs'");

@@ -58,6 +58,8 @@ struct source_proc {
 	const char *name;               /* the scenario's workload name */
 	pid_t pid;
 	bool running;                   /* launched and not yet reaped */
+	bool command;                   /* a foreign program: its figures are every process of
+					 * the sandbox it leads (sources/smaps_rollup.c) */
 	unsigned long region_start, region_end;   /* its start event's region, 0 = none */
 	size_t page_size;
 };

@@ -1,0 +1,202 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* scenario.c — the scenario's part of VM mode (vm.h): where it is, that what
+ * goes into the guest is files only, and the guest's shape.
+ */
+#include "internal.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "base/fileio.h"
+#include "base/size.h"
+#include "plan/catalog.h"
+#include "plan/scenario.h"
+
+/* The scenario tree goes into the guest's initramfs as it is
+ * (guest/vm-initramfs --file): an entry that is not a regular file or a
+ * directory is refused, naming it — a symbolic link above all, which would
+ * put whatever it points at (any file root can read) into an archive that is
+ * cached and booted.  0, or -ELOOP / -EINVAL with err set. */
+static int tree_plain(const char *dir, int depth, struct lab_error *err)
+{
+	DIR *d;
+	struct dirent *de;
+	int ret = 0;
+
+	if (depth > 16)
+		return lab_error_set(err, ELOOP, "%s: more than 16 directories deep", dir);
+	d = opendir(dir);
+	if (d == NULL)
+		return lab_error_errno(err, errno, "the scenarios directory %s", dir);
+	while (ret == 0 && (errno = 0, de = readdir(d)) != NULL) {
+		char p[PATH_MAX];
+		struct stat st;
+
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (vm_pathf(p, sizeof(p), "%s/%s", dir, de->d_name) < 0)
+			ret = lab_error_set(err, ENAMETOOLONG, "path too long in %s", dir);
+		else if (lstat(p, &st) < 0)
+			ret = lab_error_errno(err, errno, "%s", p);
+		else if (S_ISLNK(st.st_mode))
+			ret = lab_error_set(err, ELOOP, "%s is a symbolic link: pagelab vm copies the scenarios "
+					    "into the guest as they are, never through a link (put the file "
+					    "itself there)", p);
+		else if (S_ISDIR(st.st_mode))
+			ret = tree_plain(p, depth + 1, err);
+		else if (!S_ISREG(st.st_mode))
+			ret = lab_error_set(err, EINVAL, "%s is %s, not a regular file: pagelab vm copies only "
+					    "files and directories into the guest", p, lab_file_kind(st.st_mode));
+	}
+	if (ret == 0 && errno != 0)
+		ret = lab_error_errno(err, errno, "reading %s", dir);
+	closedir(d);
+	return ret;
+}
+
+int vm_scenario_locate(const char *arg, struct vm_scenario *sc, struct lab_error *err)
+{
+	char found[PATH_MAX];
+	struct stat st;
+	int ret;
+
+	memset(sc, 0, sizeof(*sc));
+	sc->is_file = catalog_is_file(arg);
+	ret = catalog_find(arg, found, sizeof(found), err);
+	if (ret < 0)
+		return ret;
+	/* The file itself goes into the guest, not what a link names. */
+	if (sc->is_file && lstat(found, &st) == 0 && S_ISLNK(st.st_mode))
+		return lab_error_set(err, ELOOP, "%s is a symbolic link: pagelab vm copies a scenario file into "
+				     "the guest as it is, never through a link (name the file itself)", found);
+	/* Absolute paths: the guest's command and the static build need them. */
+	if (realpath(found, sc->path) == NULL)
+		return lab_error_errno(err, errno, "scenario file %s", found);
+	if (sc->is_file)
+		return 0;
+	ret = catalog_dir(found, sizeof(found), err);
+	if (ret < 0)
+		return ret;
+	if (realpath(found, sc->dir) == NULL)
+		return lab_error_errno(err, errno, "the scenarios directory %s", found);
+	return tree_plain(sc->dir, 0, err);
+}
+
+/* A [vm] value with ${param} substituted from the variant's parameters (the
+ * parser has already checked that every reference resolves).  1 when the
+ * key is there, 0 when not. */
+static int vm_item(const struct scenario *s, const struct run_spec *r, const char *key, char *out, size_t len)
+{
+	const char *v = NULL;
+	size_t o = 0;
+
+	for (size_t i = 0; i < s->vm.n; i++)
+		if (strcmp(s->vm.items[i].key, key) == 0)
+			v = s->vm.items[i].value;
+	if (v == NULL)
+		return 0;
+	while (*v != '\0' && o + 1 < len) {
+		const char *end;
+
+		if (v[0] == '$' && v[1] == '{' && (end = strchr(v, '}')) != NULL) {
+			size_t nlen = (size_t)(end - v - 2);
+
+			for (size_t p = 0; p < r->nr_params; p++)
+				if (strlen(r->param_names[p]) == nlen && !strncmp(r->param_names[p], v + 2, nlen)) {
+					int n = snprintf(out + o, len - o, "%s", r->param_values[p]);
+
+					if (n > 0)
+						o += (size_t)n < len - o ? (size_t)n : len - o - 1;
+				}
+			v = end + 1;
+			continue;
+		}
+		out[o++] = *v++;
+	}
+	out[o < len ? o : len - 1] = '\0';
+	return 1;
+}
+
+/* A size from the options (set), else [vm] KEY, else dflt. */
+static int shape_size(const struct scenario *s, const struct run_spec *r, const char *path, const char *key,
+		      bool set, unsigned long long opt, unsigned long long dflt, unsigned long long *out,
+		      struct lab_error *err)
+{
+	char val[256];
+	struct lab_error e;
+
+	*out = set ? opt : dflt;
+	if (!set && vm_item(s, r, key, val, sizeof(val)) && lab_parse_size(val, out, &e) < 0)
+		return lab_error_set(err, EINVAL, "%s: [vm] %s: %s", path, key, e.msg);
+	return 0;
+}
+
+int vm_shape_for_run(const struct vm_opts *o, const struct scenario *s, const struct run_spec *first,
+		     const char *path, const struct lab_progress *p, struct vm_shape *g, struct lab_error *err)
+{
+	char val[256];
+	int ret;
+
+	memset(g, 0, sizeof(*g));
+	ret = shape_size(s, first, path, "mem", o->mem != 0, o->mem, VM_DEFAULT_MEM, &g->mem, err);
+	if (ret < 0)
+		return ret;
+	if (g->mem < VM_MIN_MEM)
+		return lab_error_set(err, EINVAL, "%s: [vm] mem: a guest needs at least 256M", path);
+	if (o->numa && (g->mem >> 20) % o->numa != 0)
+		return lab_error_set(err, EINVAL, "--numa %u: the guest's %llu MiB do not split evenly into %u nodes",
+				     o->numa, g->mem >> 20, o->numa);
+	g->cpus = o->cpus ? o->cpus : VM_DEFAULT_CPUS;
+	if (!o->cpus && vm_item(s, first, "cpus", val, sizeof(val))) {
+		unsigned long long c;
+		struct lab_error e;
+
+		if (lab_parse_uint(val, &c, &e) < 0 || c < 1 || c > 64)
+			return lab_error_set(err, EINVAL, "%s: [vm] cpus: expected 1..64, got '%s'", path, val);
+		g->cpus = (unsigned)c;
+	}
+	if (o->thp)
+		snprintf(g->thp, sizeof(g->thp), "%s", o->thp);
+	else if (vm_item(s, first, "thp", val, sizeof(val)))
+		vm_pathf(g->thp, sizeof(g->thp), "%s", val);     /* typed by the parser: a THP mode */
+	ret = shape_size(s, first, path, "swap", o->swap_set, o->swap, 0, &g->swap, err);
+	if (ret < 0)
+		return ret;
+	if (g->swap && g->swap < (1ULL << 20))
+		return lab_error_set(err, EINVAL, "swap of %llu bytes: at least 1M", g->swap);
+	ret = shape_size(s, first, path, "disk", o->disk_set, o->disk, 0, &g->disk, err);
+	if (ret < 0)
+		return ret;
+	/* Without a disk a file lands in the initramfs, whose pages reclaim cannot
+	 * drop: a page-cache workload would measure nothing (and say nothing). */
+	for (size_t i = 0; g->disk == 0 && i < first->nr_workloads; i++)
+		if (strcmp(first->workloads[i].program, "cachefill") == 0) {
+			lab_say(p, LAB_SAY_WARN, "workload '%s' fills the page cache, but the guest has no disk "
+				"([vm] disk or --disk): its file would be in the initramfs, which reclaim cannot "
+				"drop", first->workloads[i].name);
+			break;
+		}
+	snprintf(g->cmdline, sizeof(g->cmdline), "%s", o->cmdline);
+	if (!vm_item(s, first, "kernel", g->kernel, sizeof(g->kernel)))
+		snprintf(g->kernel, sizeof(g->kernel), "%s", VM_DEFAULT_KERNEL);
+	return 0;
+}
+
+int vm_shape_for_audit(const struct vm_opts *o, struct vm_shape *g, struct lab_error *err)
+{
+	memset(g, 0, sizeof(*g));
+	g->mem = o->mem ? o->mem : VM_DEFAULT_MEM;
+	g->cpus = o->cpus ? o->cpus : VM_DEFAULT_CPUS;
+	if (o->thp)
+		snprintf(g->thp, sizeof(g->thp), "%s", o->thp);
+	snprintf(g->cmdline, sizeof(g->cmdline), "%s", o->cmdline);
+	snprintf(g->kernel, sizeof(g->kernel), "%s", VM_DEFAULT_KERNEL);
+	if (o->numa && (g->mem >> 20) % o->numa != 0)
+		return lab_error_set(err, EINVAL, "--numa %u: the guest's %llu MiB do not split evenly into %u nodes",
+				     o->numa, g->mem >> 20, o->numa);
+	return 0;
+}

@@ -1,0 +1,281 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
+# A program nobody in the tree wrote as a workload (harness/plan/scenario.md,
+# "Any program as a workload", "Load"; docs/own-workload.md): Debian's
+# redis-server 7.0 under a quota, driven by its own redis-benchmark --csv,
+# its numbers in the result and in report, compare and plot; and every way
+# such a run can go wrong ending cleanly — a service that never becomes
+# ready, a client that hangs, SIGINT — with nothing left: no process of the
+# run's user, no run directory, no cgroup.  Refusals: root without
+# --allow-root-workload, a scenario file others could write, a load its
+# tool's flags do not bound.  The run's scenarios are tests/scenarios/svc-*.scn.
+
+load helpers
+
+setup_file() {
+  export SCN="$TOP/tests/scenarios"
+}
+
+setup() {
+  require_memcg
+  command -v redis-server >/dev/null || skip "no redis-server (scripts/setup installs redis-server)"
+  command -v redis-benchmark >/dev/null || skip "no redis-benchmark (scripts/setup installs redis-tools)"
+  getent passwd pagelab >/dev/null || skip "no user pagelab (scripts/setup makes it)"
+  # Nothing of an earlier run may be around: the checks below count on it.
+  [ -z "$(pgrep -u pagelab)" ] || skip "processes of user pagelab are running: $(pgrep -u pagelab -l | tr '\n' ' ')"
+}
+
+# nothing_left STEM: no process of the run's user, its directory gone, no
+# pagelab cgroup below ours.
+nothing_left() {
+  local dir
+  dir=$(rq "$1" '.runs[0].foreign.dir')
+  [ -n "$dir" ] && [ "$dir" != null ]
+  [ ! -e "$dir" ] || { echo "left: $dir"; ls -la "$(dirname "$dir")"; false; }
+  [ ! -e "$(dirname "$dir")" ] || { echo "left: $(dirname "$dir")"; false; }
+  [ -z "$(pgrep -u pagelab)" ] || { echo "left: $(pgrep -u pagelab -l)"; false; }
+  [ -z "$(pagelab_cgroups)" ] || { echo "left: $(pagelab_cgroups)"; false; }
+}
+
+@test "service: redis-server under a quota, redis-benchmark --csv bounded by -n: its metrics in the result, nothing left" {
+  # A stale run directory of a dead pagelab (pid 2^22 + 1 cannot be alive) is swept first.
+  mkdir -m 0711 /var/tmp/pagelab-4194305-0-abcdef
+  run_scenario "$SCN/svc-redis.scn" svc-redis --repeat 2
+  echo "$output"
+  assert_success
+  assert_output --partial "removed 1 stale run directory of dead pagelab runs in /var/tmp"
+  [ ! -e /var/tmp/pagelab-4194305-0-abcdef ]
+  assert_output --regexp "load bench: completed after [0-9.]+ s: SET/rps [0-9.]+ req/s"
+  [ "$(rq svc-redis '[.runs[].workloads[0].fate] | unique | join(",")')" = completed ]
+  [ "$(rq svc-redis '.runs[0].workloads[0].program')" = command ]
+  [ "$(rq svc-redis '.runs[0].workloads[0].user.name')" = pagelab ]
+  [ "$(rq svc-redis '.runs[0].workloads[0].stop | "\(.signal) \(.planned) \(.killed)"')" = "TERM true false" ]
+  # Its argv as run: ${dir} is the run's own directory, nothing of the harness's environment.
+  dir=$(rq svc-redis '.runs[0].foreign.dir')
+  [[ "$dir" == /var/tmp/pagelab-*-0-*/run ]]
+  [ "$(rq svc-redis '.runs[0].workloads[0].argv[4]')" = "$dir/redis.sock" ]
+  [ "$(rq svc-redis '.runs[0].workloads[0].env | map(select(startswith("HOME="))) | .[0]')" = "HOME=$dir" ]
+  [ "$(rq svc-redis '.runs[0].workloads[0].env | length')" = 8 ]
+  rq svc-redis '.runs[0].workloads[0].stdout.text' | grep -q "ready to accept connections"
+  # The ready step, then the load's step with the tool's own numbers.
+  [ "$(rq svc-redis '[.runs[0].steps[] | .step] | join(" ")')" = "ready bench" ]
+  [ "$(rq svc-redis '.runs[0].steps[0].ready.condition')" = "unix:redis.sock" ]
+  rq svc-redis '.runs[].steps[1].metrics["SET/rps"].value' | while read -r v; do
+    awk -v v="$v" 'BEGIN { exit !(v > 1000) }'
+  done
+  [ "$(rq svc-redis '.runs[0].steps[1].metrics["GET/p99_latency_ms"] | "\(.unit) \(.better)"')" = "ms lower" ]
+  [ "$(rq svc-redis '.runs[0].steps[1].load | "\(.outcome) \(.valid) \(.code) \(.cgroup)"')" = "completed true 0 own" ]
+  [ "$(rq svc-redis '.runs[0].loads[0].metrics | length')" = 12 ]
+  # The load ran in its own cgroup beside the sandbox, now gone.
+  lcg=$(rq svc-redis '.runs[0].foreign.load_cgroup')
+  [ "$(dirname "$lcg")" = "$(dirname "$(rq svc-redis '.runs[0].sandbox.path')")" ]
+  [ ! -e "$lcg" ]
+  # The service's processes summed at each step (one process: redis).
+  [ "$(rq svc-redis '.runs[0].samples[.runs[0].steps[0].sample].workloads.redis.processes')" = 1 ]
+  [ "$(rq svc-redis '.runs[0].samples[.runs[0].steps[0].sample].workloads.redis.procs[0].comm')" = redis-server ]
+  nothing_left svc-redis
+  # report: the generic loads table; plot: a loads panel.
+  run "$PAGELAB" report "$RESULTS/svc-redis.json"
+  assert_success
+  assert_output --partial "Loads and their own measure"
+  assert_output --regexp "\| redis: bench \| SET/rps \| [0-9,.]+ req/s \([0-9,.]+–[0-9,.]+\) \|"
+  run "$PAGELAB" plot "$RESULTS/svc-redis.json" --out "$BATS_TEST_TMPDIR/plots"
+  assert_success
+  grep -q "Loads: each one over its time" "$BATS_TEST_TMPDIR/plots/svc-redis-A1.gp"
+  grep -q "bench: SET/rps (req/s)" "$BATS_TEST_TMPDIR/plots/svc-redis-A1.dat"
+  [ -s "$BATS_TEST_TMPDIR/plots/svc-redis-A1.svg" ]
+}
+
+@test "service: compare reads the tool's numbers through the report's tables (Welch + the LKP rule)" {
+  run_scenario "$SCN/svc-redis.scn" svc-cmp-a --repeat 3
+  assert_success
+  run_scenario "$SCN/svc-redis.scn" svc-cmp-b --repeat 3 --set requests=2000
+  assert_success
+  run "$PAGELAB" compare "$RESULTS/svc-cmp-a.json" -- "$RESULTS/svc-cmp-b.json" --format json
+  assert_success
+  echo "$output" | jq -c '.comparisons[0].figures[] | select(.table == "generic-loads")
+                          | select(.figure == "SET/rps" or .figure == "Duration")
+                          | {figure, base: .base.values, new: .new.values, verdict, change_pct}'
+  echo "$output" | jq -e '.comparisons[0].figures[] | select(.table == "generic-loads" and .figure == "SET/rps")
+                          | .base.n == 3 and .new.n == 3 and .better == "higher"' >/dev/null
+  # 2,000 requests take a tenth of 20,000's time: real, whatever the machine's noise.
+  echo "$output" | jq -e '.comparisons[0].figures[] | select(.table == "generic-loads" and .figure == "Duration")
+                          | .verdict == "real" and .change_pct < -50' >/dev/null
+}
+
+@test "service: a forking program — every process of the sandbox in the per-process figures, the sum the parts" {
+  run_scenario "$SCN/svc-fork.scn" svc-fork
+  echo "$output"
+  assert_success
+  s=$(rq svc-fork '.runs[0].steps[0].sample')
+  rq svc-fork ".runs[0].samples[$s].workloads.svc" >"$BATS_TEST_TMPDIR/svc.json"
+  [ "$(jq -r '.processes' "$BATS_TEST_TMPDIR/svc.json")" = 3 ]
+  [ "$(jq -r '[.procs[].comm] | sort | join(" ")' "$BATS_TEST_TMPDIR/svc.json")" = "dd sh sleep" ]
+  for k in rss_kb pss_kb anonymous_kb lazyfree_kb anonhuge_kb swap_kb; do
+    [ "$(jq -r --arg k "$k" '.[$k] == ([.procs[][$k]] | add)' "$BATS_TEST_TMPDIR/svc.json")" = true ] ||
+      { echo "$k: $(jq -c --arg k "$k" '[.[$k], [.procs[][$k]]]' "$BATS_TEST_TMPDIR/svc.json")"; false; }
+  done
+  # dd's 8 MiB buffer is its own: more Rss than the others, and the step's counters are the sum.
+  [ "$(jq -r '[.procs[] | select(.comm == "dd") | .anonymous_kb][0] >= 8192' "$BATS_TEST_TMPDIR/svc.json")" = true ]
+  [ "$(rq svc-fork '.runs[0].steps[0].counters.rollup.processes')" = 3 ]
+  [ "$(rq svc-fork '.runs[0].steps[0].counters.rollup.lazyfree_processes')" = 0 ]
+  nothing_left svc-fork
+}
+
+@test "service: a service that never becomes ready — stopped at its ready_timeout, exit 1 saying so, nothing left" {
+  run_scenario "$SCN/svc-never-ready.scn" svc-never-ready
+  echo "$output"
+  assert_failure 1
+  assert_output --partial "workload svc failed: not ready after 1000 ms (ready = tcp:6399)"
+  [ "$(rq svc-never-ready '.status')" = error ]
+  [ "$(rq svc-never-ready '.runs[0].workloads[0].fate')" = not_ready ]
+  # It ignores SIGTERM: the grace ran out and the sandbox was SIGKILLed.
+  [ "$(rq svc-never-ready '.runs[0].workloads[0].stop | "\(.planned) \(.killed)"')" = "true true" ]
+  [ "$(rq svc-never-ready '.runs[0].workloads[0].signal')" = 9 ]
+  d=$(rq svc-never-ready '.runs[0].summary.duration_ms')
+  awk -v d="$d" 'BEGIN { exit !(d >= 1500 && d < 5000) }'
+  nothing_left svc-never-ready
+}
+
+@test "service: a client that hangs on a stopped server is killed at its timeout; the run says so and goes on" {
+  run_scenario "$SCN/svc-hang.scn" svc-hang
+  echo "$output"
+  assert_success
+  assert_output --partial "load bench: timeout after"
+  assert_output --partial "no result: killed at its timeout (1500 ms)"
+  [ "$(rq svc-hang '.runs[0].loads[1] | "\(.outcome) \(.timed_out) \(.valid) \(.signal)"')" = "timeout true false 9" ]
+  d=$(rq svc-hang '.runs[0].loads[1].duration_ms')
+  awk -v d="$d" 'BEGIN { exit !(d >= 1500 && d < 3000) }'
+  # The stopped redis took its SIGTERM only as the sandbox's SIGKILL.
+  [ "$(rq svc-hang '.runs[0].workloads[0].stop.killed')" = true ]
+  nothing_left svc-hang
+}
+
+@test "service: SIGINT while a service runs stops it by its own stop signal; exit 130, nothing left" {
+  "$PAGELAB" run "$SCN/svc-redis.scn" --set hold=30000 --no-report --out "$RESULTS/svc-int.json" \
+    >"$BATS_TEST_TMPDIR/out" 2>&1 &
+  pid=$!
+  wait_for svc-int bench
+  kill -INT "$pid"
+  st=0
+  wait "$pid" || st=$?
+  cat "$BATS_TEST_TMPDIR/out"
+  [ "$st" -eq 130 ]
+  [ "$(rq svc-int '.status')" = interrupted ]
+  [ "$(rq svc-int '.runs[0].workloads[0] | "\(.fate) \(.stop.planned) \(.stop.killed)"')" = "stopped false false" ]
+  nothing_left svc-int
+}
+
+@test "service: user = root only with --allow-root-workload (exit 3 without it)" {
+  run "$PAGELAB" run "$SCN/svc-redis.scn" --set user=root --no-report --out "$RESULTS/svc-root.json"
+  assert_failure 3
+  assert_output --partial "runs its programs as root (user = root): that is allowed only with --allow-root-workload"
+  [ ! -e "$RESULTS/svc-root.json" ]
+  run_scenario "$SCN/svc-redis.scn" svc-root --set user=root --allow-root-workload
+  assert_success
+  [ "$(rq svc-root '.runs[0].workloads[0].user.uid')" = 0 ]
+  nothing_left svc-root
+}
+
+@test "service: a scenario with command from a directory its group can write is refused (exit 2), show says why" {
+  d="$BATS_TEST_TMPDIR/shared"
+  mkdir -m 0775 "$d"
+  cp "$SCN/svc-redis.scn" "$d/"
+  run "$PAGELAB" run "$d/svc-redis.scn" --no-report --out "$RESULTS/svc-untrusted.json"
+  assert_failure 2
+  assert_output --partial "can be written by its group (mode 0775): pagelab will not trust it (it runs programs as given"
+  [ ! -e "$RESULTS/svc-untrusted.json" ]
+  run "$PAGELAB" show "$d/svc-redis.scn"
+  assert_success
+  assert_output --partial "run refuses it"
+}
+
+@test "service: show prints the exact argv, the program, the user, the whole environment and the directory" {
+  run "$PAGELAB" show "$SCN/svc-redis.scn"
+  assert_success
+  assert_output --partial "argv: redis-server --port 0 --unixsocket '\${dir}/redis.sock' --unixsocketperm 700 --save '' "
+  assert_output --partial "program: $(command -v redis-server)"
+  assert_output --regexp "user: pagelab \(uid [0-9]+, gid [0-9]+\)"
+  assert_output --partial "env: PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin 'HOME=\${dir}' USER=pagelab"
+  assert_output --partial "/var/tmp/pagelab-<pid>-<run>-XXXXXX/run (0700"
+  assert_output --partial "metrics: redis-benchmark ($TOP/metrics/redis-benchmark.json)"
+}
+
+@test "service: thp = never is PR_SET_THP_DISABLE before exec: THP_enabled 0 in the service's status" {
+  for thp in never default; do
+    "$PAGELAB" run "$SCN/svc-redis.scn" --set thp=$thp --set hold=3000 --no-report \
+      --out "$RESULTS/svc-thp-$thp.json" >/dev/null 2>&1 &
+    pid=$!
+    wait_for "svc-thp-$thp" bench
+    rpid=$(jq -r 'select(.type == "workload") | .pid' "$RESULTS/svc-thp-$thp.jsonl")
+    grep THP_enabled "/proc/$rpid/status" >"$BATS_TEST_TMPDIR/thp-$thp" || true
+    st=0
+    wait "$pid" || st=$?
+    [ "$st" -eq 0 ]
+  done
+  cat "$BATS_TEST_TMPDIR"/thp-*
+  grep -qP '^THP_enabled:\t0$' "$BATS_TEST_TMPDIR/thp-never"
+  grep -qP '^THP_enabled:\t1$' "$BATS_TEST_TMPDIR/thp-default"
+  [ "$(rq svc-thp-never '.runs[0].workloads[0].thp_disabled')" = true ]
+}
+
+@test "service: the run's network namespace has only lo; a load its tool does not bound is refused (exit 2)" {
+  cat >"$BATS_TEST_TMPDIR/net.scn" <<'EOF'
+[scenario]
+name = test/svc-net
+[sandbox]
+memory_max = 64M
+[workload svc]
+command = sleep 30
+ready   = file:.
+[load dev]
+command = cat /proc/net/dev
+timeout = 5000
+EOF
+  run_scenario "$BATS_TEST_TMPDIR/net.scn" svc-net
+  assert_success
+  # /proc/net/dev is its reader's namespace's: two header lines, then lo alone.
+  [ "$(rq svc-net '.runs[0].loads[0].stdout.text' | tail -n +3 | awk -F: '{ gsub(/ /, "", $1); print $1 }')" = lo ]
+  nothing_left svc-net
+  sed -i 's|^command = cat /proc/net/dev|command = redis-benchmark -s x --csv\nmetrics = redis-benchmark|' \
+    "$BATS_TEST_TMPDIR/net.scn"
+  run "$PAGELAB" run "$BATS_TEST_TMPDIR/net.scn" --no-report --out "$RESULTS/svc-unbounded.json"
+  assert_failure 2
+  assert_output --partial "load dev: redis-benchmark is bounded by none of its own flags: give one of -n"
+}
+
+@test "service: a forking server — postgres and its helpers, each titled, in the per-process figures; pgbench's tps" {
+  [ -x /usr/lib/postgresql/15/bin/postgres ] || skip "no PostgreSQL 15 (scripts/setup installs postgresql-15)"
+  run_scenario "$SCN/svc-postgres.scn" svc-postgres
+  echo "$output"
+  assert_success
+  [ "$(rq svc-postgres '.runs[0].workloads[0] | "\(.fate) \(.stop.signal) \(.stop.killed)"')" = "completed INT false" ]
+  s=$(rq svc-postgres '.runs[0].steps[0].sample')
+  rq svc-postgres ".runs[0].samples[$s].workloads.pg" >"$BATS_TEST_TMPDIR/pg.json"
+  n=$(jq -r '.processes' "$BATS_TEST_TMPDIR/pg.json")
+  [ "$n" -ge 6 ]
+  jq -r '.procs[].cmdline' "$BATS_TEST_TMPDIR/pg.json" | grep -qx "postgres: checkpointer"
+  for k in rss_kb pss_kb anonymous_kb pss_shmem_kb; do
+    [ "$(jq -r --arg k "$k" '.[$k] == ([.procs[][$k]] | add)' "$BATS_TEST_TMPDIR/pg.json")" = true ]
+  done
+  # Rss counts each page every process maps; Pss shares them out.
+  [ "$(jq -r '.rss_kb > .pss_kb' "$BATS_TEST_TMPDIR/pg.json")" = true ]
+  [ "$(rq svc-postgres '[.runs[0].steps[] | .step] | join(" ")')" = "ready init bench" ]
+  [ "$(rq svc-postgres '.runs[0].loads[1] | "\(.outcome) \(.valid)"')" = "completed true" ]
+  awk -v t="$(rq svc-postgres '.runs[0].steps[2].metrics.tps.value')" 'BEGIN { exit !(t > 10) }'
+  nothing_left svc-postgres
+  # Its shared memory went with it: no System V segment of the run's user.
+  ! ipcs -m -c | awk 'NR > 3 { print $3 }' | grep -qx pagelab
+}
+
+@test "service: memcached on the run's own 127.0.0.1:11211, ready when the port accepts; memcaslap's numbers" {
+  command -v memcached >/dev/null || skip "no memcached (scripts/setup installs memcached)"
+  command -v memcaslap >/dev/null || skip "no memcaslap (scripts/setup installs libmemcached-tools)"
+  run_scenario "$SCN/svc-memcached.scn" svc-memcached
+  echo "$output"
+  assert_success
+  [ "$(rq svc-memcached '.runs[0].steps[0] | "\(.step) \(.ready.condition)"')" = "ready tcp:11211" ]
+  [ "$(rq svc-memcached '.runs[0].loads[1] | "\(.outcome) \(.valid) \(.metrics.ops.value)"')" = "completed true 50000" ]
+  awk -v t="$(rq svc-memcached '.runs[0].loads[1].metrics.tps.value')" 'BEGIN { exit !(t > 1000) }'
+  nothing_left svc-memcached
+}

@@ -1,0 +1,98 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
+# `pagelab vm`'s command line and its outcomes (harness/cmd/vm.c,
+# harness/cmd/cli.md "VM mode"): vm options in any order, anywhere before the
+# inner `run` / `audit` word (getopt_long, permuting, unique prefixes, --opt=V,
+# `--` before the word); everything after the word is the inner command's —
+# run options before or after NAME, forwarded to the guest's `pagelab run`
+# as given; a vm option after `run` is the run's unknown option.  And a guest
+# whose result is refused (docs/refusals-vm.md): exit 1, one line saying so,
+# the guest's files kept.
+#
+# No guest boots: the stand-in for qemu (vm-standin.bash) hands back a real
+# result; the guest's command is read from the vm-status it kept.  --build is
+# the dynamic build/.  About 2 s a case.
+
+load helpers
+load vm-standin
+
+setup_file() {
+  export BATS_NO_PARALLELIZE_WITHIN_FILE=true
+  CLI_SKIP=""
+  command -v cpio >/dev/null && command -v gcc >/dev/null || CLI_SKIP="guest/vm-run needs gcc and cpio"
+  export CLI_SKIP
+  standin_setup
+}
+
+setup() {
+  [ -z "$CLI_SKIP" ] || skip "$CLI_SKIP"
+  SAVE="$BATS_TEST_TMPDIR/save"
+  OUT="$BATS_TEST_TMPDIR/out"
+  K="$BATS_FILE_TMPDIR/vmlinuz-standin"
+  mkdir -p "$OUT"
+}
+
+# ran: exit 0, one guest result back, and the guest's command has WORDS... in it.
+ran() {
+  assert_equal "$status" 0
+  ls "$OUT"/madv-free-probe-*-guest-standin.json
+  local cmd
+  cmd=$(sed -n 's/^command: //p' "$SAVE/vm-status")
+  for w in "$@"; do
+    [[ "$cmd" == *"$w"* ]] || { echo "guest command: $cmd"; echo "wanted: $w"; false; }
+  done
+  rm -rf "${OUT:?}"/* "$SAVE"
+}
+
+@test "vm options in any order and form before run; run options before or after NAME reach the guest" {
+  standin_vm --build "$BUILD" --timeout 60 --out-dir "$OUT" --kernel "$K" run madv-free/probe --repeat 1 --set region=64M
+  ran "'run' 'madv-free/probe' '--out' '/out/files/result.json' '--no-report' '--repeat' '1' '--set' 'region=64M'"
+  standin_vm --out-dir="$OUT" --kernel="$K" --build="$BUILD" --timeout=60 run --repeat 2 madv-free/probe
+  ran "'madv-free/probe'" "'--repeat' '2'"
+  # Unique prefixes, as getopt_long takes them (--ker, --out-d), and `--` before the word.
+  standin_vm --ker "$K" --out-d "$OUT" --bui "$BUILD" --time 60 -- run madv-free/probe --timeout 30
+  ran "'--timeout' '30'"
+  # The shape options reach vm-run, wherever they stand before run.
+  standin_vm --mem 1G --out-dir "$OUT" --cpus 3 --kernel "$K" --build "$BUILD" run madv-free/probe --repeat 1 \
+    --set region=64M --set memory_max=256M
+  grep -qx 'mem: 1024M' "$SAVE/vm-status"
+  grep -qx 'cpus: 3' "$SAVE/vm-status"
+  ran "'--repeat' '1'"
+}
+
+@test "vm: after the run word a vm option is the run's own (unknown); an operand before it is refused" {
+  standin_vm --kernel "$K" --build "$BUILD" --out-dir "$OUT" run madv-free/probe --mem 1G
+  assert_equal "$status" 2
+  [[ "$stderr" == *"pagelab: vm: run: unknown option '--mem'"* ]]
+  standin_vm --kernel "$K" stray run madv-free/probe
+  assert_equal "$status" 2
+  [[ "$stderr" == *"expected 'run' or 'audit' after the vm options"* ]]
+  standin_vm --kernel "$K" --build "$BUILD"
+  assert_equal "$status" 2
+  [[ "$stderr" == *"expected: pagelab vm [options] run NAME [run options]"* ]]
+  standin_vm --kernel
+  assert_equal "$status" 2
+  [ ! -e "$SAVE/qemu-started" ]
+}
+
+@test "vm: a guest whose result channel is refused is exit 1, one line naming why, its files kept" {
+  ch="$BATS_TEST_TMPDIR/ch"
+  mkdir -p "$ch/files"
+  echo 0 >"$ch/exit-code"
+  : >"$ch/stdout" ; : >"$ch/stderr" ; : >"$ch/guest-info"
+  echo "HOST-SECRET-$$" >"$BATS_TEST_TMPDIR/secret"
+  ln -s "$BATS_TEST_TMPDIR/secret" "$ch/files/result.json"
+  tar -C "$ch" -cf "$BATS_TEST_TMPDIR/evil.tar" .
+  FAKE_CHANNEL="$BATS_TEST_TMPDIR/evil.tar" standin_vm --kernel "$K" --build "$BUILD" --timeout 60 \
+    --out-dir "$OUT" run madv-free/probe --repeat 1
+  assert_equal "$status" 1
+  [[ "$stderr" == *"guest-standin: the guest's result refused: the guest's result channel is refused: ./files/result.json is a symbolic link"* ]] ||
+    { echo "$stderr"; false; }
+  kept=$(sed -n "s/^pagelab: vm: guest-standin: the guest's files are kept in //p" <<<"$stderr")
+  [ -d "$kept" ] && [ -s "$kept/channel.tar" ] && [ ! -e "$kept/files" ]
+  ! grep -rqs "HOST-SECRET-$$" "$OUT"
+  [ -z "$(ls "$OUT"/*.json 2>/dev/null)" ]
+  # the console log is kept beside, and named
+  ls "$OUT"/madv-free-probe-*-guest-standin.console.log
+  rm -rf "$kept"
+}
