@@ -187,3 +187,24 @@ check_guest_thp() {
          and .thp.mthp == {} and .thp.mthp_anon_sizes == []' "$f"
   jq -e '.runs[0].summary.trace.lru.file | (.sandbox.nr_scanned // 0) + (.kswapd.nr_scanned // 0) > 0' "$f"
 }
+
+@test "thp vm: compare 6.1 against 6.12 names what else differs (host.fingerprint), MGLRU not: it was pinned to 0x0000 in 6.12's run" {
+  [ -z "$VM_SKIP" ] || skip "$VM_SKIP"
+  a=$(ls "$RESULTS"/vm-thp-6.1/*-guest-*.json 2>/dev/null) || skip "needs the 6.1 guest's run"
+  b=$(ls "$RESULTS"/vm-thp-6.12/*-guest-*.json 2>/dev/null) || skip "needs the 6.12 guest's run"
+  run "$PAGELAB" compare --by kernel "$a" "$b"
+  assert_success
+  assert_output --partial "Also different (host.fingerprint):"
+  # Debian's configs (kernel-facts: 6.1 builds MGLRU off, 6.12 on; no v1 memory in 6.12).
+  assert_output --partial "kernel.config.options.CONFIG_LRU_GEN_ENABLED n → y"
+  # mTHP came in 6.8; 6.12's run set the 64 kB size to always.
+  assert_output --partial "thp.mthp.64kB absent → always"
+  # Compared, so not "also": the release; pinned alike (6.1's default, 6.12's knob): MGLRU.
+  refute_output --partial "kernel.release"
+  refute_output --partial "mglru."
+  run "$PAGELAB" compare --format json --by kernel "$a" "$b"
+  assert_success
+  echo "$output" | jq -e '.comparisons[0].fingerprint | .base and .new
+    and (.different | any(.field == "kernel.config.options.CONFIG_LRU_GEN_ENABLED" and .base == "n" and .new == "y"))
+    and (.different | all(.field | startswith("mglru.") | not))'
+}
