@@ -117,7 +117,7 @@ static void md_inputs(FILE *o, const json_t *p, const char *bn, const char *nn)
 	}
 }
 
-/* What else differs between the sides (compare.h: compare_fingerprint): one
+/* What else differs between the sides (report.h: report_fingerprint_diff): one
  * line, nothing when neither side's results carry a fingerprint. */
 static void md_fingerprint(FILE *o, const json_t *fp, const char *bn, const char *nn)
 {

@@ -49,12 +49,6 @@ struct report_options;
 int compare_report_json(const char *const *paths, size_t n, const struct report_options *opt, json_t **out,
 			struct lab_error *err);
 
-/* What else differs between the sides (compare-fp.c): every field of their
- * results' host.fingerprint whose text is not the same on both, besides what
- * --by `by` (NULL: none) compares.  {"base": had one, "new": had one,
- * "different": [{"field", "base", "new"}]}; NULL: out of memory. */
-json_t *compare_fingerprint(json_t *const *bdocs, size_t nb, json_t *const *ndocs, size_t nn, const char *by);
-
 /* One side of a figure as compare prints it: "345 MiB (340–350, n=3)". */
 void compare_side_text(const json_t *side, const char *unit, char *buf, size_t len);
 

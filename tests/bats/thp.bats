@@ -208,3 +208,14 @@ check_guest_thp() {
     and (.different | any(.field == "kernel.config.options.CONFIG_LRU_GEN_ENABLED" and .base == "n" and .new == "y"))
     and (.different | all(.field | startswith("mglru.") | not))'
 }
+
+@test "thp vm: report of the 6.1 and 6.12 results names under each table what else differs between its columns" {
+  [ -z "$VM_SKIP" ] || skip "$VM_SKIP"
+  a=$(ls "$RESULTS"/vm-thp-6.1/*-guest-*.json 2>/dev/null) || skip "needs the 6.1 guest's run"
+  b=$(ls "$RESULTS"/vm-thp-6.12/*-guest-*.json 2>/dev/null) || skip "needs the 6.12 guest's run"
+  run "$PAGELAB" report "$a" "$b"
+  assert_success
+  # One line under each of the three tables (thp-rig, thp-leads, thp-lru).
+  [ "$(grep -c '^- Also different, 6\.1\.0-[0-9]*-amd64 · cgroup v2 · guest → 6\.12\.[0-9]*+deb12-amd64 · cgroup v2 · guest (host.fingerprint):.*CONFIG_LRU_GEN_ENABLED n → y' <<<"$output")" -eq 3 ]
+  refute_output --partial "mglru."
+}

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* compare-fp.c — what else differs between two sides: their results'
+/* fingerprint.c — what else differs between two sets of results: their
  * host.fingerprint (harness/result/result.md, harness/host/fingerprint.h),
- * field by field (compare.h: compare_fingerprint).
+ * field by field (report.h: report_fingerprint_diff), for compare's two sides
+ * and for the report's columns.
  *
  * A comparison of two kernels is also one of everything their machines set
  * differently (6.1 against 6.12 on Debian is classic LRU against MGLRU), so
@@ -13,7 +14,7 @@
  * both sides is not a difference.  Counts that change from run to run on one
  * machine are not settings and are left out (fp_volatile).
  */
-#include "compare.h"
+#include "report.h"
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -32,13 +33,14 @@ static const char *const fp_volatile[] = {
 /* What --by KEY compares itself, so not "also" different. */
 struct fp_skip {
 	const char *by;
-	const char *fields[3];
+	const char *fields[4];
 };
 
 static const struct fp_skip fp_skips[] = {
-	{ "kernel", { "kernel.release", "kernel.version", "kernel.config.options.CONFIG_LOCALVERSION" } },
-	{ "thp", { "thp.enabled", NULL, NULL } },
-	{ "host", { NULL, NULL, NULL } },
+	{ "kernel", { "kernel.release", "kernel.version", "kernel.config.options.CONFIG_LOCALVERSION",
+		      "kernel.config.source" } },       /* /boot/config-RELEASE */
+	{ "thp", { "thp.enabled", NULL, NULL, NULL } },
+	{ "host", { NULL, NULL, NULL, NULL } },
 };
 
 static bool fp_skipped(const char *path, const char *by)
@@ -49,7 +51,7 @@ static bool fp_skipped(const char *path, const char *by)
 	for (size_t i = 0; by != NULL && i < sizeof(fp_skips) / sizeof(fp_skips[0]); i++) {
 		if (strcmp(fp_skips[i].by, by) != 0)
 			continue;
-		for (size_t f = 0; f < 3 && fp_skips[i].fields[f] != NULL; f++)
+		for (size_t f = 0; f < 4 && fp_skips[i].fields[f] != NULL; f++)
 			if (strcmp(path, fp_skips[i].fields[f]) == 0)
 				return true;
 	}
@@ -221,7 +223,7 @@ static int fp_add(json_t *out, const char *field, const json_t *b, const json_t 
 						    n ? json_string_value(n) : "absent"));
 }
 
-json_t *compare_fingerprint(json_t *const *bdocs, size_t nb, json_t *const *ndocs, size_t nn, const char *by)
+json_t *report_fingerprint_diff(json_t *const *bdocs, size_t nb, json_t *const *ndocs, size_t nn, const char *by)
 {
 	bool bany, nany;
 	json_t *bf = fp_side(bdocs, nb, &bany), *nf = fp_side(ndocs, nn, &nany);

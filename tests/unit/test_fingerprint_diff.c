@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* test_compare_fp.c — what compare names as "also different" between two
- * sides (harness/read/compare-fp.c: compare_fingerprint), on fingerprints
+/* test_fingerprint_diff.c — what compare names as "also different" between two
+ * sides (harness/read/report/fingerprint.c: report_fingerprint_diff), on fingerprints
  * shaped like the ones Debian's 6.1 and 6.12 guests record
  * (harness/result/result.md, host.fingerprint): MGLRU off against on, no
  * mTHP against a 64 kB size, the same everything else.
@@ -18,7 +18,7 @@
  */
 #include <jansson.h>
 
-#include "read/compare.h"
+#include "read/report/report.h"
 #include "unit.h"
 
 static json_t *doc(const char *release, const char *lru, bool on, const char *mthp, int ncg)
@@ -52,7 +52,7 @@ int main(void)
 	json_t *r;
 
 	/* By kernel: MGLRU and the 64 kB size, nothing else. */
-	r = compare_fingerprint(b, 2, n, 1, "kernel");
+	r = report_fingerprint_diff(b, 2, n, 1, "kernel");
 	CHECK(r != NULL);
 	CHECK(json_is_true(json_object_get(r, "base")) && json_is_true(json_object_get(r, "new")));
 	CHECK_EQ_U64(json_array_size(json_object_get(r, "different")), 4);
@@ -63,25 +63,25 @@ int main(void)
 	json_decref(r);
 
 	/* Two files given as sides without --by: the release is named too. */
-	r = compare_fingerprint(b, 1, n, 1, NULL);
+	r = report_fingerprint_diff(b, 1, n, 1, NULL);
 	CHECK_EQ_U64(json_array_size(json_object_get(r, "different")), 5);
 	check_diff(r, 0, "kernel.release", "6.1.0-57-amd64", "6.12.117+deb12-amd64");
 	json_decref(r);
 
 	/* One side mixing MGLRU on and off. */
 	json_t *m[2] = { b[0], n[0] };
-	r = compare_fingerprint(m, 2, n, 1, "kernel");
+	r = report_fingerprint_diff(m, 2, n, 1, "kernel");
 	check_diff(r, 0, "mglru.enabled", "mixed", "0x0007");
 	json_decref(r);
 
 	/* The same machine on both sides: nothing. */
-	r = compare_fingerprint(b, 1, b + 1, 1, NULL);
+	r = report_fingerprint_diff(b, 1, b + 1, 1, NULL);
 	CHECK_EQ_U64(json_array_size(json_object_get(r, "different")), 0);
 	json_decref(r);
 
 	/* A side without one: said. */
 	json_t *old = json_pack("{s:{s:s}}", "host", "kernel", "6.1.0-57-amd64");
-	r = compare_fingerprint(&old, 1, n, 1, NULL);
+	r = report_fingerprint_diff(&old, 1, n, 1, NULL);
 	CHECK(json_is_false(json_object_get(r, "base")) && json_is_true(json_object_get(r, "new")));
 	json_decref(r);
 	json_decref(old);
@@ -89,13 +89,13 @@ int main(void)
 	/* MGLRU pinned off in 6.12's runs (and one run of 6.1's on). */
 	json_t *pin = json_pack("{s:{s:[{s:s, s:s}]}}", "knobs", "applied", "name", "lru_gen", "after", "0x0000");
 	json_object_set_new(n[0], "runs", json_pack("[O, O]", pin, pin));
-	r = compare_fingerprint(b, 2, n, 1, "kernel");
+	r = report_fingerprint_diff(b, 2, n, 1, "kernel");
 	CHECK_EQ_U64(json_array_size(json_object_get(r, "different")), 2);
 	check_diff(r, 0, "thp.mthp", "{}", "absent");
 	json_decref(r);
 	json_t *on = json_pack("{s:{s:[{s:s, s:s}]}}", "knobs", "applied", "name", "lru_gen", "after", "0x0007");
 	json_object_set_new(b[0], "runs", json_pack("[{}, O]", on));
-	r = compare_fingerprint(b, 1, n, 1, "kernel");
+	r = report_fingerprint_diff(b, 1, n, 1, "kernel");
 	check_diff(r, 0, "mglru.enabled", "mixed", "0x0000");
 	check_diff(r, 1, "mglru.on", "mixed", "false");
 	json_decref(r);
@@ -105,5 +105,5 @@ int main(void)
 	json_decref(b[0]);
 	json_decref(b[1]);
 	json_decref(n[0]);
-	return unit_report("compare_fp");
+	return unit_report("fingerprint_diff");
 }
