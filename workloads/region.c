@@ -29,6 +29,9 @@
 
 #include "anon.h"
 #include "decl.h"
+#include "fragment.h"
+#include "pageflags.h"
+#include "procs.h"
 #include "workloads/decl/region.h"
 #include "base/error.h"
 #include "events.h"
@@ -59,7 +62,8 @@ struct step {
 	const char *arg;                /* the text after "name:", "" if none */
 	unsigned int byte, byte2;       /* fill/readback/write/scan patterns */
 	unsigned long long n;           /* series K, write N pages, pressure bytes, hold ms,
-					 * advise: the bytes from the start it covers (0 = all) */
+					 * advise: the bytes it covers (0 = all), fragment: PCT */
+	unsigned long long off;         /* advise: where from (bytes into the region) */
 	const struct wl_advice *advice; /* advise/populate: madvise(2)'s advice */
 	long sysno;
 };
@@ -68,6 +72,7 @@ struct config {
 	unsigned long long size;
 	bool shared;
 	enum thp_mode thp;
+	unsigned pressure_procs;        /* 0 or 1: the region itself */
 	size_t nsteps;
 	struct step *steps;
 };
@@ -78,6 +83,12 @@ struct region {
 	unsigned char *vec;             /* mincore vector, one byte a page */
 	unsigned char *scratch;         /* one untouched page for `drain` */
 	char *smaps;                    /* the last /proc/self/smaps read */
+	unsigned pressure_procs;
+	struct sharer sharer;           /* fork / join */
+	struct procs_batch batch;       /* pressure_procs: released after the step's ack */
+	struct fragmenter frag;         /* fragment */
+	struct pageflags pf;            /* pageflags */
+	int close_fds[2];               /* the event and ack fds, for a forked child to close */
 };
 
 /* The forbidden calls of `syscall:NAME`.  Arguments are chosen so that each
@@ -129,6 +140,12 @@ static int parse_step(const char *s, struct step *st, struct lab_error *err)
 	case ST_POPULATE:
 		st->advice = wl_advice_find(sv.step->name, sv.text[0]);
 		st->n = sv.nargs > 1 ? sv.v[1] : 0;
+		st->off = sv.nargs > 2 ? sv.v[2] : 0;
+		break;
+	case ST_FRAGMENT:
+		st->n = sv.v[0];
+		if (st->n > 100)
+			return lab_error_set(err, EINVAL, "PCT must be 0 to 100");
 		break;
 	case ST_SERIES:
 		st->n = sv.v[0];
@@ -169,6 +186,9 @@ static int parse_step(const char *s, struct step *st, struct lab_error *err)
 		break;
 	case ST_MINCORE:
 	case ST_DRAIN:
+	case ST_FORK:
+	case ST_JOIN:
+	case ST_PAGEFLAGS:
 		break;
 	}
 	return 0;
@@ -199,6 +219,8 @@ static int set_opt(void *ctx, const struct wl_opt *opt, const char *val, unsigne
 		cfg->size = v;
 	else if (!strcmp(opt->key, "thp"))
 		cfg->thp = !strcmp(val, "on") ? THP_ON : !strcmp(val, "off") ? THP_OFF : THP_DEFAULT;
+	else if (!strcmp(opt->key, "pressure_procs"))
+		cfg->pressure_procs = (unsigned)v;
 	return 0;
 }
 
@@ -228,6 +250,8 @@ static int parse_args(int argc, char **argv, struct config *cfg, struct events *
 		return lab_error_set(err, ERANGE, "--size %llu: too large", cfg->size);
 	if (cfg->nsteps == 0)
 		return lab_error_set(err, EINVAL, "no steps given");
+	if (cfg->pressure_procs > 64)
+		return lab_error_set(err, EINVAL, "--pressure-procs %u: at most 64", cfg->pressure_procs);
 	for (i = 0; i < cfg->nsteps; i++) {
 		const struct step *st = &cfg->steps[i];
 
@@ -236,9 +260,11 @@ static int parse_args(int argc, char **argv, struct config *cfg, struct events *
 					     "step '%s:%s': %llu pages, but the region has %llu",
 					     st->name, st->arg, st->n,
 					     cfg->size / page_size);
-		if (st->kind == ST_ADVISE && st->n > cfg->size)
-			return lab_error_set(err, EINVAL, "step '%s:%s': %llu bytes, but the region has %llu",
-					     st->name, st->arg, st->n, cfg->size);
+		if (st->kind == ST_ADVISE && (st->off >= cfg->size || st->n > cfg->size - st->off ||
+					      st->off % page_size != 0))
+			return lab_error_set(err, EINVAL, "step '%s:%s': %llu bytes from %llu, but the region has %llu "
+					     "(and OFFSET must be a multiple of the page size %zu)",
+					     st->name, st->arg, st->n, st->off, cfg->size, page_size);
 		if (st->kind == ST_POKE && st->n > cfg->size)
 			return lab_error_set(err, EINVAL, "step '%s:%s': %llu bytes, but the region has %llu",
 					     st->name, st->arg, st->n, cfg->size);
@@ -468,6 +494,11 @@ struct step_out {
 	unsigned long long series[SERIES_MAX];
 	unsigned long long match;
 	struct scan_counts sc;
+	unsigned killed;                /* pressure: its processes killed */
+	struct frag_result frag;
+	pid_t child;                    /* fork, join */
+	int child_status;
+	struct pageflags_count pf;
 };
 
 /* The step's work, and only it: run_step times this. */
@@ -487,10 +518,14 @@ static int do_step(struct region *r, const struct step *st, struct step_out *o, 
 	case ST_POPULATE: {
 		/* advise:ADVICE:SIZE covers the region's first SIZE bytes, rounded
 		 * up to whole pages (madvise takes page-aligned ranges). */
-		size_t len = st->n ? ((size_t)st->n + r->page_size - 1) / r->page_size * r->page_size : r->size;
+		size_t len = st->n ? ((size_t)st->n + r->page_size - 1) / r->page_size * r->page_size
+			: r->size - (size_t)st->off;
 
-		if (st->advice->advice >= 0 && madvise(r->start, len, st->advice->advice) < 0)
-			return lab_error_errno(err, errno, "madvise(%s) of %zu bytes", st->advice->madv, len);
+		if (len > r->size - (size_t)st->off)
+			len = r->size - (size_t)st->off;
+		if (st->advice->advice >= 0 && madvise(r->start + st->off, len, st->advice->advice) < 0)
+			return lab_error_errno(err, errno, "madvise(%s) of %zu bytes at %llu", st->advice->madv, len,
+					       st->off);
 		break;
 	}
 	case ST_SERIES:
@@ -514,7 +549,33 @@ static int do_step(struct region *r, const struct step *st, struct step_out *o, 
 		memset(r->start, (int)st->byte, (size_t)st->n);
 		break;
 	case ST_PRESSURE:
-		ret = pressure((size_t)st->n, r->page_size, err);
+		if (r->pressure_procs > 1)
+			ret = pressure_procs((size_t)st->n, r->page_size, r->pressure_procs, r->start, r->size,
+					     &r->batch, &o->killed, err);
+		else
+			ret = pressure((size_t)st->n, r->page_size, err);
+		if (ret < 0)
+			return ret;
+		break;
+	case ST_FRAGMENT:
+		ret = fragment_run(&r->frag, r->size, (unsigned)st->n, &o->frag, err);
+		if (ret < 0)
+			return ret;
+		break;
+	case ST_FORK:
+		ret = sharer_fork(&r->sharer, r->close_fds, 2, err);
+		if (ret < 0)
+			return ret;
+		o->child = r->sharer.pid;
+		break;
+	case ST_JOIN:
+		o->child = r->sharer.pid;
+		ret = sharer_join(&r->sharer, &o->child_status, err);
+		if (ret < 0)
+			return ret;
+		break;
+	case ST_PAGEFLAGS:
+		ret = pageflags_count(&r->pf, r->start, r->size, r->page_size, &o->pf, err);
 		if (ret < 0)
 			return ret;
 		break;
@@ -545,6 +606,54 @@ static int do_step(struct region *r, const struct step *st, struct step_out *o, 
 	return 0;
 }
 
+/* The figures of fragment, fork, join and pageflags. */
+static void more_fields(struct ev_line *l, const struct step *st, const struct step_out *o)
+{
+	const struct frag_result *f = &o->frag;
+	const struct pageflags_count *c = &o->pf;
+
+	switch (st->kind) {
+	case ST_FRAGMENT:
+		ev_obj_begin(l, "fragment");
+		ev_u64(l, "target_pct", f->target_pct);
+		ev_u64(l, "region_blocks", f->region_blocks);
+		ev_u64(l, "target_blocks", f->target_blocks);
+		ev_u64(l, "free_blocks_before", f->free_before);
+		ev_u64(l, "free_blocks_after", f->free_after);
+		ev_u64(l, "pinned", f->pinned);
+		ev_u64(l, "rounds", f->rounds);
+		ev_u64(l, "predicted_pct", f->predicted_pct);
+		ev_bool(l, "reached", f->reached);
+		ev_obj_end(l);
+		break;
+	case ST_FORK:
+	case ST_JOIN:
+		ev_u64(l, "child_pid", (unsigned long long)o->child);
+		if (st->kind == ST_JOIN)
+			ev_u64(l, "child_status", (unsigned long long)o->child_status);
+		break;
+	case ST_PAGEFLAGS:
+		ev_obj_begin(l, "pageflags");
+		ev_bool(l, "available", c->available);
+		ev_u64(l, "pages", c->pages);
+		ev_u64(l, "present", c->present);
+		ev_u64(l, "lru", c->lru);
+		ev_u64(l, "active", c->active);
+		ev_u64(l, "dirty", c->dirty);
+		ev_u64(l, "anon", c->anon);
+		ev_u64(l, "swapbacked", c->swapbacked);
+		ev_u64(l, "lazyfree", c->lazyfree);
+		ev_u64(l, "thp", c->thp);
+		ev_u64(l, "compound_head", c->compound_head);
+		ev_u64(l, "zero_page", c->zero_page);
+		ev_u64(l, "unevictable", c->unevictable);
+		ev_obj_end(l);
+		break;
+	default:
+		break;
+	}
+}
+
 /* The step's own figures in its line. */
 static void step_fields(struct ev_line *l, const struct region *r, const struct step *st,
 			const struct step_out *o)
@@ -571,10 +680,15 @@ static void step_fields(struct ev_line *l, const struct region *r, const struct 
 	case ST_ADVISE:
 	case ST_POPULATE:
 		ev_str(l, "advice", st->advice->madv);
-		ev_u64(l, "advised_bytes", st->n ? (st->n + r->page_size - 1) / r->page_size * r->page_size : r->size);
+		ev_u64(l, "advised_bytes", st->n ? (st->n + r->page_size - 1) / r->page_size * r->page_size
+			: r->size - st->off);
+		if (st->off)
+			ev_u64(l, "advised_offset", st->off);
 		break;
 	case ST_PRESSURE:
 		ev_u64(l, "pressure_bytes", st->n);
+		if (r->pressure_procs > 1)
+			ev_u64(l, "pressure_procs", r->pressure_procs);
 		break;
 	case ST_SCAN:
 		ev_obj_begin(l, "scan");
@@ -585,6 +699,7 @@ static void step_fields(struct ev_line *l, const struct region *r, const struct 
 		ev_obj_end(l);
 		break;
 	default:
+		more_fields(l, st, o);
 		break;
 	}
 }
@@ -612,9 +727,50 @@ static int run_step(struct events *ev, struct region *r, const struct step *st,
 	ev_u64(&l, "cpu_ns", thread_cpu_ns() - cpu0);
 	step_fields(&l, r, st, &o);
 	ret = add_counters(r, &l, err);
-	if (ret < 0)
+	if (ret == 0)
+		ret = events_step_end(ev, &l, err);
+	/* The pressure processes lived through the ack (procs.h). */
+	pressure_procs_release(&r->batch);
+	return ret;
+}
+
+/* What the steps need before the lockdown, and the calls they add to it:
+ * fork/join and pressure_procs clone and wait (procs.h), pageflags preads
+ * (pageflags.h); fragment reads THP's PMD size and reserves its pins. */
+static int region_extras(struct region *r, const struct config *cfg, const struct events *ev,
+			 const char **extra, struct lab_error *err)
+{
+	bool procs = cfg->pressure_procs > 1, flags = false, frag = false, share = false;
+	size_t n = 0;
+	int ret;
+
+	r->pressure_procs = cfg->pressure_procs;
+	r->close_fds[0] = ev->event_fd;
+	r->close_fds[1] = ev->ack_fd;
+	r->sharer.rfd = r->sharer.wfd = -1;
+	r->batch.go = -1;
+	r->pf.pagemap_fd = r->pf.kpageflags_fd = -1;
+	for (size_t i = 0; i < cfg->nsteps; i++) {
+		share |= cfg->steps[i].kind == ST_FORK || cfg->steps[i].kind == ST_JOIN;
+		flags |= cfg->steps[i].kind == ST_PAGEFLAGS;
+		frag |= cfg->steps[i].kind == ST_FRAGMENT;
+	}
+	if (share && (ret = sharer_prepare(&r->sharer, err)) < 0)
 		return ret;
-	return events_step_end(ev, &l, err);
+	if (frag && (ret = fragment_setup(&r->frag, r->page_size, err)) < 0)
+		return ret;
+	if (flags)
+		pageflags_open(&r->pf);
+	if (share || procs) {
+		extra[n++] = "clone";
+		extra[n++] = "wait4";
+	}
+	if (procs)
+		extra[n++] = "pipe2";
+	if (flags)
+		extra[n++] = "pread64";
+	extra[n] = NULL;
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -624,6 +780,7 @@ int main(int argc, char **argv)
 	struct config cfg;
 	struct events ev;
 	struct ev_line l;
+	const char *extra[6];
 	size_t i;
 
 	if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
@@ -637,7 +794,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 
-	if (region_map(&r, &cfg, &err) < 0) {
+	if (region_map(&r, &cfg, &err) < 0 || region_extras(&r, &cfg, &ev, extra, &err) < 0) {
 		events_error(&ev, "map", err.msg);
 		fprintf(stderr, "region: %s\n", err.msg);
 		return 1;
@@ -651,12 +808,16 @@ int main(int argc, char **argv)
 	ev_u64(&l, "region_end", (unsigned long long)(uintptr_t)r.start + r.size);
 	ev_u64(&l, "region_pages", r.pages);
 	ev_u64(&l, "steps", cfg.nsteps);
+	if (cfg.pressure_procs > 1)
+		ev_u64(&l, "pressure_procs", cfg.pressure_procs);
+	if (r.pf.pagemap_fd >= 0 || r.pf.why[0])
+		ev_str(&l, "pageflags", r.pf.why[0] ? r.pf.why : "readable");
 	if (events_emit(&ev, &l, &err) < 0) {
 		fprintf(stderr, "region: start: %s\n", err.msg);
 		return 1;
 	}
 
-	if (lockdown_install(NULL, &err) < 0) {
+	if (lockdown_install(extra, &err) < 0) {
 		events_error(&ev, "lockdown", err.msg);
 		fprintf(stderr, "region: %s\n", err.msg);
 		return 1;
@@ -671,6 +832,12 @@ int main(int argc, char **argv)
 				*st->arg ? ":" : "", st->arg, err.msg);
 			return 1;
 		}
+	}
+	/* A child still sharing the region goes with it. */
+	if (r.sharer.pid > 0) {
+		int st;
+
+		(void)sharer_join(&r.sharer, &st, &err);
 	}
 	if (events_done(&ev, &err) < 0) {
 		fprintf(stderr, "region: done: %s\n", err.msg);

@@ -6,6 +6,7 @@
  * the host is changed, so `pagelab check` is safe anywhere.
  */
 #include "host.h"
+#include "fingerprint.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -460,5 +461,7 @@ json_t *host_to_json(const struct host_facts *h)
 
 	json_object_set_new(o, RK_VM_SYSCTL, vm_sysctls());
 	json_object_set_new(o, RK_ZONES, zones_json());
+	/* What the figures depend on besides the kernel's name (fingerprint.h). */
+	json_object_set_new(o, RK_FINGERPRINT, host_fingerprint());
 	return o;
 }

@@ -200,6 +200,23 @@ const char *knob_def_removed(const char *name)
 	return NULL;
 }
 
+const char *knob_def_absent_why(const struct knob_def *d)
+{
+	if (d->path == NULL)
+		return "";
+	if (!strncmp(d->path, "/sys/kernel/mm/lru_gen/", 23))
+		return "a kernel built without CONFIG_LRU_GEN has no multi-generational LRU "
+		       "(Debian builds it in 6.1 and 6.12; include/linux/mmzone.h)";
+	if (strstr(d->path, "/hugepages-") != NULL && strstr(d->path, "shmem_enabled") != NULL)
+		return "per-size shmem THP came in 6.11 (mm/shmem.c: thpsize_shmem_enabled_store)";
+	if (strstr(d->path, "/hugepages-") != NULL)
+		return "per-size anonymous THP (mTHP) came in 6.8, and only the sizes this page size "
+		       "allows exist (mm/huge_memory.c: hugepage_init_sysfs)";
+	if (!strncmp(d->path, THP, strlen(THP)))
+		return "a kernel built without CONFIG_TRANSPARENT_HUGEPAGE has no THP settings";
+	return "this kernel does not have it";
+}
+
 static bool all_digits(const char *s)
 {
 	if (*s == '-')

@@ -56,6 +56,10 @@ const struct knob_def *knob_def_table(void);
  * replaced them: NULL when name is not one of them. */
 const char *knob_def_removed(const char *name);
 
+/* Why a knob's file may be missing on a kernel (the configs and releases that
+ * lack it), for the message of a run that asks for it there. */
+const char *knob_def_absent_why(const struct knob_def *d);
+
 /* Type and range-check text for knob d and write, into out (size len), the
  * exact string the journal will write to d->path ("2097152" for
  * vm.min_free_kbytes = 2G; "never" for thp; "67108864" bytes for swap = 64M;

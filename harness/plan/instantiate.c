@@ -61,7 +61,8 @@ static int region_steps(struct scn_inst *in, const struct scn_item *it, struct r
 		ret = scn_inst_err(in, it->value_pos, NULL, "steps: no steps");
 	for (size_t i = 0; ret == 0 && i < t.n; i++) {
 		struct scn_pos pos = { it->value_pos.line, t.col[i] };
-		char *parts[4] = { 0 };
+		char *parts[WL_MAX_STEP_ARGS + 2] = { 0 };     /* one more: too many is an error */
+		unsigned long long advised = 0;
 		size_t np = 0;
 		const struct wl_step *sc;
 		char norm[160];
@@ -70,7 +71,7 @@ static int region_steps(struct scn_inst *in, const struct scn_item *it, struct r
 		ret = scn_expand(in, t.tok[i], pos, &x);
 		if (ret < 0)
 			break;
-		for (char *save = NULL, *q = strtok_r(x.text, ":", &save); q && np < 4;
+		for (char *save = NULL, *q = strtok_r(x.text, ":", &save); q && np < WL_MAX_STEP_ARGS + 2;
 		     q = strtok_r(NULL, ":", &save))
 			parts[np++] = q;
 		sc = np ? step_find(parts[0]) : NULL;
@@ -114,6 +115,11 @@ static int region_steps(struct scn_inst *in, const struct scn_item *it, struct r
 			if (k == K_POSITIVE_SIZE && !strcmp(sc->name, "advise") && region && v > region)
 				ret = scn_inst_err(in, pos, &x, "steps: advise: %llu bytes are more than the region (%llu)", v,
 					       region);
+			if (!strcmp(sc->name, "advise") && a == 1)
+				advised = v;
+			if (!strcmp(sc->name, "advise") && a == 2 && region && (v >= region || advised > region - v))
+				ret = scn_inst_err(in, pos, &x, "steps: advise: %llu bytes from %llu run past the region's "
+						   "end (%llu)", advised, v, region);
 		}
 		if (ret == 0)
 			arg_push(w, norm);
@@ -314,19 +320,26 @@ static int action_inst(struct scn_inst *in, size_t idx, struct run_spec *r)
 	struct run_action *a = &r->actions[idx];
 	const struct scn_item *at = scn_section_get(sec, "at");
 	const struct scn_item *rc = scn_section_get(sec, "reclaim");
+	const struct scn_item *lv = scn_section_get(sec, "leave");
 	struct scn_expanded x;
 	struct scn_tokens t;
 	int ret = 0;
 
 	snprintf(a->name, sizeof(a->name), "%s", sec->name);
 	for (size_t i = 0; i < sec->n; i++)
-		if (strcmp(sec->items[i].key, "at") && strcmp(sec->items[i].key, "reclaim"))
+		if (strcmp(sec->items[i].key, "at") && strcmp(sec->items[i].key, "reclaim") &&
+		    strcmp(sec->items[i].key, "leave"))
 			return scn_inst_err(in, sec->items[i].key_pos, NULL,
-					"unknown key '%s' in [action %s] (known: at, reclaim)", sec->items[i].key,
+					"unknown key '%s' in [action %s] (known: at, reclaim, leave)", sec->items[i].key,
 					sec->name);
-	if (at == NULL || rc == NULL)
-		return scn_inst_err(in, sec->pos, NULL, "[action %s] needs at = WORKLOAD STEP and reclaim = SIZE",
-				sec->name);
+	if (at == NULL || (rc == NULL) == (lv == NULL))
+		return scn_inst_err(in, sec->pos, NULL, "[action %s] needs at = WORKLOAD STEP and one of reclaim = SIZE "
+				"(memory.reclaim) or leave = SIZE (a ballast outside the sandbox)", sec->name);
+	/* A ballast outside the sandbox can starve the machine (sample/outside.h). */
+	if (lv != NULL && !in->s->destructive)
+		return scn_inst_err(in, lv->key_pos, NULL, "[action %s] leave: a ballast outside the sandbox can starve "
+				"the machine: the scenario must say destructive = yes (it then runs in a pagelab guest, "
+				"or with --allow-destructive)", sec->name);
 	if (scn_tokenize(at->value, at->value_pos.col, &t) < 0 || t.n != 2) {
 		scn_tokens_free(&t);
 		return scn_inst_err(in, at->value_pos, NULL, "at: expected 'WORKLOAD STEP'");
@@ -345,6 +358,8 @@ static int action_inst(struct scn_inst *in, size_t idx, struct run_spec *r)
 	scn_tokens_free(&t);
 	if (ret < 0)
 		return ret;
+	if (lv != NULL)
+		return scn_typed_item(in, "", lv, K_POSITIVE_SIZE, NULL, &a->leave_bytes, &x);
 	return scn_typed_item(in, "", rc, K_POSITIVE_SIZE, NULL, &a->reclaim_bytes, &x);
 }
 

@@ -162,7 +162,9 @@ struct run_action {
 	char name[32];
 	int workload;                   /* index */
 	char step[32];                  /* after this step of that workload */
-	unsigned long long reclaim_bytes;
+	unsigned long long reclaim_bytes;       /* reclaim = SIZE: write memory.reclaim (v2); 0 = not this kind */
+	unsigned long long leave_bytes;         /* leave = SIZE: a ballast outside the sandbox holding
+						 * MemFree - SIZE (sample/outside.h); 0 = not this kind */
 };
 
 struct run_knob {                       /* one [knobs] entry, typed (harness/host/knobdef.h) */

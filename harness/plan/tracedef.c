@@ -18,6 +18,13 @@
  *                             stalls; _end carries nr_reclaimed
  *   mm_compaction_begin/end   mm/compaction.c compact_zone()
  *   oom:mark_victim           mm/oom_kill.c mark_oom_victim()
+ *   mm_vmscan_lru_shrink_inactive  mm/vmscan.c shrink_inactive_list() (classic LRU)
+ *                             and evict_folios() (MGLRU, 6.12 and 6.18 only: 6.1's
+ *                             MGLRU emits none); its fields are the kernel's
+ *                             stat->nr_activate[0] (anon) and [1] (file) as
+ *                             nr_activate0/nr_activate1, nr_unmap_fail,
+ *                             reclaim_flags RECLAIM_WB_ANON 0x1 or _FILE 0x2
+ *                             (include/trace/events/vmscan.h, the same in all three)
  *   ftrace:print              what is written to the instance's trace_marker */
 const struct trace_event_def trace_events[] = {
 	{ "vmscan", "mm_vmscan_wakeup_kswapd", "kswapd", TR_POINT, TS_NONE, TP_WAKEUP_KSWAPD, false, false },
@@ -30,11 +37,13 @@ const struct trace_event_def trace_events[] = {
 	{ "compaction", "mm_compaction_begin", "compaction", TR_BEGIN, TS_COMPACTION, TP_OTHER, true, false },
 	{ "compaction", "mm_compaction_end", "compaction", TR_END, TS_COMPACTION, TP_OTHER, true, false },
 	{ "oom", "mark_victim", "oom", TR_POINT, TS_NONE, TP_MARK_VICTIM, false, false },
+	{ "vmscan", "mm_vmscan_lru_shrink_inactive", "lru", TR_POINT, TS_NONE, TP_SHRINK_INACTIVE, true, false },
 	{ "ftrace", "print", "markers", TR_POINT, TS_NONE, TP_MARKER, false, true },
 };
 const size_t trace_nr_events = sizeof(trace_events) / sizeof(trace_events[0]);
 
-const char *const tracedef_groups[] = { "kswapd", "direct", "memcg", "compaction", "oom", "markers", NULL };
+/* New groups go last: a set is a bit mask over this list. */
+const char *const tracedef_groups[] = { "kswapd", "direct", "memcg", "compaction", "oom", "markers", "lru", NULL };
 
 static unsigned group_bit(const char *g)
 {
@@ -56,6 +65,8 @@ static const struct {
 	{ "watermarks/", "kswapd direct compaction oom markers" },
 	{ "madv-free/", "memcg direct oom markers" },
 	{ "min-free/", "kswapd direct memcg oom markers" },
+	/* The THP question (issue 23): the shrink_inactive sums tell its leads apart. */
+	{ "thp/", "kswapd direct memcg oom markers lru" },
 	{ "", "kswapd direct memcg oom markers" },
 };
 

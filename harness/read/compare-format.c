@@ -117,6 +117,39 @@ static void md_inputs(FILE *o, const json_t *p, const char *bn, const char *nn)
 	}
 }
 
+/* What else differs between the sides (report.h: report_fingerprint_diff): one
+ * line, nothing when neither side's results carry a fingerprint. */
+static void md_fingerprint(FILE *o, const json_t *fp, const char *bn, const char *nn)
+{
+	const json_t *d = json_object_get(fp, "different");
+	bool b = json_is_true(json_object_get(fp, "base")), n = json_is_true(json_object_get(fp, "new"));
+
+	if (!b && !n)
+		return;
+	if (!b || !n) {
+		fputs("\nAlso different: not known (", o);
+		md(o, b ? nn : bn);
+		fputs("'s results carry no host.fingerprint).\n", o);
+		return;
+	}
+	if (json_array_size(d) == 0) {
+		fputs("\nAlso different: nothing else in host.fingerprint.\n", o);
+		return;
+	}
+	fputs("\nAlso different (host.fingerprint):", o);
+	for (size_t i = 0; i < json_array_size(d); i++) {
+		const json_t *x = json_array_get(d, i);
+
+		fputs(i ? "; " : " ", o);
+		md(o, jstr(x, "field"));
+		fputs(" ", o);
+		md(o, jstr(x, "base"));
+		fputs(" → ", o);
+		md(o, jstr(x, "new"));
+	}
+	fputs(".\n", o);
+}
+
 /* One figure's line; returns which tally it adds to. */
 static int md_figure(FILE *o, const json_t *f)
 {
@@ -187,6 +220,7 @@ static void md_pair(FILE *o, const json_t *p)
 	md(o, nn);
 	fputs("\n\n", o);
 	md_inputs(o, p, bn, nn);
+	md_fingerprint(o, json_object_get(p, "fingerprint"), bn, nn);
 	for (size_t i = 0; i < json_array_size(figs); i++) {
 		const json_t *f = json_array_get(figs, i);
 		const char *table = jstr(f, "table") ? jstr(f, "table") : "";

@@ -697,9 +697,10 @@ static int compare_pair(const struct side *b, const struct side *n, const char *
 		ret = lab_error_set(err, ENOMEM, "out of memory");
 		goto out;
 	}
-	*out = json_pack("{s:{s:s, s:o}, s:{s:s, s:o}, s:O, s:o, s:O}", "base", "name", b->name, "inputs",
+	*out = json_pack("{s:{s:s, s:o}, s:{s:s, s:o}, s:O, s:o, s:O, s:o}", "base", "name", b->name, "inputs",
 			 inputs_json(b), "new", "name", n->name, "inputs", inputs_json(n), "figures", figs,
-			 "counts", counts_json(t, nt), "notes", notes);
+			 "counts", counts_json(t, nt), "notes", notes, "fingerprint",
+			 report_fingerprint_diff(b->docs, b->n, n->docs, n->n, by));
 	if (*out == NULL)
 		ret = lab_error_set(err, ENOMEM, "out of memory");
 out:

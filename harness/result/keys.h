@@ -34,6 +34,7 @@
 #define RK_THP          "thp"              /* host.thp.enabled: the mode in brackets */
 #define RK_ENABLED      "enabled"
 #define RK_VM_SYSCTL    "vm_sysctl"        /* host.vm_sysctl.NAME: every vm sysctl before the run */
+#define RK_FINGERPRINT  "fingerprint"      /* host.fingerprint: what figures depend on (host/fingerprint.h) */
 
 /* scenario (as run, after overrides) */
 #define RK_NAME         "name"

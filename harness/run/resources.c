@@ -224,6 +224,21 @@ static enum run_end hugetlb_check(const struct run_knob *k, const struct run_spe
 	return RUN_ENDED;
 }
 
+/* The knob's file must be there: MGLRU's without CONFIG_LRU_GEN (the host),
+ * an mTHP size before 6.8 (Debian's 6.1) are not, and a run that asks for
+ * them is one this host cannot run (exit 3), refused before anything changes. */
+static enum run_end knob_file_check(const struct run_knob *k, const struct run_spec *r, const char *name,
+				    struct lab_error *err)
+{
+	const struct knob_def *d = knob_def_find(k->name);
+
+	if (d == NULL || d->path == NULL || access(d->path, F_OK) == 0)
+		return RUN_ENDED;
+	lab_error_set(err, ENOENT, "%s (run %s): %s = %s, but %s is absent: %s", name, r->label, k->name, k->text,
+		      d->path, knob_def_absent_why(d));
+	return RUN_REFUSED_HOST;
+}
+
 enum run_end run_check_knobs(const struct run_opts *o, const struct host_facts *h, const struct run_spec *specs,
 			     size_t nv, const char *name, struct lab_error *err)
 {
@@ -239,6 +254,8 @@ enum run_end run_check_knobs(const struct run_opts *o, const struct host_facts *
 				return RUN_REFUSED_HOST;
 			}
 			if (huge && (e = hugetlb_check(rk, &specs[v], h, name, &kb, err)) != RUN_ENDED)
+				return e;
+			if ((e = knob_file_check(rk, &specs[v], name, err)) != RUN_ENDED)
 				return e;
 			if (h->in_vm_guest || o->allow_destructive)
 				continue;

@@ -24,6 +24,7 @@
 #include "launch/lives.h"
 #include "result/keys.h"
 #include "sample/audit.h"
+#include "sample/outside.h"
 #include "sample/sources/source.h"
 #include "base/zoneinfo.h"
 #include "service.h"
@@ -47,6 +48,7 @@ struct ctx {
 	struct launch_wl wl[SCN_MAX_WORKLOADS];
 	struct launch_command cmds[SCN_MAX_WORKLOADS];  /* the command workloads' plans */
 	struct launch_lives lives;      /* their lives (launch/lives.h) */
+	struct outside outside[SCN_MAX_ACTIONS];        /* [action] leave: ballasts outside the sandbox */
 	struct svc *svc;                /* readiness, loads, planned stops (service.h); NULL: none */
 	struct source_ctx sctx;         /* what the sources see: sandbox, workloads */
 	struct source_set *sources;     /* sources/registry.c's table, opened */
@@ -646,6 +648,25 @@ static int start_workload(struct ctx *c, size_t i)
 	return ret;
 }
 
+/* [action] leave = SIZE: the outside ballast (sample/outside.h), started
+ * before the step is acked and waited for. */
+static void do_outside(struct ctx *c, size_t a, const char *step, json_t *steprec)
+{
+	const struct run_action *ra = &c->spec->actions[a];
+	json_t *rec = json_pack("{s:s, s:s}", "action", "outside", "name", ra->name);
+	struct lab_error e;
+	int ret = outside_hold(c->o->bindir, ra->leave_bytes, &c->outside[a], rec, &e);
+
+	json_object_set_new(rec, "after_step", json_string(step));
+	json_object_set_new(rec, "t_ms", json_real(ms_since(c, now_ns())));
+	json_array_append(c->actions, rec);
+	json_object_set(steprec, "action", rec);
+	result_stream(c->res, "action", c->run_index, rec);
+	json_decref(rec);
+	lab_say(c->o->progress, ret == 0 ? LAB_SAY_DETAIL : LAB_SAY_WARN, "  action %s: outside ballast leaving %llu bytes: %s",
+		ra->name, ra->leave_bytes, ret == 0 ? "ok" : e.msg);
+}
+
 static void do_actions(struct ctx *c, size_t wi, const char *step, json_t *steprec)
 {
 	for (size_t a = 0; a < c->spec->nr_actions; a++) {
@@ -657,6 +678,10 @@ static void do_actions(struct ctx *c, size_t wi, const char *step, json_t *stepr
 
 		if (ra->workload != (int)wi || strcmp(ra->step, step) != 0)
 			continue;
+		if (ra->leave_bytes) {
+			do_outside(c, a, step, steprec);
+			continue;
+		}
 		if (sandbox_read(c->sb, &c->cg, &e) == 0)
 			before = c->cg.usage_bytes;
 		ret = sandbox_reclaim(c->sb, ra->reclaim_bytes, &e);
@@ -1326,6 +1351,8 @@ int sampler_run(const struct run_spec *spec, struct sandbox *sb, const struct sa
 			drain_events(&c, i);
 	svc_end(c.svc);         /* a load still running: killed, recorded */
 	launch_stop_all(&c.lives, SIGTERM);
+	for (size_t a = 0; a < spec->nr_actions; a++)
+		outside_stop(&c.outside[a]);
 	if (c.sources != NULL && c.epfd >= 0)
 		take_sample(&c, "end");
 	trace_pull(&c, true);

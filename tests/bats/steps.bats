@@ -64,6 +64,11 @@ scn() {
   run --separate-stderr "$PAGELAB" run "$tmp/s.scn" --no-report --out "$RESULTS/never.json"
   assert_equal "$status" 2
   [[ "$stderr" == *"advise: 268435456 bytes are more than the region (134217728)"* ]]
+  # An offset: the advised range must end inside the region (64M from 96M of 128M).
+  scn "$tmp/s.scn" "fill:0xA5 advise:free:64M:96M"
+  run --separate-stderr "$PAGELAB" run "$tmp/s.scn" --no-report --out "$RESULTS/never.json"
+  assert_equal "$status" 2
+  [[ "$stderr" == *"advise: 67108864 bytes from 100663296 run past the region's end (134217728)"* ]]
   scn "$tmp/s.scn" "fill:0xA5 explode"
   run --separate-stderr "$PAGELAB" run "$tmp/s.scn" --no-report --out "$RESULTS/never.json"
   assert_equal "$status" 2
@@ -74,7 +79,7 @@ scn() {
   assert_output --partial "'sideways' is not one of free|dontneed|none|pageout|cold|collapse"
   run "$BUILD/workloads/region" --help
   assert_success
-  assert_output --partial "advise:ADVICE[:SIZE]"
+  assert_output --partial "advise:ADVICE[:SIZE[:OFFSET]]"
   assert_output --partial "populate:ADVICE"
 }
 

@@ -27,7 +27,7 @@ static void check_tables(void)
 			CHECK(s->nargs + s->nopt <= WL_MAX_STEP_ARGS);
 		}
 	}
-	CHECK_EQ_U64(n, 7);
+	CHECK_EQ_U64(n, 8);
 	CHECK(wl_decl_find("region")->steps != NULL);
 	CHECK(wl_decl_find("nope") == NULL);
 }
@@ -44,8 +44,11 @@ static void check_steps(void)
 	CHECK(wl_step_parse(d, "advise:free:64M", &sv, &err) == 0);
 	CHECK_EQ_U64(sv.nargs, 2);
 	CHECK_EQ_U64(sv.v[1], 64ull << 20);
-	CHECK(wl_step_parse(d, "advise:free:64M:1", &sv, &err) < 0);
-	CHECK_CONTAINS(err.msg, "takes 2 arguments");
+	CHECK(wl_step_parse(d, "advise:free:64M:1M", &sv, &err) == 0);
+	CHECK_EQ_U64(sv.nargs, 3);
+	CHECK_EQ_U64(sv.v[2], 1ull << 20);
+	CHECK(wl_step_parse(d, "advise:free:64M:1M:2", &sv, &err) < 0);
+	CHECK_CONTAINS(err.msg, "takes 3 arguments");
 	CHECK(wl_step_parse(d, "advise:sideways", &sv, &err) < 0);
 	CHECK_CONTAINS(err.msg, "'sideways' is not one of free|dontneed|none|pageout|cold|collapse");
 	CHECK(wl_step_parse(d, "populate:write", &sv, &err) == 0);
@@ -112,7 +115,7 @@ static void check_scenario(void)
 
 	CHECK(scenario_parse("t.scn", badkey, &s, &err) == 0);
 	CHECK(scenario_instantiate(&s, 0, 24ull << 30, &r, &err) < 0);
-	CHECK_CONTAINS(err.msg, "unknown key 'sise' in [workload r] (program region takes: program, start, size, thp, shared, steps)");
+	CHECK_CONTAINS(err.msg, "unknown key 'sise' in [workload r] (program region takes: program, start, size, thp, shared, pressure_procs, steps)");
 	run_spec_free(&r);
 	scenario_free(&s);
 }

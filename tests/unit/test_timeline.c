@@ -25,7 +25,8 @@ static const struct trace_event_def *def(const char *name)
 static struct trace_rec rec(const char *name, double t_ms, int cpu, int pid, bool sb, long long nid,
 			    long long pages, long long victim)
 {
-	struct trace_rec r = { def(name), T0 + MS(t_ms), cpu, pid, sb, nid, pages, victim, NULL };
+	struct trace_rec r = { .def = def(name), .ts_ns = T0 + MS(t_ms), .cpu = cpu, .pid = pid, .in_sandbox = sb,
+			       .nid = nid, .nr_reclaimed = pages, .victim_pid = victim, .raw = NULL };
 
 	return r;
 }
@@ -157,6 +158,51 @@ int main(int argc, char **argv)
 		json_decref(iv);
 		free(rs);
 		timeline_free(big);
+	}
+
+	/* mm_vmscan_lru_shrink_inactive: summed by list (reclaim_flags 0x2 file,
+	 * 0x1 anon) and by who scanned (the sandbox's task, a kswapd, another),
+	 * per interval and over the run.  A file-list pass with nr_activate0 > 0
+	 * is the signature of lazily freed folios turned anon
+	 * (mm/vmscan.c: shrink_folio_list, activate_locked). */
+	{
+		struct timeline *lt = timeline_new(T0, 1000, false);
+		json_t *ev = json_array(), *iv = json_array(), *s;
+		struct trace_rec r[4];
+
+		for (int i = 0; i < 4; i++) {
+			r[i] = rec("mm_vmscan_lru_shrink_inactive", 10.0 + i, 0, 300, true, -1, 32, -1);
+			r[i].lru = (struct trace_lru_fields){ .nr_scanned = 32, .nr_activate0 = 0, .nr_activate1 = 0,
+							      .nr_unmap_fail = 0, .nr_ref_keep = 0, .flags = 0x2 | 0x8 };
+		}
+		r[1].lru.nr_activate0 = 512;
+		r[1].lru.nr_unmap_fail = 512;
+		r[1].nr_reclaimed = 0;
+		r[2].in_sandbox = false;
+		r[2].lru.kswapd = true;
+		r[3].in_sandbox = false;
+		r[3].ts_ns = T0 + MS(1500);
+		r[3].lru.flags = 0x1 | 0x8;
+		CHECK(lt != NULL);
+		CHECK(timeline_feed(lt, r, 4, UINT64_MAX, ev, iv, NULL, NULL) == 0);
+		timeline_finish(lt, iv, NULL, NULL);
+		s = timeline_summary(lt, T0 + MS(2000));
+		CHECK_EQ_U64(num(s, "lru.file.sandbox.events"), 2);
+		CHECK_EQ_U64(num(s, "lru.file.sandbox.nr_scanned"), 64);
+		CHECK_EQ_U64(num(s, "lru.file.sandbox.nr_reclaimed"), 32);
+		CHECK_EQ_U64(num(s, "lru.file.sandbox.nr_activate0"), 512);
+		CHECK_EQ_U64(num(s, "lru.file.sandbox.nr_unmap_fail"), 512);
+		CHECK_EQ_U64(num(s, "lru.file.kswapd.events"), 1);
+		CHECK_EQ_U64(num(s, "lru.anon.other.events"), 1);
+		CHECK(json_object_get(json_object_get(json_object_get(s, "lru"), "anon"), "sandbox") == NULL);
+		CHECK_EQ_U64(json_array_size(iv), 2);
+		CHECK_EQ_U64(num(json_array_get(iv, 0), "lru.file.sandbox.events"), 2);
+		CHECK_EQ_U64(num(json_array_get(iv, 1), "lru.anon.other.nr_scanned"), 32);
+		CHECK_EQ_U64(json_array_size(ev), 0);          /* high-rate: not kept one by one */
+		json_decref(s);
+		json_decref(ev);
+		json_decref(iv);
+		timeline_free(lt);
 	}
 
 	/* The sets (tracedef.c): words, the labs' defaults, refusals. */

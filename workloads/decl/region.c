@@ -8,6 +8,8 @@ static const struct wl_opt region_opts[] = {
 	{ "size", "--size", WT_MEM, NULL, true, "the region's size (a multiple of the page size)" },
 	{ "thp", "--thp", WT_ENUM, "on|off|default", false, "MADV_HUGEPAGE, MADV_NOHUGEPAGE, or neither" },
 	{ "shared", "--shared", WT_BOOL, NULL, false, "MAP_SHARED|MAP_ANONYMOUS (shmem) instead of private" },
+	{ "pressure_procs", "--pressure-procs", WT_POSITIVE_UINT, NULL, false,
+	  "the pressure step in this many processes at once (1..64; default 1: the region itself)" },
 	{ "steps", NULL, WT_ENUM, NULL, true, "the steps below, in order" },
 	{ NULL, NULL, WT_SIZE, NULL, false, NULL },
 };
@@ -17,8 +19,8 @@ static const struct wl_opt region_opts[] = {
 
 static const struct wl_step region_steps[] = {
 	{ ST_FILL, "fill", 1, 0, { WT_BYTE }, NULL, "fill:BYTE           write BYTE to every byte" },
-	{ ST_ADVISE, "advise", 1, 1, { WT_ADVICE, WT_POSITIVE_SIZE }, NULL,
-	  "advise:ADVICE[:SIZE] madvise the region, or its first SIZE" },
+	{ ST_ADVISE, "advise", 1, 2, { WT_ADVICE, WT_POSITIVE_SIZE, WT_SIZE }, NULL,
+	  "advise:ADVICE[:SIZE[:OFFSET]] madvise the region, or SIZE of it from OFFSET (default 0)" },
 	{ ST_POPULATE, "populate", 1, 0, { WT_ADVICE }, NULL,
 	  "populate:ADVICE      fault the region in (MADV_POPULATE_WRITE / _READ, 5.14+)" },
 	{ ST_SERIES, "series", 1, 0, { WT_POSITIVE_UINT }, NULL, "series:K            K LazyFree readings back to back" },
@@ -30,6 +32,12 @@ static const struct wl_step region_steps[] = {
 	{ ST_DRAIN, "drain", 0, 0, { WT_UINT }, NULL, "drain               drain the per-CPU lazyfree batches" },
 	{ ST_SCAN, "scan", 2, 0, { WT_BYTE, WT_BYTE }, NULL, "scan:PATTERN:WRITTEN classify every page by its first byte" },
 	{ ST_HOLD, "hold", 1, 0, { WT_UINT }, NULL, "hold:MS             sleep" },
+	{ ST_FRAGMENT, "fragment", 1, 0, { WT_UINT }, NULL,
+	  "fragment:PCT        pin free PMD blocks until only PCT % of the region could be huge" },
+	{ ST_FORK, "fork", 0, 0, { WT_UINT }, NULL, "fork                a child shares the region until join (or the end)" },
+	{ ST_JOIN, "join", 0, 0, { WT_UINT }, NULL, "join                the forked child exits, and is reaped" },
+	{ ST_PAGEFLAGS, "pageflags", 0, 0, { WT_UINT }, NULL,
+	  "pageflags           count the region's pages by their /proc/kpageflags bits" },
 	{ ST_SYSCALL, "syscall", 1, 0, { WT_ENUM }, "mount|ptrace|reboot|swapon|init_module",
 	  "syscall:NAME        a forbidden call (the seccomp filter must kill)" },
 	{ 0, NULL, 0, 0, { WT_SIZE }, NULL, NULL },

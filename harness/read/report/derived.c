@@ -171,6 +171,36 @@ static bool get_vm_window(const struct runref *r, const struct fig *f, double *o
 	return true;
 }
 
+/* f->path's /proc/vmstat keys ("a+b") at step f->sel, less the same keys at
+ * the step `minus` names (f->sel2; without one: since the run's start) — a
+ * counter's change over one step; a key absent from a delta did not change
+ * (result.md), so it reads 0, never "—". */
+static bool get_vm_step(const struct runref *r, const struct fig *f, double *out)
+{
+	const json_t *at = select_step(r, f->sel);
+	const json_t *from = f->path2 != NULL && f->sel2 != NULL ? select_step(r, f->sel2) : NULL;
+	double a, b = 0;
+
+	if (at == NULL || !vm_sum(at, f->path, &a) || (f->path2 != NULL && (from == NULL || !vm_sum(from, f->path, &b))))
+		return false;
+	*out = scaled(f, a - b);
+	return true;
+}
+
+/* The region's huge coverage at the step: AnonHugePages over Rss, in % (the
+ * article's "57-60 % of the region in huge pages"). */
+static bool get_huge_pct(const struct runref *r, const struct fig *f, double *out)
+{
+	const json_t *s = select_step(r, f->sel);
+	double huge, rss;
+
+	if (s == NULL || !path_num(s, RK_COUNTERS ".region.anonhuge_kb", &huge) ||
+	    !path_num(s, RK_COUNTERS ".region.rss_kb", &rss) || rss <= 0)
+		return false;
+	*out = scaled(f, huge * 100 / rss);
+	return true;
+}
+
 /* The load's pace as achieved: MiB allocated over the time from its first
  * step to the step at its target (under TCG a step takes longer than the
  * article's 50 ms pause). */
@@ -555,6 +585,8 @@ static const struct named_get getters[] = {
 	{"scan_others", get_scan_others, "processes with LazyFree > 0 besides the control"},
 	{"vmstat_window", get_vm_window, "/proc/vmstat keys (a+b) from the step to the run's last sample"},
 	{"pace_mib_s", get_pace_achieved, "MiB/s the load workload achieved from alloc to target"},
+	{"vmstat_step", get_vm_step, "/proc/vmstat keys (a+b) at the step less at the minus step (absent: 0)"},
+	{"huge_pct", get_huge_pct, "the region's AnonHugePages over its Rss at the step, %"},
 	{"kmsg_lines", get_kmsg_count, "kernel log records of the run holding the path's text"},
 };
 

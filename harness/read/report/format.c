@@ -130,6 +130,69 @@ static void md_header(const struct report *rep, FILE *o)
 		"[k of n runs] when some runs lack the figure; “—”: not measured.\n");
 }
 
+/* The documents of report column col, for report_fingerprint_diff;
+ * *n of them (the array is the caller's to free; NULL: none or no memory). */
+static json_t **col_docs(const struct report *rep, size_t col, size_t *n)
+{
+	json_t **d = calloc(rep->nin ? rep->nin : 1, sizeof(*d));
+
+	*n = 0;
+	for (size_t k = 0; d != NULL && k < rep->nin; k++)
+		if (rep->in[k].col == col)
+			d[(*n)++] = rep->in[k].doc;
+	return d;
+}
+
+/* Under a table whose columns are different machines (kernels, cgroup
+ * modes, knobs), what else their results' host.fingerprint says differs,
+ * each column against the first; nothing when no result has one (results
+ * older than the fingerprint, the golden reports). */
+static void md_fingerprints(const struct report *rep, const struct report_table *t, FILE *o)
+{
+	size_t nb = 0, nn = 0;
+	json_t **b = NULL, **n = NULL;
+	bool said = false;
+
+	for (size_t k = 1; k < t->ncols; k++) {
+		json_t *d;
+
+		if (t->cols[k].index == t->cols[0].index)
+			continue;               /* variant columns of one machine */
+		free(b);
+		free(n);
+		b = col_docs(rep, t->cols[0].index, &nb);
+		n = col_docs(rep, t->cols[k].index, &nn);
+		d = b != NULL && n != NULL ? report_fingerprint_diff(b, nb, n, nn, "kernel") : NULL;
+		const json_t *diff = json_object_get(d, "different");
+		bool hb = json_is_true(json_object_get(d, "base")), hn = json_is_true(json_object_get(d, "new"));
+
+		if (d != NULL && (hb || hn) && (!hb || !hn || json_array_size(diff) > 0)) {
+			fputs(said || t->nnotes > 0 ? "- Also different, " : "\n- Also different, ", o);
+			said = true;
+			md_text(o, t->cols[0].label);
+			fputs(" → ", o);
+			md_text(o, t->cols[k].label);
+			fputs(" (host.fingerprint):", o);
+			if (!hb || !hn)
+				fputs(hb ? " not known (the second's results carry none)" : " not known (the first's results carry none)", o);
+			for (size_t i = 0; hb && hn && i < json_array_size(diff); i++) {
+				const json_t *x = json_array_get(diff, i);
+
+				fputs(i ? "; " : " ", o);
+				md_text(o, str_or(json_object_get(x, "field"), "?"));
+				fputc(' ', o);
+				md_text(o, str_or(json_object_get(x, "base"), "?"));
+				fputs(" → ", o);
+				md_text(o, str_or(json_object_get(x, "new"), "?"));
+			}
+			fputs(".\n", o);
+		}
+		json_decref(d);
+	}
+	free(b);
+	free(n);
+}
+
 static void md_table(const struct report_table *t, FILE *o)
 {
 	size_t i, k;
@@ -394,8 +457,10 @@ int format_write(const struct report *rep, enum report_format fmt, FILE *o, stru
 
 	if (fmt == REPORT_MARKDOWN) {
 		md_header(rep, o);
-		for (i = 0; i < rep->nt; i++)
+		for (i = 0; i < rep->nt; i++) {
 			md_table(&rep->tables[i], o);
+			md_fingerprints(rep, &rep->tables[i], o);
+		}
 		if (rep->nt == 0)
 			fprintf(o, "\nNo table has data in these results (they hold no runs).\n");
 	} else if (fmt == REPORT_CSV) {

@@ -170,6 +170,12 @@ int report_load(const char *const *files, size_t nfiles, const struct report_opt
  * to report_load again (compare).  opt may be NULL.  Says nothing on
  * stderr (a stream's note is the caller's).  0 or -errno. */
 int report_read_result(const char *path, const struct report_options *opt, json_t **out, struct lab_error *err);
+/* What else differs between two sets of results (fingerprint.c): every field
+ * of their host.fingerprint whose text is not the same on both, besides what
+ * `by` (compare's --by KEY; NULL: none) compares; a knob a run set is that
+ * run's value of its field.  {"base": had one, "new": had one, "different":
+ * [{"field", "base", "new"}]}; NULL: out of memory. */
+json_t *report_fingerprint_diff(json_t *const *bdocs, size_t nb, json_t *const *ndocs, size_t nn, const char *by);
 size_t report_ntables(const struct report *rep);
 const struct report_table *report_table_at(const struct report *rep, size_t i);
 /* The reference document used (NULL when no table has an article) and its path. */

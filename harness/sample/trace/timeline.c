@@ -43,9 +43,15 @@ struct stall_stats {
 	uint64_t first_ts;
 };
 
+/* mm_vmscan_lru_shrink_inactive added up: events and each field's sum. */
+struct lru_sum {
+	unsigned long long events, scanned, reclaimed, activate0, activate1, unmap_fail, ref_keep;
+};
+
 struct bin {
 	uint64_t start;
 	bool any;
+	struct lru_sum lru[LRU_NR_KINDS][LRU_NR_WHO];
 	unsigned long long count[TS_NR], pages[TS_NR];
 	unsigned long long hist[TS_NR][HIST_BUCKETS];
 };
@@ -66,6 +72,7 @@ struct timeline {
 	uint64_t last_victim;
 	json_t *gaps;
 	struct bin bin;
+	struct lru_sum lru[LRU_NR_KINDS][LRU_NR_WHO];      /* the whole run */
 	unsigned long long nr_bins;
 	timeline_classify_fn classify;  /* at each record's processing (trace.c) */
 	void *cctx;
@@ -135,6 +142,64 @@ static unsigned hist_bucket(double us)
 	return b;
 }
 
+static const char *const lru_kind_names[LRU_NR_KINDS] = { "anon", "file" };
+static const char *const lru_who_names[LRU_NR_WHO] = { "sandbox", "kswapd", "other" };
+
+/* {"file": {"sandbox": {events, nr_scanned, …}, …}, "anon": …} of the
+ * non-empty sums, or NULL when all are. */
+static json_t *lru_json(const struct lru_sum sum[LRU_NR_KINDS][LRU_NR_WHO])
+{
+	json_t *o = NULL;
+
+	for (int k = 0; k < LRU_NR_KINDS; k++)
+		for (int w = 0; w < LRU_NR_WHO; w++) {
+			const struct lru_sum *x = &sum[k][w];
+			json_t *kind;
+
+			if (x->events == 0)
+				continue;
+			if (o == NULL)
+				o = json_object();
+			kind = json_object_get(o, lru_kind_names[k]);
+			if (kind == NULL) {
+				kind = json_object();
+				json_object_set_new(o, lru_kind_names[k], kind);
+			}
+			json_object_set_new(kind, lru_who_names[w],
+					    json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "events", (json_int_t)x->events,
+						      "nr_scanned", (json_int_t)x->scanned,
+						      "nr_reclaimed", (json_int_t)x->reclaimed,
+						      "nr_activate0", (json_int_t)x->activate0,
+						      "nr_activate1", (json_int_t)x->activate1,
+						      "nr_unmap_fail", (json_int_t)x->unmap_fail,
+						      "nr_ref_keep", (json_int_t)x->ref_keep));
+		}
+	return o;
+}
+
+static void lru_add(struct lru_sum *x, const struct trace_rec *r)
+{
+	x->events++;
+	x->scanned += r->lru.nr_scanned > 0 ? (unsigned long long)r->lru.nr_scanned : 0;
+	x->reclaimed += r->nr_reclaimed > 0 ? (unsigned long long)r->nr_reclaimed : 0;
+	x->activate0 += r->lru.nr_activate0 > 0 ? (unsigned long long)r->lru.nr_activate0 : 0;
+	x->activate1 += r->lru.nr_activate1 > 0 ? (unsigned long long)r->lru.nr_activate1 : 0;
+	x->unmap_fail += r->lru.nr_unmap_fail > 0 ? (unsigned long long)r->lru.nr_unmap_fail : 0;
+	x->ref_keep += r->lru.nr_ref_keep > 0 ? (unsigned long long)r->lru.nr_ref_keep : 0;
+}
+
+/* RECLAIM_WB_FILE = 0x2, RECLAIM_WB_ANON = 0x1 (include/trace/events/vmscan.h:
+ * trace_reclaim_flags); the sandbox's task first, then a kswapd. */
+static void lru_event(struct timeline *tl, const struct trace_rec *r)
+{
+	int k = (r->lru.flags & 0x2) ? LRU_FILE : LRU_ANON;
+	int w = r->in_sandbox ? LRU_SANDBOX : r->lru.kswapd ? LRU_KSWAPD : LRU_OTHER;
+
+	lru_add(&tl->lru[k][w], r);
+	lru_add(&tl->bin.lru[k][w], r);
+	tl->bin.any = true;
+}
+
 static json_t *bin_json(const struct timeline *tl)
 {
 	json_t *o = json_pack("{s:f, s:f}", RK_T_MS, ms(tl, tl->bin.start), RK_MS, (double)tl->bin_ns / 1e6);
@@ -154,6 +219,12 @@ static json_t *bin_json(const struct timeline *tl)
 		json_object_set_new(o, tracedef_stall_name((enum trace_stall)k),
 				    json_pack("{s:I, s:I, s:o}", RK_COUNT, (json_int_t)tl->bin.count[k],
 					      RK_PAGES, (json_int_t)tl->bin.pages[k], "lat_us_log2", h));
+	}
+	{
+		json_t *lru = lru_json(tl->bin.lru);
+
+		if (lru != NULL)
+			json_object_set_new(o, "lru", lru);
 	}
 	return o;
 }
@@ -308,6 +379,9 @@ static int process(struct timeline *tl, struct trace_rec *r, json_t *events, jso
 	case TP_KSWAPD_WAKE:
 	case TP_KSWAPD_SLEEP:
 		kswapd_event(tl, r);
+		break;
+	case TP_SHRINK_INACTIVE:
+		lru_event(tl, r);
 		break;
 	case TP_MARK_VICTIM:
 		json_array_append_new(tl->victims, json_pack("{s:f, s:I}", RK_T_MS, ms(tl, r->ts_ns),
@@ -478,5 +552,10 @@ json_t *timeline_summary(struct timeline *tl, uint64_t end_ns)
 	json_object_set(o, RK_OOM_VICTIMS, tl->victims);
 	json_object_set(o, "oom_victim_gaps_ms", tl->gaps);
 	json_object_set_new(o, "intervals", json_integer((json_int_t)tl->nr_bins));
+	{
+		json_t *lru = lru_json(tl->lru);
+
+		json_object_set_new(o, "lru", lru != NULL ? lru : json_object());
+	}
 	return o;
 }

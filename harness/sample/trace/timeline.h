@@ -25,6 +25,12 @@ struct trace_rec {
 	long long nid;                  /* kswapd events' node, else -1 */
 	long long nr_reclaimed;         /* a stall's _end, else -1 */
 	long long victim_pid;           /* mark_victim's pid, else -1 */
+	/* mm_vmscan_lru_shrink_inactive's figures (else 0): reclaim_flags, and
+	 * whether the task is a kswapd (its comm, read at decode time). */
+	struct trace_lru_fields {
+		long long nr_scanned, nr_activate0, nr_activate1, nr_unmap_fail, nr_ref_keep, flags;
+		bool kswapd;
+	} lru;
 	json_t *raw;                    /* the decoded record for runs[].events (owned), or NULL */
 };
 
@@ -62,6 +68,12 @@ unsigned long long timeline_stalls_done(const struct timeline *tl);
 
 /* Derived figures, with intervals and stalls still open closed at end_ns. */
 json_t *timeline_summary(struct timeline *tl, uint64_t end_ns);
+
+/* The shrink_inactive sums: by the list scanned (RECLAIM_WB_FILE or _ANON in
+ * reclaim_flags) and by who scanned it (a task of the sandbox, a kswapd, any
+ * other task: another cgroup's, or a writer of memory.reclaim outside it). */
+enum { LRU_ANON, LRU_FILE, LRU_NR_KINDS };
+enum { LRU_SANDBOX, LRU_KSWAPD, LRU_OTHER, LRU_NR_WHO };
 
 /* Premature sleep: kswapd woken again within this many ms of going to sleep. */
 #define TIMELINE_PREMATURE_MS 100

@@ -499,6 +499,30 @@ static int batch_push(struct trace *t, const struct trace_rec *r)
 	return 0;
 }
 
+/* A kswapd: its comm ("kswapd0", "kswapd1"…), read once per pid (comm_of). */
+static bool is_kswapd(struct trace *t, int pid)
+{
+	json_t *c = comm_of(t, pid);
+	bool k = json_is_string(c) && !strncmp(json_string_value(c), "kswapd", 6);
+
+	json_decref(c);
+	return k;
+}
+
+/* mm_vmscan_lru_shrink_inactive's fields by the running kernel's format
+ * (the same names in 6.1, 6.12 and 6.18). */
+static void lru_fields(struct trace *t, struct tep_event *ev, const void *data, int pid,
+		       struct trace_lru_fields *f)
+{
+	f->nr_scanned = num_field(ev, "nr_scanned", data);
+	f->nr_activate0 = num_field(ev, "nr_activate0", data);
+	f->nr_activate1 = num_field(ev, "nr_activate1", data);
+	f->nr_unmap_fail = num_field(ev, "nr_unmap_fail", data);
+	f->nr_ref_keep = num_field(ev, "nr_ref_keep", data);
+	f->flags = num_field(ev, "reclaim_flags", data);
+	f->kswapd = is_kswapd(t, pid);
+}
+
 static int decode_record(struct trace *t, int cpu, void *data, int size, unsigned long long ts)
 {
 	struct tep_record rec = { .ts = ts, .cpu = cpu, .data = data, .size = size };
@@ -524,6 +548,8 @@ static int decode_record(struct trace *t, int cpu, void *data, int size, unsigne
 	r.nid = num_field(ev, "nid", data);
 	r.nr_reclaimed = num_field(ev, "nr_reclaimed", data);
 	r.victim_pid = r.def->point == TP_MARK_VICTIM ? num_field(ev, "pid", data) : -1;
+	if (r.def->point == TP_SHRINK_INACTIVE)
+		lru_fields(t, ev, data, r.pid, &r.lru);
 	/* Only what will be kept is decoded in full: a memcg reclaim storm
 	 * stays counts and histograms unless --trace-raw. */
 	if (!r.def->high_rate || t->cfg.raw)

@@ -1,0 +1,221 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The THP question's tools (scenarios/thp/, docs/thp.md), at reduced sizes: the
+# counters that tell its leads apart, the host's fingerprint, the new knobs through the
+# journal and put back, the region's new steps (fork, partial MADV_FREE with an offset,
+# pressure_procs, pageflags, fragment), the memory.reclaim loop and the ballast outside
+# the sandbox.  On this host (tests/scenarios/thp-host.scn, four runs of a 64 MiB
+# region), then in one 6.12 and one 6.1 guest boot each (tests/scenarios/thp-guest.scn):
+# the guests run what the host must not (THP always, MGLRU and mTHP knobs, the
+# fragmentation of the whole machine, the outside ballast).
+# It changes knobs (thp_defrag here, more in the guests): run it under
+# flock /tmp/pagelab-heavy.lock.
+
+load helpers
+
+setup_file() {
+  export BATS_NO_PARALLELIZE_WITHIN_FILE=true
+  VM_SKIP=$(vm_skip_reason 6.1 6.12)
+  export VM_SKIP
+}
+
+# The fields of host.fingerprint (harness/result/result.md): every one must be there,
+# null where this kernel lacks the file.
+check_fingerprint() {
+  local f=$1
+  jq -e '.host.fingerprint as $p
+    | ($p | has("kernel") and has("mglru") and has("cgroup") and has("page_size") and has("pmd_size")
+            and has("hugetlb_page_kb") and has("thp") and has("swap") and has("cpus_online")
+            and has("cpus_online_list") and has("zones"))
+    and ($p.kernel | has("release") and has("version") and has("machine") and has("config"))
+    and ($p.kernel.release == .host.kernel)
+    and ($p.mglru | has("enabled") and has("on") and has("min_ttl_ms"))
+    and ($p.cgroup | has("cgroup2_options") and has("memory_recursiveprot") and has("v1_memory_hierarchy")
+                     and has("v2_controllers") and has("v2_memory_controller") and has("proc_cgroups_memory"))
+    and ($p.thp | .available and has("enabled") and has("defrag") and has("shmem_enabled")
+                  and has("khugepaged") and has("mthp") and has("mthp_anon_sizes") and has("hpage_pmd_size"))
+    and ($p.thp.khugepaged | has("defrag") and has("max_ptes_none") and has("pages_to_scan"))
+    and ($p.swap | has("present") and has("total_kb") and has("zswap"))
+    and ($p.swap.zswap == "enabled" or $p.swap.zswap == "disabled" or $p.swap.zswap == "absent")
+    and ($p.page_size == 4096 and $p.pmd_size == 2097152)
+    and ($p.cpus_online >= 1)
+    and ($p.zones | length > 0 and all(.stat_threshold | length == $p.cpus_online and all(. >= 1 and . <= 125)))' "$f"
+}
+
+@test "thp host: the leads' counters, pglazyfree = the region's pages after a drain, thp_defrag journaled and put back" {
+  require_memcg
+  before=$(host_state)
+  run_scenario "$TOP/tests/scenarios/thp-host.scn" thp-host
+  assert_success
+  f=$RESULTS/thp-host.json
+  [ "$(host_state)" = "$before" ]
+  [ "$(pagelab_cgroups)" = "" ]
+  grep -q '\[madvise\]' /sys/kernel/mm/transparent_hugepage/defrag
+  # thp_defrag: madvise -> never -> madvise, every run, verified back.
+  jq -e '.runs | length == 4 and all(.knobs | (.applied | any(.name == "thp_defrag" and .after == "never"))
+         and .restored_ok and (.restored | any(.name == "thp_defrag" and .ok and .now == .original)))' "$f"
+  # Without a fork: every page of the range is marked.  LazyFree is per process and
+  # exact (huge folios skip the per-CPU batch); pglazyfree is machine-wide /proc/vmstat
+  # on this v1 host, so it is read over the MADV_FREE and the drain only (milliseconds).
+  for v in '"0"' '"1M"'; do
+    jq -e "[.runs[] | select(.variant.first == \"mincore\" and .variant.offset == $v)][0] as \$r
+      | ([\$r.steps[] | select(.step == \"drain\")][0]) as \$d
+      | ([\$r.steps[] | select(.step == \"mincore\")][0]) as \$m
+      | \$d.counters.region.lazyfree_kb == 63488
+        and ((\$d.vmstat_delta.pglazyfree // 0) - (\$m.vmstat_delta.pglazyfree // 0)) == 15872
+        and ([\$r.steps[] | select(.step == \"pageflags\")][0].counters.pageflags
+             | .available and .lazyfree == 15872 and .present == 16384)" "$f"
+  done
+  # The splits: none for an aligned range, two for [1M, 63M) (mm/huge_memory.c:
+  # madvise_free_huge_pmd splits a THP covered in part).
+  jq -e '[.runs[] | select(.variant.first == "mincore")] | map([.steps[] | select(.step == "advise")][0].vmstat_delta.thp_split_page // 0) == [0, 2]' "$f"
+  # The pressure step's counters are recorded: reclaimed, thp_split_pmd (this kernel's
+  # path, lead B), the shrink_inactive sums of the sandbox's file list; the two
+  # pressure processes' reclaim counted as the sandbox's (alive through the ack).
+  jq -e '[.runs[] | select(.variant.first == "mincore")] | all(
+      ([.steps[] | select(.step == "pressure")][0].counters | .pressure_procs == 2 and .region.rss_kb < 65536)
+      and (.summary.trace.lru.file.sandbox | .nr_scanned > 0 and .nr_reclaimed > 0)
+      and .summary.trace.stalls.memcg.count > 0 and .summary.trace.stalls.memcg.other_tasks_count == 0)' "$f"
+  # Recorded, kernel-dependent (6.18.44 here: one thp_split_pmd per reclaimed THP,
+  # measured 2026-12-01; mainline 6.18.33's try_to_unmap_one discards them whole).
+  echo "# $KREL: $(jq -r '[.runs[] | select(.variant.first == "mincore")][0] | ([.steps[] | select(.step == "pressure")][0].vmstat_delta.thp_split_pmd // 0) - ([.steps[] | select(.step == "mincore")][0].vmstat_delta.thp_split_pmd // 0) | tostring' "$f") thp_split_pmd, $(jq -r '[.runs[] | select(.variant.first == "mincore")][0].summary.trace.lru.file.sandbox | "\(.nr_reclaimed) pages reclaimed, nr_activate0 \(.nr_activate0), nr_activate1 \(.nr_activate1), nr_unmap_fail \(.nr_unmap_fail)"' "$f")" >&3
+  check_fingerprint "$f"
+  # This host: v1 memory, no MGLRU, its config from /proc/config.gz.
+  jq -e '.host.fingerprint | .cgroup.v1_memory_hierarchy and .mglru.enabled == null
+         and (.kernel.config.source == "/proc/config.gz" or .kernel.config.source == "/boot/config-" + .kernel.release)
+         and .kernel.config.options.CONFIG_MEMCG == "y" and (.kernel.config.options | has("CONFIG_TRANSPARENT_HUGEPAGE"))' "$f"
+}
+
+@test "thp host: a child sharing the region keeps MADV_FREE off its huge pages (LazyFree 0, every page swap-backed)" {
+  require_memcg
+  f=$RESULTS/thp-host.json
+  [ -f "$f" ] || skip "needs the first test's run"
+  jq -e '[.runs[] | select(.variant.first == "fork")] | length == 2 and all(
+      ([.steps[] | select(.step == "fork")][0].counters.child_pid > 0)
+      and ([.steps[] | select(.step == "drain")][0].counters.region | .lazyfree_kb == 0 and .anonhuge_kb == 65536)
+      and ([.steps[] | select(.step == "pageflags")][0].counters.pageflags | .swapbacked == 16384 and .lazyfree == 0))' "$f"
+  # Nothing to reclaim without swap: the pressure kills (the region or its child).
+  jq -e '[.runs[] | select(.variant.first == "fork")] | all(.exit.oom_kill_count >= 1)' "$f"
+}
+
+@test "thp host: a knob this kernel lacks (lru_gen without MGLRU) is exit 3 naming the file, before anything changes" {
+  require_memcg
+  [ ! -e /sys/kernel/mm/lru_gen/enabled ] || skip "this kernel has MGLRU"
+  before=$(host_state)
+  run "$PAGELAB" run "$TOP/scenarios/thp/pressure.scn" --set lru_gen=0x0000 --no-report --out "$RESULTS/thp-nolru.json"
+  assert_failure 3
+  assert_output --partial "/sys/kernel/mm/lru_gen/enabled is absent"
+  assert_output --partial "CONFIG_LRU_GEN"
+  [ ! -e "$RESULTS/thp-nolru.json" ]
+  [ "$(host_state)" = "$before" ]
+}
+
+@test "thp host: the thp-leads table reads the counters as data (no article table changes)" {
+  f=$RESULTS/thp-host.json
+  [ -f "$f" ] || skip "needs the first test's run"
+  run "$PAGELAB" report "$f"
+  assert_success
+  assert_output --partial "(\`thp-leads\`)"
+  assert_output --partial "| first=mincore, offset=1M · After MADV_FREE and a drain | Region LazyFree | 63,488 kB |"
+  assert_output --partial "| first=mincore, offset=1M · After MADV_FREE and a drain | lazily freed pages (kpageflags: anon, not swap-backed) | 15,872 pages |"
+  assert_output --partial "| first=mincore, offset=1M · After MADV_FREE and a drain | pglazyfree over them, /proc/vmstat (machine-wide) |"
+  assert_output --regexp "first=mincore, offset=0 · During pressure \\| thp_split_pmd \\| [0-9,]+ \\|"
+  assert_output --partial "(\`thp-lru\`)"
+}
+
+# guest_thp KERNEL [run options]: the guest scenario in one boot, THP booted madvise so
+# that thp = always is a change.
+guest_thp() {
+  local k=$1
+  shift
+  guest_run "vm-thp-$k" --kernel "$k" --thp madvise --timeout 300 run "$TOP/tests/scenarios/thp-guest.scn" "$@"
+}
+
+# What both guests must show.
+check_guest_thp() {
+  local f=$1
+  jq -e '.host.in_vm_guest and .host.cgroup.memory == "v2" and (.runs | length == 1)' "$f"
+  jq -e '.runs[0].exit.outcome == "completed"' "$f"
+  # Knobs: each changed and verified back (THP madvise -> always -> madvise).
+  jq -e '.runs[0].knobs | .restored_ok
+    and (.applied | any(.name == "thp" and .before == "madvise" and .after == "always"))
+    and (.applied | any(.name == "vm.compaction_proactiveness" and .after == "0"))
+    and (.restored | any(.name == "thp" and .now == "madvise" and .ok))' "$f"
+  # The fragment step: pins made, free PMD blocks brought down to the target, and the
+  # fill without madvise, THP always, defrag madvise, got huge pages for less than all.
+  jq -e '.runs[0] | ([.steps[] | select(.step == "fragment")][0].counters.fragment | .pinned > 0 and .reached
+         and .free_blocks_after <= .target_blocks and .free_blocks_before > .free_blocks_after)
+         and ([.steps[] | select(.step == "fill")][0].counters.region | .anonhuge_kb < .rss_kb and .rss_kb == 131072)' "$f"
+  # The memory.reclaim loop wrote during the pressure, and its own reclaim is the sandbox's.
+  jq -e '[.runs[0].steps[] | select(.workload == "loop" and .step == "reclaim") | .counters]
+         | length > 0 and (map(.writes) | max > 0) and (map(.ok) | max > 0) and all(.errors == 0)' "$f"
+  # The outside ballast took its memory, and kswapd woke and scanned.
+  jq -e '.runs[0].actions | any(.action == "outside" and .result == "ok" and .held_bytes > 0)' "$f"
+  jq -e '.runs[0].summary.trace.kswapd.wakes > 0' "$f"
+  check_fingerprint "$f"
+  jq -e '.host.fingerprint | .cgroup.v2_memory_controller and (.cgroup.memory_recursiveprot | type == "boolean")
+         and .kernel.config.source == "/boot/config-" + .kernel.release
+         and (.kernel.config.options | has("CONFIG_LRU_GEN") and has("CONFIG_TRANSPARENT_HUGEPAGE_ALWAYS"))' "$f"
+  echo "# $(jq -r '.host.kernel' "$f"): coverage after the fill $(jq -r '.runs[0] | [.steps[] | select(.step == "fill")][0].counters.region | (.anonhuge_kb * 100 / .rss_kb | floor | tostring) + " %"' "$f") (target $(jq -r '.runs[0] | [.steps[] | select(.step == "fragment")][0].counters.fragment | "\(.target_pct) %, \(.pinned) pins"' "$f")), reclaimed $(jq -r '.runs[0] | [.steps[] | select(.step == "pressure")][0].counters | ((.region.size_kb - .region.rss_kb) / 1024 | floor | tostring)' "$f") MiB, file list $(jq -c '.runs[0].summary.trace.lru.file // {}' "$f")" >&3
+}
+
+@test "thp vm 6.12: THP always, defrag, lru_gen 0x0000 and 64 kB mTHP through the journal; fragmented below 100 % coverage; reclaim loop; outside ballast wakes kswapd; fingerprint" {
+  [ -z "$VM_SKIP" ] || skip "$VM_SKIP"
+  guest_thp 6.12 --set lru=0x0000 --set mthp=always
+  assert_success
+  f=$(ls "$RESULTS"/vm-thp-6.12/*-guest-*.json)
+  check_guest_thp "$f"
+  jq -e '.runs[0].knobs | (.applied | any(.name == "lru_gen" and .before == "0x0007" and .after == "0x0000"))
+         and (.restored | any(.name == "lru_gen" and .now == "0x0007" and .ok))
+         and (.applied | any(.name == "thp_64k" and .before == "never" and .after == "always"))
+         and (.restored | any(.name == "thp_64k" and .now == "never" and .ok))' "$f"
+  jq -e '.host.fingerprint | .mglru.enabled == "0x0007" and .mglru.on
+         and .kernel.config.options.CONFIG_LRU_GEN_ENABLED == "y" and .kernel.config.options.CONFIG_MEMCG_V1 == "n"
+         and (.thp.mthp | has("64kB")) and .thp.enabled == "madvise"' "$f"
+  # The classic LRU emits shrink_inactive on 6.12: the sandbox's file-list passes.
+  jq -e '.runs[0].summary.trace.lru.file | (.sandbox.nr_scanned // 0) + (.kswapd.nr_scanned // 0) > 0' "$f"
+}
+
+@test "thp vm 6.1: THP always and defrag through the journal; fragmented below 100 % coverage; reclaim loop; outside ballast; fingerprint without mTHP" {
+  [ -z "$VM_SKIP" ] || skip "$VM_SKIP"
+  guest_thp 6.1
+  assert_success
+  f=$(ls "$RESULTS"/vm-thp-6.1/*-guest-*.json)
+  check_guest_thp "$f"
+  jq -e '.host.fingerprint | .mglru.enabled == "0x0000" and (.mglru.on | not)
+         and .kernel.config.options.CONFIG_LRU_GEN == "y" and .kernel.config.options.CONFIG_LRU_GEN_ENABLED == "n"
+         and .thp.mthp == {} and .thp.mthp_anon_sizes == []' "$f"
+  jq -e '.runs[0].summary.trace.lru.file | (.sandbox.nr_scanned // 0) + (.kswapd.nr_scanned // 0) > 0' "$f"
+}
+
+@test "thp vm: compare 6.1 against 6.12 names what else differs (host.fingerprint), MGLRU not: it was pinned to 0x0000 in 6.12's run" {
+  [ -z "$VM_SKIP" ] || skip "$VM_SKIP"
+  a=$(ls "$RESULTS"/vm-thp-6.1/*-guest-*.json 2>/dev/null) || skip "needs the 6.1 guest's run"
+  b=$(ls "$RESULTS"/vm-thp-6.12/*-guest-*.json 2>/dev/null) || skip "needs the 6.12 guest's run"
+  run "$PAGELAB" compare --by kernel "$a" "$b"
+  assert_success
+  assert_output --partial "Also different (host.fingerprint):"
+  # Debian's configs (kernel-facts: 6.1 builds MGLRU off, 6.12 on; no v1 memory in 6.12).
+  assert_output --partial "kernel.config.options.CONFIG_LRU_GEN_ENABLED n → y"
+  # mTHP came in 6.8; 6.12's run set the 64 kB size to always.
+  assert_output --partial "thp.mthp.64kB absent → always"
+  # Compared, so not "also": the release; pinned alike (6.1's default, 6.12's knob): MGLRU.
+  refute_output --partial "kernel.release"
+  refute_output --partial "mglru."
+  run "$PAGELAB" compare --format json --by kernel "$a" "$b"
+  assert_success
+  echo "$output" | jq -e '.comparisons[0].fingerprint | .base and .new
+    and (.different | any(.field == "kernel.config.options.CONFIG_LRU_GEN_ENABLED" and .base == "n" and .new == "y"))
+    and (.different | all(.field | startswith("mglru.") | not))'
+}
+
+@test "thp vm: report of the 6.1 and 6.12 results names under each table what else differs between its columns" {
+  [ -z "$VM_SKIP" ] || skip "$VM_SKIP"
+  a=$(ls "$RESULTS"/vm-thp-6.1/*-guest-*.json 2>/dev/null) || skip "needs the 6.1 guest's run"
+  b=$(ls "$RESULTS"/vm-thp-6.12/*-guest-*.json 2>/dev/null) || skip "needs the 6.12 guest's run"
+  run "$PAGELAB" report "$a" "$b"
+  assert_success
+  # One line under each of the three tables (thp-rig, thp-leads, thp-lru).
+  [ "$(grep -c '^- Also different, 6\.1\.0-[0-9]*-amd64 · cgroup v2 · guest → 6\.12\.[0-9]*+deb12-amd64 · cgroup v2 · guest (host.fingerprint):.*CONFIG_LRU_GEN_ENABLED n → y' <<<"$output")" -eq 3 ]
+  refute_output --partial "mglru."
+}

@@ -1,0 +1,237 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* reclaimer — write the sandbox's memory.reclaim in a loop (cgroup v2).
+ *
+ *   reclaimer --amount SIZE [--interval MS] [--count N] [--above SIZE] [--report MS]
+ *             [--event-fd N] [--ack-fd N]
+ *
+ * A second reclaimer on the sandbox's memory cgroup while another workload
+ * allocates: each write runs proactive reclaim of the cgroup in this task
+ * (mm/memcontrol.c: memory_reclaim -> try_to_free_mem_cgroup_pages, which
+ * also fires mm_vmscan_memcg_reclaim_begin/end), so two tasks reclaim the
+ * same LRU lists at once — the setting in which a transient folio
+ * reference from one can meet the other's unmap of a lazily freed THP
+ * (the notes on issue 23: mm/rmap.c try_to_unmap_one before 6.15).
+ *
+ * Its own cgroup is the sandbox (the harness starts it there): the path is
+ * /proc/self/cgroup's "0::PATH" under the cgroup2 mount of /proc/self/mounts,
+ * opened once before the lockdown.  A write answers -EAGAIN when the kernel
+ * could not reclaim the amount (Documentation/admin-guide/cgroup-v2.rst,
+ * memory.reclaim).  --above SIZE: a write only while the cgroup's
+ * memory.current is at least SIZE (read before each), so the loop reclaims
+ * while another workload's pressure holds the cgroup near its limit and
+ * idles otherwise, as a user-space OOM-preventer would.  Every --report ms it reports a step `reclaim` with the
+ * counts so far (writes, ok, eagain, errors, the time spent in writes); with
+ * --count N it stops after N writes, reports, and waits for SIGTERM like a
+ * ballast.
+ *
+ * Exit status: 0 stopped by SIGTERM/SIGINT, 1 failed (no cgroup v2, no
+ * memory.reclaim: the start event says why), 2 bad arguments.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/error.h"
+#include "base/fileio.h"
+#include "decl.h"
+#include "events.h"
+#include "lockdown.h"
+
+struct config {
+	unsigned long long amount, interval_ms, count, report_ms, above;
+};
+
+struct tally {
+	unsigned long long writes, ok, eagain, errors, busy_ns, max_ns, idle;
+	int last_errno;
+};
+
+static int set_opt(void *ctx, const struct wl_opt *opt, const char *val, unsigned long long v,
+		   struct lab_error *err)
+{
+	struct config *cfg = ctx;
+
+	(void)val;
+	(void)err;
+	if (!strcmp(opt->key, "amount"))
+		cfg->amount = v;
+	else if (!strcmp(opt->key, "interval"))
+		cfg->interval_ms = v;
+	else if (!strcmp(opt->key, "count"))
+		cfg->count = v;
+	else if (!strcmp(opt->key, "report"))
+		cfg->report_ms = v;
+	else if (!strcmp(opt->key, "above"))
+		cfg->above = v;
+	return 0;
+}
+
+/* "0::/pagelab-1/sandbox-0" of /proc/self/cgroup, under the first cgroup2
+ * mount: the memory.reclaim of the cgroup this process is in. */
+static int reclaim_path(char *out, size_t len, struct lab_error *err)
+{
+	cleanup_free char *cg = NULL;
+	cleanup_free char *mounts = NULL;
+	const char *rel = NULL, *p;
+	char mnt[512] = "", type[32];
+	int ret;
+
+	if ((ret = lab_read_file("/proc/self/cgroup", &cg, NULL, err)) < 0)
+		return ret;
+	for (p = cg; p != NULL && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+		if (!strncmp(p, "0::", 3)) {
+			rel = p + 3;
+			break;
+		}
+	if (rel == NULL)
+		return lab_error_set(err, EOPNOTSUPP, "no cgroup v2 line in /proc/self/cgroup: memory.reclaim needs cgroup v2");
+	if ((ret = lab_read_file("/proc/self/mounts", &mounts, NULL, err)) < 0)
+		return ret;
+	for (p = mounts; p != NULL && *p && !mnt[0]; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+		if (sscanf(p, "%*s %511s %31s", mnt, type) != 2 || strcmp(type, "cgroup2") != 0)
+			mnt[0] = '\0';
+	if (!mnt[0])
+		return lab_error_set(err, EOPNOTSUPP, "no cgroup2 mount in /proc/self/mounts");
+	if (!strncmp(rel, "/\n", 2) || !strcmp(rel, "/"))
+		rel = "";               /* the root: "MOUNT/memory.reclaim" */
+	if ((size_t)snprintf(out, len, "%s%.*s/memory.reclaim", mnt, (int)strcspn(rel, "\n"), rel) >= len)
+		return lab_error_set(err, ENAMETOOLONG, "memory.reclaim path too long");
+	return 0;
+}
+
+static int report(struct events *ev, const struct tally *t, struct lab_error *err)
+{
+	struct ev_line l;
+
+	events_step_begin(ev, &l, "reclaim", NULL);
+	ev_u64(&l, "writes", t->writes);
+	ev_u64(&l, "ok", t->ok);
+	ev_u64(&l, "eagain", t->eagain);
+	ev_u64(&l, "errors", t->errors);
+	ev_u64(&l, "below_above", t->idle);
+	ev_u64(&l, "last_errno", (unsigned long long)t->last_errno);
+	ev_u64(&l, "busy_ns", t->busy_ns);
+	ev_u64(&l, "max_write_ns", t->max_ns);
+	return events_step_end(ev, &l, err);
+}
+
+/* Write, sleep (in sigtimedwait: SIGTERM ends the sleep at once), report. */
+/* memory.current below --above: this round writes nothing. */
+static bool below(const struct config *cfg, const char *current)
+{
+	unsigned long long v;
+	struct lab_error e;
+
+	return cfg->above > 0 && lab_read_u64(current, &v, &e) == 0 && v < cfg->above;
+}
+
+static int loop(struct events *ev, const struct config *cfg, int fd, const char *current, const sigset_t *stop,
+		struct lab_error *err)
+{
+	char amount[32];
+	struct tally t = { 0 };
+	unsigned long long next_report = events_now_ns() + cfg->report_ms * 1000000ULL;
+	int ret, n = snprintf(amount, sizeof(amount), "%llu", cfg->amount);
+
+	unsigned long long reported = 0;
+
+	for (;;) {
+		unsigned long long t0 = events_now_ns(), d;
+		struct timespec ts = { (time_t)(cfg->interval_ms / 1000), (long)(cfg->interval_ms % 1000) * 1000000L };
+
+		if (below(cfg, current)) {
+			t.idle++;
+			/* A burst of writes just ended (the pressure let go): say so now,
+			 * not a report interval later, when the run may be over. */
+			if (t.writes > reported) {
+				if ((ret = report(ev, &t, err)) < 0)
+					return ret;
+				reported = t.writes;
+				next_report = events_now_ns() + cfg->report_ms * 1000000ULL;
+			}
+		} else {
+			if (write(fd, amount, (size_t)n) == n) {
+				t.ok++;
+			} else if (errno == EAGAIN) {
+				t.eagain++;
+			} else {
+				t.errors++;
+				t.last_errno = errno;
+			}
+			t.writes++;
+			d = events_now_ns() - t0;
+			t.busy_ns += d;
+			if (d > t.max_ns)
+				t.max_ns = d;
+		}
+		if (cfg->count && t.writes >= cfg->count)
+			break;
+		if (events_now_ns() >= next_report) {
+			if ((ret = report(ev, &t, err)) < 0)
+				return ret;
+			reported = t.writes;
+			next_report = events_now_ns() + cfg->report_ms * 1000000ULL;
+		}
+		if (cfg->interval_ms && sigtimedwait(stop, NULL, &ts) >= 0)
+			return 0;
+	}
+	if ((ret = report(ev, &t, err)) < 0)
+		return ret;
+	while (sigwaitinfo(stop, NULL) < 0 && errno == EINTR)
+		;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct lab_error err = { 0 };
+	struct config cfg = { .interval_ms = 100, .report_ms = 1000 };
+	struct events ev;
+	struct events_args ea = { .ev = &ev };
+	const struct wl_argv a = { .pre = events_argv_pre, .pre_ctx = &ea, .set = set_opt, .ctx = &cfg };
+	struct ev_line l;
+	char path[1024], current[1024];
+	sigset_t stop;
+	int fd;
+
+	if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+		wl_decl_usage(&wl_decl_reclaimer, stdout);
+		return 0;
+	}
+	events_init(&ev, "reclaimer");
+	if (wl_parse_argv(&wl_decl_reclaimer, argc, argv, &a, &err) < 0 ||
+	    (cfg.amount == 0 && lab_error_set(&err, EINVAL, "--amount is required") < 0)) {
+		fprintf(stderr, "reclaimer: %s\n", err.msg);
+		return 2;
+	}
+	if (reclaim_path(path, sizeof(path), &err) < 0 ||
+	    ((fd = open(path, O_WRONLY | O_CLOEXEC)) < 0 && lab_error_errno(&err, errno, "open %s", path) < 0)) {
+		events_error(&ev, "open", err.msg);
+		fprintf(stderr, "reclaimer: %s\n", err.msg);
+		return 1;
+	}
+	/* memory.current beside memory.reclaim (--above). */
+	snprintf(current, sizeof(current), "%.*scurrent", (int)(strlen(path) - strlen("reclaim")), path);
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGTERM);
+	sigaddset(&stop, SIGINT);
+	sigprocmask(SIG_BLOCK, &stop, NULL);
+	events_start_begin(&ev, &l);
+	ev_str(&l, "path", path);
+	ev_u64(&l, "amount_bytes", cfg.amount);
+	ev_u64(&l, "interval_ms", cfg.interval_ms);
+	ev_u64(&l, "count", cfg.count);
+	ev_u64(&l, "above_bytes", cfg.above);
+	if (events_emit(&ev, &l, &err) < 0 || lockdown_install(NULL, &err) < 0 || loop(&ev, &cfg, fd, current, &stop, &err) < 0) {
+		events_error(&ev, "reclaim", err.msg);
+		fprintf(stderr, "reclaimer: %s\n", err.msg);
+		return 1;
+	}
+	(void)events_done(&ev, NULL);
+	return 0;
+}
