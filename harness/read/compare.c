@@ -511,7 +511,17 @@ static json_t *figure_json(const json_t *t, const json_t *row, const char *colum
 	threshold = figure_floor(t, row, rowtext, o, &cls, &fj);
 	stats_summarize(bv, bn, &b);
 	stats_summarize(nv, nn, &n);
-	stats_verdict(&b, &n, threshold, &v);
+	stats_verdict(&b, &n, o->threshold_pct, &v);
+	/* A timing inside its floor (either way: the ratio of the medians) is
+	 * never real: what the LKP rule would have called real is the t-test's
+	 * alone, what it alone called real is the same. */
+	if (cls == FLOOR_TIMING && !floor_above(b.median, n.median, threshold)) {
+		v.above_threshold = false;
+		if (v.call == STATS_REAL)
+			v.call = STATS_T_ONLY;
+		else if (v.call == STATS_RANGE_ONLY)
+			v.call = STATS_SAME;
+	}
 	j = json_pack("{s:s?, s:s?, s:s?, s:s?, s:s?, s:s?, s:o, s:o, s:o, s:{s:b, s:b}, s:s}",
 		      "table", jstr(t, "id"), "table_name", jstr(t, "name"),
 		      "row", rowtext,

@@ -65,6 +65,15 @@ const char *floor_class_name(enum floor_class c)
 	return c == FLOOR_COUNT ? "count" : "timing";
 }
 
+bool floor_above(double base_median, double new_median, double floor_pct)
+{
+	if (base_median > 0 && new_median > 0)
+		return (fmax(base_median, new_median) / fmin(base_median, new_median) - 1) * 100 > floor_pct;
+	if (base_median == 0)
+		return new_median != 0;
+	return fabs((new_median - base_median) / base_median) * 100 > floor_pct;
+}
+
 /* ------------------------------------------------------------ hosts */
 
 static void copy_str(char *dst, size_t len, const json_t *v, bool *has)
@@ -384,9 +393,9 @@ static json_t *calibrate_figure(const json_t *f)
 	stats_summarize(v, n, &all);
 	stats_summarize(bv, nb, &b);
 	stats_summarize(nv, nn, &x);
-	if (all.median == 0 && all.max != all.min)
-		return NULL;
-	spread = all.max == all.min ? 0 : (all.max - all.min) / fabs(all.median) * 100;
+	if (all.max != all.min && all.min <= 0)
+		return NULL;            /* no ratio to take */
+	spread = all.max == all.min ? 0 : (all.max / all.min - 1) * 100;
 	change = b.median != 0 ? (x.median - b.median) / fabs(b.median) * 100 : 0;
 	if (!isfinite(spread) || !isfinite(change))
 		return NULL;

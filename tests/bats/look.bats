@@ -282,7 +282,7 @@ svg_points() {
   run "$PAGELAB" compare --format csv "$RESULTS/look-p700a.json" -- "$RESULTS/look-p800.json"
   assert_success
   [ "$(head -1 <<<"$output" | cut -d, -f1-4)" = "base,new,kind,table" ]
-  grep -q '^"base","new",figure,"pressure","mincore after pressure","Reclaimed, median",.*"real"$' <<<"$output"
+  grep -q '^"base","new",figure,"pressure","mincore after pressure","Reclaimed, median",.*"real","count",1,"threshold"$' <<<"$output"
 }
 
 @test "compare: the same scenario against itself marks nothing real" {

@@ -88,6 +88,14 @@ static void classes(void)
 	CHECK(floor_classify("count", "ms", &why) == FLOOR_COUNT);
 	CHECK_STR(why, "declared");
 	CHECK(floor_classify("timing", "pages", NULL) == FLOOR_TIMING);
+	/* The floor either way: a halving is as far as a doubling. */
+	CHECK(!floor_above(40, 80, 100));
+	CHECK(!floor_above(80, 40, 100));
+	CHECK(floor_above(40, 81, 100));
+	CHECK(floor_above(81, 40, 100));
+	CHECK(!floor_above(100, 112, 12.5) && floor_above(100, 113, 12.5));
+	CHECK(floor_above(0, 1, 100) && !floor_above(0, 0, 0));
+	CHECK(floor_above(-10, 10, 100) && !floor_above(-10, -15, 100));
 	CHECK_STR(floor_class_name(FLOOR_COUNT), "count");
 	CHECK_STR(floor_class_name(FLOOR_TIMING), "timing");
 }
@@ -131,7 +139,7 @@ static void hosts(void)
 }
 
 /* A comparison with one timing and one count figure, three values a side:
- * the calibration holds the timing only, pooled: 90..110 around 100 = 20 %. */
+ * the calibration holds the timing only, pooled: 110 / 90 - 1 = 22.2 %. */
 static void round_trip(void)
 {
 	json_t *cmp = json_loads("{\"comparisons\": [{\"figures\": ["
@@ -158,7 +166,7 @@ static void round_trip(void)
 	text = json_dumps(doc, JSON_INDENT(2));
 	CHECK(floor_load(put("cal.json", text), &f, &err) == 0);
 	CHECK(f != NULL && f->n == 1 && f->host.cpus == 2 && strcmp(f->host.kernel, "6.18.44") == 0);
-	CHECK(floor_lookup(f, "pressure", "memcg", "stall p99", &pct) && fabs(pct - 20) < 1e-9);
+	CHECK(floor_lookup(f, "pressure", "memcg", "stall p99", &pct) && fabs(pct - 22.22) < 1e-9);
 	CHECK(!floor_lookup(f, "pressure", "mincore", "Pages", &pct));
 	CHECK(!floor_lookup(f, "pressure", "memcg", "few", &pct));
 	floor_free(f);
