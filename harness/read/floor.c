@@ -261,6 +261,17 @@ static int parse_figure(const json_t *o, size_t i, const char *path, struct floo
 	return 0;
 }
 
+/* The figure among the first n of f. */
+static const struct floor_figure *find_in(const struct floor *f, size_t n, const char *table, const char *row,
+					  const char *figure)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(f->figs[i].table, table ? table : "") == 0 && strcmp(f->figs[i].row, row ? row : "") == 0 &&
+		    strcmp(f->figs[i].figure, figure ? figure : "") == 0)
+			return &f->figs[i];
+	return NULL;
+}
+
 static int parse_doc(const json_t *doc, const char *path, struct floor *f, struct lab_error *err)
 {
 	const json_t *figs = json_object_get(doc, "figures"), *sets = json_object_get(doc, "sets");
@@ -291,27 +302,30 @@ static int parse_doc(const json_t *doc, const char *path, struct floor *f, struc
 		return lab_error_set(err, ENOMEM, "out of memory");
 	for (size_t i = 0; i < json_array_size(figs); i++) {
 		struct floor_figure *x = &f->figs[f->n];
-		double dup;
 
 		ret = parse_figure(json_array_get(figs, i), i, path, x, err);
 		f->n++;                         /* freed by floor_free, parsed or not */
 		if (ret < 0)
 			return ret;
-		f->n--;
-		if (floor_lookup(f, x->table, x->row, x->figure, &dup))
+		if (find_in(f, f->n - 1, x->table, x->row, x->figure) != NULL)
 			return lab_error_set(err, EINVAL, "%s: figure %zu: %s / %s / %s is there twice", path, i + 1,
 					     x->table, x->row, x->figure);
-		f->n++;
 	}
 	return 0;
+}
+
+/* A refusal is one line: a control character of the file's (a key, the
+ * JSON error's excerpt) becomes a space. */
+static void one_line(char *msg)
+{
+	for (unsigned char *p = (unsigned char *)msg; *p; p++)
+		if (*p < 0x20 || *p == 0x7f)
+			*p = ' ';
 }
 
 int floor_load(const char *path, struct floor **out, struct lab_error *err)
 {
 	cleanup_free char *text = NULL;
-	struct floor *f;
-	json_error_t je;
-	json_t *doc;
 	size_t len = 0;
 	int ret;
 
@@ -322,9 +336,23 @@ int floor_load(const char *path, struct floor **out, struct lab_error *err)
 		return ret;
 	if ((ret = lab_read_input(path, "calibration file", FLOOR_FILE_MAX, 0, &text, &len, err)) < 0)
 		return ret;
+	return floor_parse(path, text, len, out, err);
+}
+
+int floor_parse(const char *path, const char *text, size_t len, struct floor **out, struct lab_error *err)
+{
+	struct floor *f;
+	json_error_t je;
+	json_t *doc;
+	int ret;
+
+	*out = NULL;
 	doc = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
-	if (doc == NULL)
-		return lab_error_set(err, EINVAL, "calibration file %s: not JSON (line %d: %s)", path, je.line, je.text);
+	if (doc == NULL) {
+		lab_error_set(err, EINVAL, "calibration file %s: not JSON (line %d: %s)", path, je.line, je.text);
+		one_line(err->msg);
+		return -EINVAL;
+	}
 	f = calloc(1, sizeof(*f));
 	if (f == NULL) {
 		json_decref(doc);
@@ -334,6 +362,7 @@ int floor_load(const char *path, struct floor **out, struct lab_error *err)
 	ret = parse_doc(doc, path, f, err);
 	json_decref(doc);
 	if (ret < 0) {
+		one_line(err->msg);     /* a key of the file may hold a newline */
 		floor_free(f);
 		if (err->code != ENOMEM)
 			err->code = EINVAL;
@@ -345,13 +374,11 @@ int floor_load(const char *path, struct floor **out, struct lab_error *err)
 
 bool floor_lookup(const struct floor *f, const char *table, const char *row, const char *figure, double *pct)
 {
-	for (size_t i = 0; f != NULL && i < f->n; i++)
-		if (strcmp(f->figs[i].table, table ? table : "") == 0 && strcmp(f->figs[i].row, row ? row : "") == 0 &&
-		    strcmp(f->figs[i].figure, figure ? figure : "") == 0) {
-			*pct = f->figs[i].spread_pct;
-			return true;
-		}
-	return false;
+	const struct floor_figure *x = f != NULL ? find_in(f, f->n, table, row, figure) : NULL;
+
+	if (x != NULL)
+		*pct = x->spread_pct;
+	return x != NULL;
 }
 
 /* ------------------------------------------------------------ calibrating */

@@ -96,6 +96,8 @@ struct floor {
  * twice.  -ENOENT when it does not exist; -EINVAL (bad content), -EPERM
  * (untrusted path) or another -errno, err naming the file and why. */
 int floor_load(const char *path, struct floor **out, struct lab_error *err);
+/* floor_load's checks of the text alone (the fuzz target's entry). */
+int floor_parse(const char *path, const char *text, size_t len, struct floor **out, struct lab_error *err);
 void floor_free(struct floor *f);
 
 /* The spread calibrated for a figure; false when the file has none. */
