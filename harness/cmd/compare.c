@@ -14,20 +14,26 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <jansson.h>
 
 #include "cmd.h"
 #include "exitcode.h"
 #include "readcmd.h"
+#include "base/escape.h"
+#include "base/fileio.h"
 #include "read/compare.h"
+#include "read/floor.h"
 #include "read/stats.h"
 
 static void usage(FILE *o)
 {
 	fprintf(o,
-		"usage: pagelab compare [--format markdown|csv|json] [--threshold PCT] BASE.json... -- NEW.json...\n"
-		"       pagelab compare [--format ...] [--threshold PCT] --by KEY RESULT.json...\n"
+		"usage: pagelab compare [--format markdown|csv|json] [--threshold PCT] [--floor FILE|none]\n"
+		"                       BASE.json... -- NEW.json...\n"
+		"       pagelab compare [--format ...] [--threshold PCT] [--floor ...] --by KEY RESULT.json...\n"
+		"       pagelab compare --calibrate [--floor FILE] A.json B.json...\n"
 		"\n"
 		"Compare every figure of every report table that both sides have: each side's\n"
 		"median and min–max over its repeats, the change in %%, and a verdict —\n"
@@ -42,6 +48,20 @@ static void usage(FILE *o)
 		"Fisher's exact test (two-sided; 3/3 against 0/3 gives p = 0.1, so three runs a side\n"
 		"can never make an outcome significant at 95 %%).\n"
 		"\n"
+		"Every figure is a count (pages, kB, events: exact) or a timing (µs, ms, rates:\n"
+		"they drift with the machine), by its row's declared class or its unit; a timing\n"
+		"is real only when its change is also above its noise floor: the spread an A/A\n"
+		"calibration saw for it on this machine, else the default %g %%.\n"
+		"\n"
+		"  --calibrate      A.json B.json… are sets of one scenario at the same settings on\n"
+		"                   this machine: store each timing's spread (max / min - 1 over\n"
+		"                   all their runs) and the machine's identity in --floor FILE\n"
+		"                   (default %s). A timing's change: its larger median\n"
+		"                   over the smaller, less 1 (a halving is as far as a doubling)\n"
+		"  --floor FILE     the calibration to judge timings by; one made on another machine\n"
+		"                   (kernel, CPU model or count, fingerprint) is refused, exit 2.\n"
+		"                   Default: %s when it exists (set aside, with a\n"
+		"                   note, when it is of another machine); none: the default only\n"
 		"  --by KEY         split the results by KEY and compare each group with the first:\n"
 		"                   kernel (host.kernel), a variant key (thp, wsf, advice, …) or a\n"
 		"                   parameter; wsf, thp and min_free_kbytes fall back to the host's\n"
@@ -53,11 +73,13 @@ static void usage(FILE *o)
 		"side (`compare A.json -- B.json --format json`); a second `--` ends the options.\n"
 		"\n"
 		"Exit status: 0 compared; 2 bad usage or input; 1 internal failure.\n",
-		STATS_MIN_REPEATS, COMPARE_THRESHOLD_PCT, COMPARE_SCHEMA);
+		STATS_MIN_REPEATS, FLOOR_DEFAULT_PCT, FLOOR_DEFAULT_PATH, FLOOR_DEFAULT_PATH, COMPARE_THRESHOLD_PCT,
+		COMPARE_SCHEMA);
 }
 
 struct args {
-	const char *by, *fmt;
+	const char *by, *fmt, *floor;
+	bool calibrate;
 	double threshold;
 	const char **base, **nw;
 	size_t nb, nn;
@@ -70,6 +92,7 @@ static const char *takes(int val)
 	case 'b': return "a key (kernel, host, a variant key or a parameter)";
 	case 'f': return "markdown, csv or json";
 	case 't': return "a percentage 0..1000";
+	case 'F': return "a calibration file, or none";
 	}
 	return "a value";
 }
@@ -83,6 +106,8 @@ static int parse_side(int argc, char **argv, struct args *a, const char **files,
 		{ "by", required_argument, NULL, 'b' },
 		{ "format", required_argument, NULL, 'f' },
 		{ "threshold", required_argument, NULL, 't' },
+		{ "floor", required_argument, NULL, 'F' },
+		{ "calibrate", no_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -111,6 +136,16 @@ static int parse_side(int argc, char **argv, struct args *a, const char **files,
 				readcmd_say("compare", "--threshold takes a percentage 0..1000, not '%s'", optarg);
 				return LAB_EXIT_USAGE;
 			}
+			break;
+		case 'F':
+			if (*optarg == '\0') {
+				readcmd_say("compare", "--floor takes a calibration file, or none");
+				return LAB_EXIT_USAGE;
+			}
+			a->floor = optarg;
+			break;
+		case 'C':
+			a->calibrate = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -152,6 +187,18 @@ static int parse(int argc, char **argv, struct args *a)
 	free(side);
 	if (status >= 0)
 		return status;
+	if (a->calibrate) {
+		/* A -- B is the same as A B: each file is a set. */
+		memcpy(a->base + a->nb, a->nw, a->nn * sizeof(*a->base));
+		a->nb += a->nn;
+		a->nn = 0;
+		if (a->by != NULL || a->nb < 2 || (a->floor != NULL && strcmp(a->floor, "none") == 0)) {
+			readcmd_say("compare", "--calibrate takes two or more result files (sets at the same "
+				    "settings), no --by, and --floor FILE to write");
+			return LAB_EXIT_USAGE;
+		}
+		return -1;
+	}
 	if (a->by != NULL && a->sides) {
 		readcmd_say("compare", "--by KEY takes one set of results, not BASE -- NEW");
 		return LAB_EXIT_USAGE;
@@ -168,6 +215,99 @@ static int parse(int argc, char **argv, struct args *a)
 	return -1;
 }
 
+/* Bad input or a refused file: 2; the rest 1. */
+static int fail_status(const struct lab_error *err)
+{
+	return err->code == EINVAL || err->code == ENOENT || err->code == EACCES || err->code == EPERM ||
+	       err->code == EFBIG || err->code == EEXIST || err->code == ENOTDIR || err->code == ELOOP ||
+	       err->code == ENAMETOOLONG ? LAB_EXIT_USAGE : LAB_EXIT_HARNESS;
+}
+
+/* What --calibrate stored, as a markdown table on o. */
+static void print_calibration(FILE *o, const json_t *doc, const char *path)
+{
+	const json_t *figs = json_object_get(doc, "figures");
+
+	fputs("| Table | Row | Figure | n | median | min–max | A/A change | spread (the floor) |\n"
+	      "|---|---|---|---:|---:|---:|---:|---:|\n", o);
+	for (size_t i = 0; i < json_array_size(figs); i++) {
+		const json_t *f = json_array_get(figs, i);
+		const char *unit = json_string_value(json_object_get(f, "unit"));
+
+		for (int k = 0; k < 3; k++) {
+			fputs(k ? " | " : "| ", o);
+			lab_esc_markdown(o, json_string_value(json_object_get(f, k == 0 ? "table" : k == 1 ? "row"
+											  : "figure")));
+		}
+		fprintf(o, " | %lld | %g ", (long long)json_integer_value(json_object_get(f, "n")),
+			json_number_value(json_object_get(f, "median")));
+		lab_esc_markdown(o, unit ? unit : "");
+		fprintf(o, " | %g–%g | %+.1f %% | %.1f %% |\n", json_number_value(json_object_get(f, "min")),
+			json_number_value(json_object_get(f, "max")), json_number_value(json_object_get(f, "change_pct")),
+			json_number_value(json_object_get(f, "spread_pct")));
+	}
+	readcmd_line(o, path);
+}
+
+/* --calibrate: the sets' spreads into the calibration file. */
+static int calibrate(const struct args *a, const struct lab_progress *say)
+{
+	const char *path = a->floor != NULL ? a->floor : FLOOR_DEFAULT_PATH;
+	const struct compare_opts o = { .threshold_pct = a->threshold };
+	struct floor_host host;
+	struct lab_error err;
+	char scenario[256], made[32];
+	json_t *cmp = NULL, *doc = NULL;
+	char *text = NULL;
+	time_t now = time(NULL);
+	int ret;
+
+	lab_error_clear(&err);
+	strftime(made, sizeof(made), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+	if ((ret = compare_same_settings(a->base, a->nb, &host, scenario, sizeof(scenario), &err)) == 0 &&
+	    (ret = compare_sides(a->base, 1, a->base + 1, a->nb - 1, &o, say, &cmp, &err)) == 0 &&
+	    (doc = floor_calibration(cmp, &host, scenario[0] ? scenario : NULL, a->base, a->nb, &err)) == NULL)
+		ret = -err.code;
+	if (ret == 0 && a->floor == NULL)
+		ret = lab_check_output_dir("results", "the calibration file's directory", true, &err);
+	if (ret == 0 && (ret = lab_check_output_parents(path, "--floor", true, &err)) == 0 &&
+	    (ret = lab_check_output(path, "--floor", &err)) == 0) {
+		json_object_set_new(doc, "made", json_string(made));
+		text = json_dumps(doc, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
+		ret = text == NULL ? lab_error_set(&err, ENOMEM, "out of memory")
+				   : lab_write_atomic(path, text, strlen(text), &err);
+	}
+	if (ret == 0)
+		print_calibration(stdout, doc, path);
+	else
+		readcmd_fail("compare", ret, &err);
+	free(text);
+	json_decref(doc);
+	json_decref(cmp);
+	if (ret < 0)
+		return fail_status(&err);
+	return fflush(stdout) == 0 && !ferror(stdout) ? LAB_EXIT_RAN : LAB_EXIT_HARNESS;
+}
+
+/* The calibration compare judges timings by: --floor FILE, none, or the
+ * default location's file when there is one. */
+static int load_floor(const struct args *a, struct compare_opts *o, struct floor **f, struct lab_error *err)
+{
+	int ret;
+
+	*f = NULL;
+	if (a->floor != NULL && strcmp(a->floor, "none") == 0)
+		return 0;
+	ret = floor_load(a->floor != NULL ? a->floor : FLOOR_DEFAULT_PATH, f, err);
+	if (ret == -ENOENT && a->floor == NULL) {
+		lab_error_clear(err);
+		return 0;
+	}
+	o->floor = *f;
+	o->floor_optional = a->floor == NULL;
+	return ret;
+}
+
 int cmd_compare(int argc, char **argv)
 {
 	const char *who = "compare";
@@ -175,6 +315,8 @@ int cmd_compare(int argc, char **argv)
 	struct args a = { .fmt = "markdown", .threshold = COMPARE_THRESHOLD_PCT };
 	struct lab_error err;
 	json_t *cmp = NULL;
+	struct floor *floor = NULL;
+	struct compare_opts o;
 	int status = parse(argc, argv, &a), ret;
 
 	if (status >= 0)
@@ -184,13 +326,19 @@ int cmd_compare(int argc, char **argv)
 		status = LAB_EXIT_HARNESS;
 		goto out;
 	}
+	if (a.calibrate) {
+		status = calibrate(&a, &say);
+		goto out;
+	}
 	lab_error_clear(&err);
-	ret = a.by != NULL ? compare_by(a.by, a.base, a.nb, a.threshold, &say, &cmp, &err)
-			   : compare_sides(a.base, a.nb, a.nw, a.nn, a.threshold, &say, &cmp, &err);
+	o = (struct compare_opts){ .threshold_pct = a.threshold };
+	ret = load_floor(&a, &o, &floor, &err);
+	if (ret == 0)
+		ret = a.by != NULL ? compare_by(a.by, a.base, a.nb, &o, &say, &cmp, &err)
+				   : compare_sides(a.base, a.nb, a.nw, a.nn, &o, &say, &cmp, &err);
 	if (ret < 0) {
 		readcmd_fail("compare", ret, &err);
-		status = err.code == EINVAL || err.code == ENOENT || err.code == EACCES ? LAB_EXIT_USAGE
-											 : LAB_EXIT_HARNESS;
+		status = fail_status(&err);
 		goto out;
 	}
 	if (!strcmp(a.fmt, "json")) {
@@ -204,6 +352,7 @@ int cmd_compare(int argc, char **argv)
 	status = fflush(stdout) == 0 && !ferror(stdout) ? LAB_EXIT_RAN : LAB_EXIT_HARNESS;
 out:
 	json_decref(cmp);
+	floor_free(floor);
 	free(a.base);
 	free(a.nw);
 	return status;

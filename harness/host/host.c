@@ -414,6 +414,28 @@ static json_t *zones_json(void)
 	return a;
 }
 
+/* The CPUs: the first "model name" of /proc/cpuinfo (x86; arm64 prints
+ * none: null) and the online count — what compare's noise floor is bound to
+ * (harness/read/floor.h: a timing's spread belongs to its machine). */
+static json_t *cpu_json(void)
+{
+	cleanup_free char *buf = NULL;
+	struct lab_error e;
+	const char *m;
+	char model[128] = "";
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	if (lab_read_file("/proc/cpuinfo", &buf, NULL, &e) == 0 && (m = strstr(buf, "model name")) != NULL &&
+	    (m = strchr(m, ':')) != NULL) {
+		size_t len;
+
+		m += strspn(m + 1, " \t") + 1;
+		len = strcspn(m, "\n");
+		snprintf(model, sizeof(model), "%.*s", (int)(len < sizeof(model) ? len : sizeof(model) - 1), m);
+	}
+	return json_pack("{s:s?, s:I}", "model", model[0] ? model : NULL, "online", (json_int_t)(n > 0 ? n : 0));
+}
+
 json_t *host_to_json(const struct host_facts *h)
 {
 	json_t *o = json_object(), *cg, *thp, *quirks;
@@ -426,6 +448,7 @@ json_t *host_to_json(const struct host_facts *h)
 	json_object_set_new(o, "machine", json_string(h->machine));
 	json_object_set_new(o, RK_HOSTNAME, json_string(h->hostname));
 	json_object_set_new(o, "root", json_boolean(h->root));
+	json_object_set_new(o, "cpu", cpu_json());
 
 	cg = json_object();
 	json_object_set_new(cg, "mode", json_string(h->cg.mode[0] ? h->cg.mode : "none"));

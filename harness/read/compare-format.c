@@ -150,6 +150,20 @@ static void md_fingerprint(FILE *o, const json_t *fp, const char *bn, const char
 	fputs(".\n", o);
 }
 
+/* "count (1 %)", "timing (16.7 %, calibrated)", "timing (50 %, default)". */
+static void md_class(FILE *o, const json_t *f)
+{
+	const json_t *fl = json_object_get(f, "floor");
+	const char *from = jstr(fl, "from");
+
+	md(o, jstr(f, "class") ? jstr(f, "class") : "count");
+	if (!json_is_number(json_object_get(fl, "pct")))
+		return;
+	fprintf(o, " (%g %%%s)", json_number_value(json_object_get(fl, "pct")),
+		from == NULL || strcmp(from, "threshold") == 0 ? "" : strcmp(from, "calibration") == 0 ? ", calibrated"
+												: ", default");
+}
+
 /* One figure's line; returns which tally it adds to. */
 static int md_figure(FILE *o, const json_t *f)
 {
@@ -172,8 +186,10 @@ static int md_figure(FILE *o, const json_t *f)
 	md(o, b);
 	fputs(" | ", o);
 	md(o, n);
-	fprintf(o, " | %s | %s | %s%s%s%s%s |\n", ch, pt, strcmp(v, "real") ? "" : "**", v, strcmp(v, "real") ? "" : "**",
+	fprintf(o, " | %s | %s | %s%s%s%s%s | ", ch, pt, strcmp(v, "real") ? "" : "**", v, strcmp(v, "real") ? "" : "**",
 		jstr(f, "direction") ? ", " : "", jstr(f, "direction") ? jstr(f, "direction") : "");
+	md_class(o, f);
+	fputs(" |\n", o);
 	return !strcmp(v, "real") ? 0 : !strcmp(v, "t-test only") ? 1 : !strcmp(v, "range only") ? 2
 		: !strcmp(v, "same") ? 3 : 4;
 }
@@ -235,7 +251,7 @@ static void md_pair(FILE *o, const json_t *p)
 			md(o, bn);
 			fputs(" | ", o);
 			md(o, nn);
-			fputs(" | Change | Welch p | Verdict |\n|---|---|---:|---:|---:|---:|---|\n", o);
+			fputs(" | Change | Welch p | Verdict | Class (floor) |\n|---|---|---:|---:|---:|---:|---|---|\n", o);
 		}
 		tally[md_figure(o, f)]++;
 	}
@@ -262,8 +278,15 @@ void compare_markdown(const json_t *cmp, FILE *o)
 	}
 	fprintf(o, "\n\nA difference is **real** only when Welch's t-test (95 %%) and the LKP rule (change above %g %% "
 		"and disjoint min–max ranges) both say so; with fewer than %d repeats a side: not enough runs. "
-		"Outcome counts: Fisher's exact test (two-sided).\n",
+		"A timing's change must also be above its noise floor: ",
 		json_number_value(json_object_get(cmp, "threshold_pct")), STATS_MIN_REPEATS);
+	if (jstr(json_object_get(cmp, "timing_floor"), "file")) {
+		fputs("the spread calibrated in ", o);
+		md(o, jstr(json_object_get(cmp, "timing_floor"), "file"));
+		fputs(", else ", o);
+	}
+	fprintf(o, "%g %% (the default). Outcome counts: Fisher's exact test (two-sided).\n",
+		json_number_value(json_object_get(json_object_get(cmp, "timing_floor"), "default_pct")));
 	for (size_t c = 0; c < json_array_size(cs); c++)
 		md_pair(o, json_array_get(cs, c));
 }
@@ -286,7 +309,7 @@ void compare_csv(const json_t *cmp, FILE *o)
 	const json_t *cs = json_object_get(cmp, "comparisons");
 
 	fputs("base,new,kind,table,row,figure,column,unit,base_n,base_median,base_min,base_max,new_n,new_median,"
-	      "new_min,new_max,change_pct,welch_p,above_threshold,disjoint,fisher_p,verdict\n", o);
+	      "new_min,new_max,change_pct,welch_p,above_threshold,disjoint,fisher_p,verdict,class,floor_pct,floor_from\n", o);
 	for (size_t c = 0; c < json_array_size(cs); c++) {
 		const json_t *p = json_array_get(cs, c);
 		const char *bn = jstr(json_object_get(p, "base"), "name"), *nn = jstr(json_object_get(p, "new"), "name");
@@ -323,6 +346,11 @@ void compare_csv(const json_t *cmp, FILE *o)
 			fprintf(o, ",%s,%s,,", json_is_true(json_object_get(lkp, "above_threshold")) ? "yes" : "no",
 				json_is_true(json_object_get(lkp, "disjoint")) ? "yes" : "no");
 			csv_field(o, jstr(f, "verdict"));
+			fputc(',', o);
+			csv_field(o, jstr(f, "class"));
+			csv_num(o, json_object_get(json_object_get(f, "floor"), "pct"));
+			fputc(',', o);
+			csv_field(o, jstr(json_object_get(f, "floor"), "from"));
 			fputc('\n', o);
 		}
 		for (size_t i = 0; i < json_array_size(counts); i++) {
@@ -345,7 +373,7 @@ void compare_csv(const json_t *cmp, FILE *o)
 			csv_num(o, json_object_get(x, "fisher_p"));
 			fputc(',', o);
 			csv_field(o, jstr(x, "verdict"));
-			fputc('\n', o);
+			fputs(",,,\n", o);
 		}
 	}
 }

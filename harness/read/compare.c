@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "base/fileio.h"
+#include "floor.h"
 #include "read/report/report.h"
 #include "stats.h"
 #include "result/keys.h"
@@ -251,6 +252,8 @@ static json_t *model_json(const struct report *rep, const char *const *files, js
 				       "article", "text", row->article.text);
 			if (rj != NULL && row->better != NULL)
 				json_object_set_new(rj, "better", json_string(row->better));
+			if (rj != NULL && row->fclass != NULL)
+				json_object_set_new(rj, "class", json_string(row->fclass));
 			if (rj != NULL && row->variant != NULL) {
 				/* Its place within its variant's rows: a table's
 				 * figures are expanded in the same order for every
@@ -463,19 +466,41 @@ static json_t *side_json(const struct stats_side *s, const double *v, size_t n)
 			 "values", vals);
 }
 
+/* A figure's class and the change it must exceed: a count the LKP
+ * threshold, a timing the larger of that and its floor — calibrated for
+ * it, else the default.  *fj: the figure's "floor" object. */
+static double figure_floor(const json_t *t, const json_t *row, const char *rowtext, const struct compare_opts *o,
+			   enum floor_class *cls, json_t **fj)
+{
+	const char *why;
+	double pct;
+
+	*cls = floor_classify(jstr(row, "class"), jstr(row, "unit"), &why);
+	if (*cls == FLOOR_COUNT) {
+		*fj = json_pack("{s:s, s:f, s:s}", "class_from", why, "pct", o->threshold_pct, "from", "threshold");
+		return o->threshold_pct;
+	}
+	if (o->floor != NULL && floor_lookup(o->floor, jstr(t, "id"), rowtext, jstr(row, "figure"), &pct)) {
+		*fj = json_pack("{s:s, s:f, s:s, s:s}", "class_from", why, "pct", pct, "from", "calibration", "file",
+				o->floor->path);
+	} else {
+		pct = FLOOR_DEFAULT_PCT;
+		*fj = json_pack("{s:s, s:f, s:s}", "class_from", why, "pct", pct, "from", "default");
+	}
+	return fmax(pct, o->threshold_pct);
+}
+
 /* One figure both sides have: its verdict as JSON. */
 static json_t *figure_json(const json_t *t, const json_t *row, const char *column, const double *bv, size_t bn,
-			   const double *nv, size_t nn, double threshold, bool by_variant)
+			   const double *nv, size_t nn, const struct compare_opts *o, bool by_variant)
 {
 	struct stats_side b, n;
 	struct stats_verdict v;
-	json_t *j;
-
-	stats_summarize(bv, bn, &b);
-	stats_summarize(nv, nn, &n);
-	stats_verdict(&b, &n, threshold, &v);
+	enum floor_class cls;
+	json_t *j, *fj;
 	char label[400];
 	const char *rowtext = jstr(row, "row");
+	double threshold;
 
 	/* Under --by a variant's row is named by what it shares with its
 	 * pair: the other keys ("pace=64M/50") and its label without the
@@ -489,6 +514,20 @@ static json_t *figure_json(const json_t *t, const json_t *row, const char *colum
 			snprintf(label, sizeof(label), "%s", base ? base : "");
 		rowtext = label;
 	}
+	threshold = figure_floor(t, row, rowtext, o, &cls, &fj);
+	stats_summarize(bv, bn, &b);
+	stats_summarize(nv, nn, &n);
+	stats_verdict(&b, &n, o->threshold_pct, &v);
+	/* A timing inside its floor (either way: the ratio of the medians) is
+	 * never real: what the LKP rule would have called real is the t-test's
+	 * alone, what it alone called real is the same. */
+	if (cls == FLOOR_TIMING && !floor_above(b.median, n.median, threshold)) {
+		v.above_threshold = false;
+		if (v.call == STATS_REAL)
+			v.call = STATS_T_ONLY;
+		else if (v.call == STATS_RANGE_ONLY)
+			v.call = STATS_SAME;
+	}
 	j = json_pack("{s:s?, s:s?, s:s?, s:s?, s:s?, s:s?, s:o, s:o, s:o, s:{s:b, s:b}, s:s}",
 		      "table", jstr(t, "id"), "table_name", jstr(t, "name"),
 		      "row", rowtext,
@@ -497,6 +536,12 @@ static json_t *figure_json(const json_t *t, const json_t *row, const char *colum
 		      "change_pct", real_or_null(v.change_pct),
 		      "lkp", "above_threshold", v.above_threshold, "disjoint", v.disjoint,
 		      "verdict", stats_call_name(v.call));
+	if (j != NULL) {
+		json_object_set_new(j, "class", json_string(floor_class_name(cls)));
+		json_object_set_new(j, "floor", fj);
+	} else {
+		json_decref(fj);
+	}
 	/* A load's metric says which way is better (metrics/TOOL.json): a
 	 * real change is then "better" or "worse", not only "real". */
 	if (j != NULL && jstr(row, "better") != NULL && strcmp(jstr(row, "better"), "none") != 0) {
@@ -517,7 +562,7 @@ static json_t *figure_json(const json_t *t, const json_t *row, const char *colum
 #define VALUES_MAX 256
 
 /* Every figure of every table both reports have. */
-static int compare_tables(const json_t *brep, const json_t *nrep, double threshold, bool by_variant,
+static int compare_tables(const json_t *brep, const json_t *nrep, const struct compare_opts *o, bool by_variant,
 			  json_t *figs, json_t *notes)
 {
 	const json_t *bts = json_object_get(brep, "tables");
@@ -566,7 +611,7 @@ static int compare_tables(const json_t *brep, const json_t *nrep, double thresho
 				nn = cell_values(nc, nv, VALUES_MAX);
 				if (bn == 0 || nn == 0)
 					continue;       /* a text cell, or a figure one side lacks */
-				json_array_append_new(figs, figure_json(bt, brow, col, bv, bn, nv, nn, threshold, by_variant));
+				json_array_append_new(figs, figure_json(bt, brow, col, bv, bn, nv, nn, o, by_variant));
 			}
 		}
 		if (json_array_size(bcols) != 1 || json_array_size(ncols) != 1) {
@@ -672,11 +717,45 @@ static json_t *inputs_json(const struct side *s)
 	return a;
 }
 
+/* The calibration, when every document of both sides ran on its machine;
+ * else -EINVAL (a file named by --floor), or NULL with a note (the default
+ * location's file). */
+static int floor_for(const struct side *b, const struct side *n, const struct compare_opts *o,
+		     struct compare_opts *eff, json_t *notes, struct lab_error *err)
+{
+	*eff = *o;
+	for (int s = 0; o->floor != NULL && s < 2; s++) {
+		const struct side *x = s ? n : b;
+
+		for (size_t i = 0; i < x->n; i++) {
+			struct floor_host h;
+			char why[400], note[1200];
+			int ret = floor_host_of(x->docs[i], x->paths[i], &h, err);
+
+			if (ret < 0)
+				return ret;
+			if (floor_host_same(&o->floor->host, &h, why, sizeof(why)))
+				continue;
+			if (!o->floor_optional)
+				return lab_error_set(err, EINVAL, "calibration file %s is not of the machine %s ran on "
+						     "(%s): calibrate there, or give --floor none", o->floor->path,
+						     x->paths[i], why);
+			snprintf(note, sizeof(note), "calibration file %s set aside: %s ran on another machine (%s); "
+				 "timings have the default floor", o->floor->path, x->paths[i], why);
+			json_array_append_new(notes, json_string(note));
+			eff->floor = NULL;
+			return 0;
+		}
+	}
+	return 0;
+}
+
 /* One comparison of two sides: figures and counts. */
-static int compare_pair(const struct side *b, const struct side *n, const char *by, double threshold,
+static int compare_pair(const struct side *b, const struct side *n, const char *by, const struct compare_opts *o,
 			json_t **out, struct lab_error *err)
 {
 	json_t *brep = NULL, *nrep = NULL, *figs = json_array(), *notes = json_array();
+	struct compare_opts eff;
 	struct tally *t = NULL;
 	size_t nt = 0;
 	int ret;
@@ -686,12 +765,14 @@ static int compare_pair(const struct side *b, const struct side *n, const char *
 		ret = lab_error_set(err, ENOMEM, "out of memory");
 		goto out;
 	}
+	if ((ret = floor_for(b, n, o, &eff, notes, err)) < 0)
+		goto out;
 	ret = side_report(b, by, &brep, err);
 	if (ret == 0)
 		ret = side_report(n, by, &nrep, err);
 	if (ret < 0)
 		goto out;
-	compare_tables(brep, nrep, threshold, by != NULL && strcmp(by, "kernel") != 0, figs, notes);
+	compare_tables(brep, nrep, &eff, by != NULL && strcmp(by, "kernel") != 0, figs, notes);
 	if (count_outcomes(b, 0, by, false, &t, &nt) < 0 || count_outcomes(n, 1, by, false, &t, &nt) < 0 ||
 	    count_outcomes(b, 0, by, true, &t, &nt) < 0 || count_outcomes(n, 1, by, true, &t, &nt) < 0) {
 		ret = lab_error_set(err, ENOMEM, "out of memory");
@@ -712,11 +793,12 @@ out:
 	return ret;
 }
 
-static json_t *doc_new(const char *by, double threshold)
+static json_t *doc_new(const char *by, const struct compare_opts *o)
 {
-	return json_pack("{s:s, s:s?, s:f, s:f, s:I, s:[]}", "schema", COMPARE_SCHEMA, "by", by,
-			 "threshold_pct", threshold, "alpha", STATS_ALPHA, "min_repeats",
-			 (json_int_t)STATS_MIN_REPEATS, "comparisons");
+	return json_pack("{s:s, s:s?, s:f, s:f, s:I, s:{s:f, s:s?}, s:[]}", "schema", COMPARE_SCHEMA, "by", by,
+			 "threshold_pct", o->threshold_pct, "alpha", STATS_ALPHA, "min_repeats",
+			 (json_int_t)STATS_MIN_REPEATS, "timing_floor", "default_pct", FLOOR_DEFAULT_PCT, "file",
+			 o->floor != NULL ? o->floor->path : NULL, "comparisons");
 }
 
 static int load_side(struct side *s, const char *name, const char *const *files, size_t n,
@@ -739,7 +821,7 @@ static int load_side(struct side *s, const char *name, const char *const *files,
 }
 
 int compare_sides(const char *const *base, size_t nbase, const char *const *new_, size_t nnew,
-		  double threshold_pct, const struct lab_progress *p, json_t **out, struct lab_error *err)
+		  const struct compare_opts *o, const struct lab_progress *p, json_t **out, struct lab_error *err)
 {
 	struct side b, n;
 	json_t *pair = NULL;
@@ -752,9 +834,9 @@ int compare_sides(const char *const *base, size_t nbase, const char *const *new_
 	else
 		memset(&n, 0, sizeof(n));
 	if (ret == 0)
-		ret = compare_pair(&b, &n, NULL, threshold_pct, &pair, err);
+		ret = compare_pair(&b, &n, NULL, o, &pair, err);
 	if (ret == 0) {
-		*out = doc_new(NULL, threshold_pct);
+		*out = doc_new(NULL, o);
 		if (*out == NULL || json_array_append_new(json_object_get(*out, "comparisons"), pair) < 0)
 			ret = lab_error_set(err, ENOMEM, "out of memory");
 	}
@@ -763,7 +845,7 @@ int compare_sides(const char *const *base, size_t nbase, const char *const *new_
 	return ret;
 }
 
-int compare_by(const char *key, const char *const *files, size_t n, double threshold_pct,
+int compare_by(const char *key, const char *const *files, size_t n, const struct compare_opts *o,
 	       const struct lab_progress *p, json_t **out, struct lab_error *err)
 {
 	struct side groups[GROUPS_MAX];
@@ -821,12 +903,12 @@ int compare_by(const char *key, const char *const *files, size_t n, double thres
 	if (ret == 0 && ng < 2)
 		ret = lab_error_set(err, EINVAL, "--by %s: every run has the same value (%s): nothing to compare",
 				    key, ng ? values[0] : "none");
-	if (ret == 0 && (*out = doc_new(key, threshold_pct)) == NULL)
+	if (ret == 0 && (*out = doc_new(key, o)) == NULL)
 		ret = lab_error_set(err, ENOMEM, "out of memory");
 	for (g = 1; ret == 0 && g < ng; g++) {
 		json_t *pair;
 
-		ret = compare_pair(&groups[0], &groups[g], key, threshold_pct, &pair, err);
+		ret = compare_pair(&groups[0], &groups[g], key, o, &pair, err);
 		if (ret == 0)
 			json_array_append_new(json_object_get(*out, "comparisons"), pair);
 	}
@@ -836,5 +918,48 @@ int compare_by(const char *key, const char *const *files, size_t n, double thres
 		json_decref(*out);
 		*out = NULL;
 	}
+	return ret;
+}
+
+static bool same_json(const json_t *a, const json_t *b)
+{
+	return (a == NULL && b == NULL) || json_equal((json_t *)a, (json_t *)b);
+}
+
+int compare_same_settings(const char *const *files, size_t n, struct floor_host *host, char *scenario,
+			  size_t slen, struct lab_error *err)
+{
+	json_t *first = NULL;
+	int ret = 0;
+
+	scenario[0] = '\0';
+	for (size_t i = 0; i < n && ret == 0; i++) {
+		const json_t *sc;
+		struct floor_host h;
+		char why[400];
+		json_t *doc;
+
+		if ((ret = load_result(files[i], NULL, &doc, err)) < 0)
+			break;
+		sc = json_object_get(doc, RK_SCENARIO);
+		ret = floor_host_of(doc, files[i], &h, err);
+		if (ret == 0 && i == 0) {
+			*host = h;
+			snprintf(scenario, slen, "%s", jstr(sc, RK_NAME) ? jstr(sc, RK_NAME) : "");
+			first = doc;
+			continue;
+		}
+		if (ret == 0 && !floor_host_same(host, &h, why, sizeof(why)))
+			ret = lab_error_set(err, EINVAL, "%s and %s ran on different machines (%s): a calibration is "
+					    "of one machine", files[0], files[i], why);
+		else if (ret == 0 && (!str_eq(jstr(sc, RK_NAME), scenario[0] ? scenario : NULL) ||
+				      !same_json(json_object_get(sc, RK_PARAMS),
+						 json_object_get(json_object_get(first, RK_SCENARIO), RK_PARAMS))))
+			ret = lab_error_set(err, EINVAL, "%s and %s are not the same scenario at the same settings "
+					    "(scenario.name and scenario.params differ): an A/A calibration needs both",
+					    files[0], files[i]);
+		json_decref(doc);
+	}
+	json_decref(first);
 	return ret;
 }

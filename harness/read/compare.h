@@ -16,12 +16,18 @@
  * also find the machine's own setting (vm.watermark_scale_factor, THP
  * enabled) when no run varies it.
  *
+ * Every figure is a count or a timing (harness/read/floor.h): a timing's
+ * change must also be above its noise floor — its A/A calibration's spread
+ * (struct compare_opts' floor), else FLOOR_DEFAULT_PCT — and each figure
+ * says which class it is and which floor it had ("class", "floor").
+ *
  * The comparison is a "pagelab.compare/1" JSON document, printed as
  * markdown, CSV or JSON, and rendered into the HTML report (harness/read/html.h).
  */
 #ifndef PAGELAB_COMPARE_H
 #define PAGELAB_COMPARE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -33,15 +39,34 @@
 #define COMPARE_SCHEMA "pagelab.compare/1"
 #define COMPARE_THRESHOLD_PCT 1.0       /* the LKP rule's default change */
 
+struct floor;
+
+/* How to judge.  floor NULL: every timing has FLOOR_DEFAULT_PCT.  A floor
+ * whose host (floor.h) is not that of every document compared is refused
+ * (-EINVAL) — unless floor_optional (the default location's file, found
+ * rather than named): then it is set aside with a note and a warning. */
+struct compare_opts {
+	double threshold_pct;           /* the LKP rule's change, COMPARE_THRESHOLD_PCT */
+	const struct floor *floor;
+	bool floor_optional;
+};
+
 /* BASE against NEW: a pagelab.compare/1 document in *out.  A run's stream
  * read instead of a document is said to p (one line naming it; p may be
  * NULL).  Returns 0, or -errno with err filled (-EINVAL: bad input). */
 int compare_sides(const char *const *base, size_t nbase, const char *const *new_, size_t nnew,
-		  double threshold_pct, const struct lab_progress *p, json_t **out, struct lab_error *err);
+		  const struct compare_opts *o, const struct lab_progress *p, json_t **out, struct lab_error *err);
 
 /* The results split by key, each group against the first. */
-int compare_by(const char *key, const char *const *files, size_t n, double threshold_pct,
+int compare_by(const char *key, const char *const *files, size_t n, const struct compare_opts *o,
 	       const struct lab_progress *p, json_t **out, struct lab_error *err);
+
+/* The machine and scenario of a set of result files, for a calibration:
+ * every file must have run on the same host (floor.h) and the same scenario
+ * with the same parameters (-EINVAL naming the first that did not). */
+struct floor_host;
+int compare_same_settings(const char *const *files, size_t n, struct floor_host *host, char *scenario,
+			  size_t slen, struct lab_error *err);
 
 /* The report engine's tables for these result files, as a
  * pagelab.report/1 document (harness/read/report/report.h's JSON; opt NULL: defaults). */

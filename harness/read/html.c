@@ -507,6 +507,8 @@ static int page_build(struct page *pg, struct outdir *d, const struct html_opts 
 {
 	char plots[PATH_MAX], show[PATH_MAX + 8], page[PATH_MAX + 16];
 	cleanup_free char *buf = NULL;
+	/* The page's comparison: default floors for timings (floor.h). */
+	const struct compare_opts copts = { .threshold_pct = COMPARE_THRESHOLD_PCT };
 	size_t len = 0;
 	int ret;
 
@@ -520,7 +522,7 @@ static int page_build(struct page *pg, struct outdir *d, const struct html_opts 
 	if ((pg->shown = calloc(pg->charts.n + 1, sizeof(*pg->shown))) == NULL)
 		return lab_error_set(err, ENOMEM, "out of memory");
 	if ((o->by != NULL || kernels_differ(pg)) &&
-	    (ret = compare_by(o->by ? o->by : "kernel", pg->files, pg->n, COMPARE_THRESHOLD_PCT, NULL, &pg->cmp,
+	    (ret = compare_by(o->by ? o->by : "kernel", pg->files, pg->n, &copts, NULL, &pg->cmp,
 			      err)) < 0)
 		return ret;
 	if ((ret = page_text(pg, d->stage, &buf, &len, err)) < 0)

@@ -287,22 +287,25 @@ svg_points() {
   run "$PAGELAB" compare --format csv "$RESULTS/look-p700a.json" -- "$RESULTS/look-p800.json"
   assert_success
   [ "$(head -1 <<<"$output" | cut -d, -f1-4)" = "base,new,kind,table" ]
-  grep -q '^"base","new",figure,"pressure","mincore after pressure","Reclaimed, median",.*"real"$' <<<"$output"
+  grep -q '^"base","new",figure,"pressure","mincore after pressure","Reclaimed, median",.*"real","count",1,"threshold"$' <<<"$output"
 }
 
 @test "compare: the same scenario against itself marks nothing real" {
-  run "$PAGELAB" compare --format json "$RESULTS/look-p700a.json" -- "$RESULTS/look-p700b.json"
+  run "$PAGELAB" compare --floor none --format json "$RESULTS/look-p700a.json" -- "$RESULTS/look-p700b.json"
   assert_success
   jq -e '.comparisons[0].figures | length > 10' <<<"$output"
   # The memory figures (kB, pages, MiB) are never real between two sets of
   # the same scenario.  The tracepoints' stall latencies (µs, ms) are the
   # machine's as much as the scenario's: on this shared 2-core host two
   # back-to-back sets differed "really" in 3 of 6 tries (p50 44 against
-  # 70 µs), so they are recorded here, not asserted.
+  # 70 µs) before compare knew timings; now each is a timing with its noise
+  # floor (docs/compare-floor.md), and no figure of an A/A pair is real.
   jq -e '[.comparisons[0].figures[] | select(.unit == "kB" or .unit == "pages" or .unit == "MiB") | .verdict] |
          length > 10 and all(. != "real" and . != "not enough runs")' <<<"$output"
   jq -r '.comparisons[0].figures[] | select(.unit != "kB" and .unit != "pages" and .unit != "MiB") |
-         "# \(.row) · \(.figure): \(.base.median) vs \(.new.median) \(.unit // ""): \(.verdict)"' <<<"$output" >&3
+         "# \(.row) · \(.figure): \(.base.median) vs \(.new.median) \(.unit // ""): \(.verdict) (\(.class))"' <<<"$output" >&3
+  jq -e '[.comparisons[0].figures[] | select(.unit == "µs" or .unit == "ms")] |
+         (length == 4 or length == 0) and all(.class == "timing" and .verdict != "real")' <<<"$output"
   jq -e '[.comparisons[0].counts[] | .verdict] | all(. == "same")' <<<"$output"
 }
 

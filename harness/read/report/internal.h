@@ -81,6 +81,7 @@ struct fig {
 	enum rounding round;
 	const char *unit;
 	const char *better;             /* "higher" | "lower" | "none" | NULL: which way is better */
+	const char *fclass;             /* "count" | "timing" | NULL: compare decides by the unit */
 	const char *ref;                /* reference path; "/..." from the document root */
 	const char *const *if_variant;  /* only in these variants (NULL: all) */
 	size_t nif;

@@ -123,6 +123,7 @@ struct report_row {
 	char figure[160];               /* "Region Rss" */
 	const char *unit;               /* "kB", "pages", NULL */
 	const char *better;             /* "higher", "lower", "none" (a load's metric), NULL: not said */
+	const char *fclass;             /* "count", "timing" (declared), NULL: compare goes by the unit */
 	const char *variant;            /* the variant value of the row's group ("off"); NULL when none */
 	const char *kind;               /* median | runs | count | text | min | max | first | last */
 	struct report_cell *cells;      /* one per table column */

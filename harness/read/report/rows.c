@@ -170,6 +170,7 @@ static int add_fig(struct tctx *c, const struct fig *f, const struct variant *v,
 	snprintf(row->figure, sizeof(row->figure), "%s", f->what != NULL ? f->what : "");
 	row->unit = f->unit;
 	row->better = f->better;
+	row->fclass = f->fclass;
 	row->kind = kind_name(f->kind);
 	if (v != NULL && (row->variant = strdup(v->value)) == NULL)
 		return lab_error_set(err, ENOMEM, "table %s: out of memory", t->id);

@@ -198,7 +198,7 @@ static int pick(struct loader *l, const char *key, const char *val, const char *
 }
 
 static const char *const row_keys[] = {
-	"row", "figure", "step", "path", "minus", "samples", "divide", "multiply", "round", "unit", "better", "ref",
+	"row", "figure", "step", "path", "minus", "samples", "divide", "multiply", "round", "unit", "better", "class", "ref",
 	"aggregate", "get", "label", "text", "if_variant", "unless_variant", "optional", "each", "first_ref",
 	"rows", "use", "grid", "comment", NULL,
 };
@@ -218,7 +218,7 @@ static int parse_row(struct loader *l, const json_t *o, struct fig *f)
 	if ((rc = check_keys(l, o, row_keys)) < 0 || (rc = opt_str(l, o, "row", &f->row)) < 0 ||
 	    (rc = opt_str(l, o, "figure", &f->what)) < 0 || (rc = opt_str(l, o, "step", &f->sel)) < 0 ||
 	    (rc = opt_str(l, o, "path", &f->path)) < 0 || (rc = opt_str(l, o, "unit", &f->unit)) < 0 ||
-	    (rc = opt_str(l, o, "better", &f->better)) < 0 ||
+	    (rc = opt_str(l, o, "better", &f->better)) < 0 || (rc = opt_str(l, o, "class", &f->fclass)) < 0 ||
 	    (rc = opt_str(l, o, "ref", &f->ref)) < 0 || (rc = opt_str(l, o, "first_ref", &f->first_ref)) < 0 ||
 	    (rc = opt_num(l, o, "divide", &f->div)) < 0 || (rc = opt_num(l, o, "multiply", &f->mul)) < 0 ||
 	    (rc = str_list(l, o, "if_variant", &f->if_variant, &f->nif)) < 0 ||
@@ -226,6 +226,8 @@ static int parse_row(struct loader *l, const json_t *o, struct fig *f)
 		return rc;
 	if (f->what == NULL)
 		return bad(l, "'figure' (the figure's name) is required");
+	if (f->fclass != NULL && strcmp(f->fclass, "count") != 0 && strcmp(f->fclass, "timing") != 0)
+		return bad(l, "'class': unknown value '%s' (count or timing)", f->fclass);
 	if ((rc = opt_str(l, o, "aggregate", &s)) < 0 || (s != NULL && (rc = pick(l, "aggregate", s, kinds, &v)) < 0))
 		return rc;
 	f->kind = s != NULL ? (enum cell_kind)v : K_AGG;
