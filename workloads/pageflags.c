@@ -9,6 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/fileio.h"
+
 /* include/uapi/linux/kernel-page-flags.h (the same bits in 6.1, 6.12, 6.18). */
 #define KPF_DIRTY 4
 #define KPF_LRU 5
@@ -36,22 +38,19 @@ void pageflags_open(struct pageflags *pf)
 			 strerror(errno));
 }
 
+/* All len bytes at off, or an error naming what (base/fileio.h reads them). */
 static int pread_all(int fd, void *buf, size_t len, off_t off, struct lab_error *err, const char *what)
 {
-	size_t done = 0;
+	size_t got = 0;
+	int ret = lab_pread_all(fd, buf, len, off, &got, err);
 
-	while (done < len) {
-		ssize_t n = pread(fd, (char *)buf + done, len - done, off + (off_t)done);
+	if (ret < 0) {
+		char why[sizeof(err->msg)];
 
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return lab_error_errno(err, errno, "pread %s", what);
-		if (n == 0)
-			return lab_error_set(err, EIO, "pread %s: short read", what);
-		done += (size_t)n;
+		memcpy(why, err->msg, sizeof(why));
+		return lab_error_set(err, -ret, "%s: %s", what, why);
 	}
-	return 0;
+	return got == len ? 0 : lab_error_set(err, EIO, "pread %s: short read", what);
 }
 
 static void add_flags(struct pageflags_count *c, uint64_t k)

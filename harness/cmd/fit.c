@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "exitcode.h"
+#include "runopts.h"
 #include "base/size.h"
 #include "fit/fit.h"
 
@@ -59,24 +60,6 @@ static int fit_usage_error(const char *fmt, ...)
 	va_end(ap);
 	fprintf(stderr, " (see pagelab fit --help)\n");
 	return LAB_EXIT_USAGE;
-}
-
-static void say(void *ctx, enum lab_say kind, const char *line)
-{
-	(void)ctx;
-	fprintf(stderr, "pagelab: %s%s\n", kind == LAB_SAY_WARN ? "warning: " : "", line);
-}
-
-static int end_status(enum run_end end)
-{
-	switch (end) {
-	case RUN_ENDED: return LAB_EXIT_RAN;
-	case RUN_INTERRUPTED: return LAB_EXIT_INTERRUPTED;
-	case RUN_REFUSED_INPUT: return LAB_EXIT_USAGE;
-	case RUN_REFUSED_HOST: return LAB_EXIT_CANNOT;
-	case RUN_FAILED: break;
-	}
-	return LAB_EXIT_HARNESS;
 }
 
 struct fit_args {
@@ -235,7 +218,7 @@ static void print_answer(const json_t *doc)
 
 int cmd_fit(int argc, char **argv)
 {
-	const struct lab_progress prog = { .fn = say };
+	const struct lab_progress prog = { .fn = run_say };
 	struct fit_outcome out;
 	struct fit_args a;
 	struct lab_error err;
@@ -252,5 +235,5 @@ int cmd_fit(int argc, char **argv)
 	if (ret < 0)
 		fprintf(stderr, "pagelab: fit: %s\n", err.msg);
 	fit_outcome_free(&out);
-	return end_status(out.end);
+	return run_end_status(out.end);
 }

@@ -14,26 +14,6 @@
 #include "read/report/report.h"
 #include "run/run.h"
 
-/* The pipeline's progress: one stderr line each. */
-static void say(void *ctx, enum lab_say kind, const char *line)
-{
-	(void)ctx;
-	fprintf(stderr, "pagelab: %s%s\n", kind == LAB_SAY_WARN ? "warning: " : "", line);
-}
-
-/* The exit status of harness/cmd/exitcode.h for how the pipeline ended. */
-static int end_status(enum run_end end)
-{
-	switch (end) {
-	case RUN_ENDED: return LAB_EXIT_RAN;
-	case RUN_INTERRUPTED: return LAB_EXIT_INTERRUPTED;
-	case RUN_REFUSED_INPUT: return LAB_EXIT_USAGE;
-	case RUN_REFUSED_HOST: return LAB_EXIT_CANNOT;
-	case RUN_FAILED: break;
-	}
-	return LAB_EXIT_HARNESS;
-}
-
 /* The summary table: the report of the document just written (what
  * `pagelab report FILE` prints).  A report that cannot be made is said and
  * does not change the run's status. */
@@ -53,7 +33,7 @@ static void summary(const char *path)
 
 int cmd_run(int argc, char **argv)
 {
-	const struct lab_progress prog = { .fn = say };
+	const struct lab_progress prog = { .fn = run_say };
 	struct run_outcome out;
 	struct run_opts o;
 	struct run_plan p;
@@ -81,5 +61,5 @@ int cmd_run(int argc, char **argv)
 	if (ret < 0)
 		fprintf(stderr, "pagelab: %s\n", err.msg);
 	run_plan_free(&p);
-	return end_status(out.end);
+	return run_end_status(out.end);
 }

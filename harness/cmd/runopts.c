@@ -184,3 +184,20 @@ void run_opts_forward(const struct run_opts *o, struct run_opts_argv *f)
 	f->argv[f->argc] = NULL;
 }
 
+void run_say(void *ctx, enum lab_say kind, const char *line)
+{
+	(void)ctx;
+	fprintf(stderr, "pagelab: %s%s\n", kind == LAB_SAY_WARN ? "warning: " : "", line);
+}
+
+int run_end_status(enum run_end end)
+{
+	switch (end) {
+	case RUN_ENDED: return LAB_EXIT_RAN;
+	case RUN_INTERRUPTED: return LAB_EXIT_INTERRUPTED;
+	case RUN_REFUSED_INPUT: return LAB_EXIT_USAGE;
+	case RUN_REFUSED_HOST: return LAB_EXIT_CANNOT;
+	case RUN_FAILED: break;
+	}
+	return LAB_EXIT_HARNESS;
+}

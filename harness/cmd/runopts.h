@@ -28,4 +28,11 @@ struct run_opts_argv {
 };
 void run_opts_forward(const struct run_opts *o, struct run_opts_argv *out);
 
+/* The pipeline's progress lines on stderr, "pagelab: " first ("warning: " for
+ * a warning): the lab_progress of `run` and `fit`. */
+void run_say(void *ctx, enum lab_say kind, const char *line);
+
+/* The exit status of exitcode.h for how the pipeline ended. */
+int run_end_status(enum run_end end);
+
 #endif
