@@ -20,11 +20,7 @@ setup_file() {
 }
 
 setup() {
-  require_memcg
-  command -v redis-server >/dev/null || skip "no redis-server (scripts/setup installs redis-server)"
-  command -v redis-benchmark >/dev/null || skip "no redis-benchmark (scripts/setup installs redis-tools)"
-  getent passwd pagelab >/dev/null || skip "no user pagelab (scripts/setup makes it)"
-  [ -z "$(pgrep -u pagelab)" ] || skip "processes of user pagelab are running: $(pgrep -u pagelab -l | tr '\n' ' ')"
+  require_redis_host
 }
 
 # nothing_left: no process of the run's user, no pagelab cgroup below ours,

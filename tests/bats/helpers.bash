@@ -40,6 +40,16 @@ require_memcg() {
   "$PAGELAB" check >/dev/null 2>&1 || skip "pagelab check: this host cannot run the MADV_FREE scenarios"
 }
 
+# A service test's needs: the memory cgroup, redis and its client, the user
+# pagelab, and no process of that user around (the tests count on none).
+require_redis_host() {
+  require_memcg
+  command -v redis-server >/dev/null || skip "no redis-server (scripts/setup installs redis-server)"
+  command -v redis-benchmark >/dev/null || skip "no redis-benchmark (scripts/setup installs redis-tools)"
+  getent passwd pagelab >/dev/null || skip "no user pagelab (scripts/setup makes it)"
+  [ -z "$(pgrep -u pagelab)" ] || skip "processes of user pagelab are running: $(pgrep -u pagelab -l | tr '\n' ' ')"
+}
+
 # run_scenario NAME FILE-STEM [pagelab run options...]: runs into $RESULTS/STEM.json
 # PAGELAB_SANDBOX=self|child picks the sandbox mode (containers/run sets it
 # for a suite run inside a container started with --memory M --memory-swap M).
