@@ -260,10 +260,3 @@ int cmd_report(int argc, char **argv)
 	free(a.tables);
 	return status;
 }
-
-/* The command as it was called before the command layer, for the callers
- * report.h names (run/, vm/: the report at the end of a run). */
-int report_main(int argc, char **argv)
-{
-	return cmd_report(argc, argv);
-}

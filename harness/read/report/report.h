@@ -190,12 +190,4 @@ void report_free(struct report *rep);
 int report_write_files(const char *const *files, size_t nfiles, const struct report_options *opt,
 		       enum report_format fmt, FILE *o, struct lab_error *err);
 
-/* What `pagelab report FILE...` did before the command layer (harness/cmd/
- * report.c defines it there, with the command): report_load + report_write
- * of the markdown on stdout, errors on stderr, the exit status.  Left
- * declared here for the two callers that have not moved to the library
- * calls above (harness/run/run.c and harness/vm/vm.c print the report at
- * the end of a run); a library never calls it. */
-int report_main(int argc, char **argv);
-
 #endif
