@@ -186,36 +186,14 @@ static void __attribute__((noreturn)) child_fail(int fd, enum child_step st)
 static void __attribute__((noreturn)) child_exec(const struct cmd_spec *s, int in_fd, int out_w, int err_w,
 						 int status_w, int release_r)
 {
-	static const char adj[] = "1000";
-	char b;
-	int fd;
-
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	if (getppid() != parent_pid)
-		_exit(127);
-	fd = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
-	if (fd < 0 || write(fd, adj, sizeof(adj) - 1) != (ssize_t)(sizeof(adj) - 1))
-		child_fail(status_w, ST_OOM_ADJ);
-	close(fd);
-	if (release_r >= 0) {
-		ssize_t n;
-
-		do
-			n = read(release_r, &b, 1);
-		while (n < 0 && errno == EINTR);
-		if (n != 1)
-			child_fail(status_w, ST_RELEASE);       /* never run outside its cgroup */
+	switch (launch_child_prelude(parent_pid, release_r)) {
+	case LAUNCH_CHILD_OK: break;
+	case LAUNCH_CHILD_OOM_ADJ: child_fail(status_w, ST_OOM_ADJ);
+	case LAUNCH_CHILD_RELEASE: child_fail(status_w, ST_RELEASE);    /* never run outside its cgroup */
 	}
 	if (s->netns_fd >= 0 && setns(s->netns_fd, CLONE_NEWNET) < 0)
 		child_fail(status_w, ST_NETNS);
-	if (launch_marker_fd() >= 0) {
-		char line[48];
-		int n = snprintf(line, sizeof(line), "pagelab child %d\n", (int)getpid());
-
-		if (n > 0 && write(launch_marker_fd(), line, (size_t)n) < 0) {
-			/* tracing is best effort */
-		}
-	}
+	launch_child_mark();
 	if (setsid() < 0)
 		child_fail(status_w, ST_SESSION);
 	/* 0, 1, 2 and the status pipe at 3; everything else closed.  Each

@@ -26,6 +26,18 @@ pid_t launch_clone_into(int cgfd, int *pidfd);
 /* The run's trace_marker (launch_set_marker_fd), or -1. */
 int launch_marker_fd(void);
 
+/* What every child does first between fork and exec (async-signal-safe calls
+ * only): dies with its parent (and _exit(127) if the parent, which must be
+ * parent, is already gone), oom_score_adj 1000, then waits for one byte on
+ * release_r (when >= 0: the parent has put it in its cgroup).  0, or the step
+ * that failed. */
+enum launch_child_step { LAUNCH_CHILD_OK, LAUNCH_CHILD_OOM_ADJ, LAUNCH_CHILD_RELEASE };
+enum launch_child_step launch_child_prelude(pid_t parent, int release_r);
+
+/* A line in the run's trace_marker from this very task, so that the tracer
+ * learns which global pid is this namespace's getpid() (best effort). */
+void launch_child_mark(void);
+
 /* ---- command workloads' lives (lives_cmd.c, for lives.c) ------------------- */
 
 /* Start command i (wl[i].cmd) in the sandbox; its record in wl[i].info. */

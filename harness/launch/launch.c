@@ -55,37 +55,12 @@ static int marker_fd = -1;      /* the run's trace_marker, or -1 (launch_set_mar
 /* In the child, between fork and exec: only async-signal-safe calls. */
 static void child_exec(const char *path, char *const argv[], int ev_w, int ack_r, int release_r)
 {
-	static const char adj[] = "1000";
-	char b;
-	int fd;
-
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	if (getppid() != harness_pid)
-		_exit(127);
-	fd = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
-	if (fd < 0 || write(fd, adj, sizeof(adj) - 1) != (ssize_t)(sizeof(adj) - 1))
-		_exit(126);
-	close(fd);
-	if (release_r >= 0) {
-		ssize_t n;
-
-		do
-			n = read(release_r, &b, 1);
-		while (n < 0 && errno == EINTR);
-		if (n != 1)
-			_exit(125);      /* the harness could not attach us: never run outside */
+	switch (launch_child_prelude(harness_pid, release_r)) {
+	case LAUNCH_CHILD_OK: break;
+	case LAUNCH_CHILD_OOM_ADJ: _exit(126);
+	case LAUNCH_CHILD_RELEASE: _exit(125);      /* the harness could not attach us: never run outside */
 	}
-	/* Tracepoints record the kernel's global pid: a line in the run's
-	 * trace_marker from this very task tells the tracer which global pid
-	 * is this namespace's getpid() (a container; harness/sample/trace/trace.c). */
-	if (marker_fd >= 0) {
-		char line[48];
-		int n = snprintf(line, sizeof(line), "pagelab child %d\n", (int)getpid());
-
-		if (n > 0 && write(marker_fd, line, (size_t)n) < 0) {
-			/* tracing is best effort here */
-		}
-	}
+	launch_child_mark();
 	/* fds 3 and 4, everything else close-on-exec: move both ends out of
 	 * the way first so neither dup2 can clobber the other. */
 	ev_w = fcntl(ev_w, F_DUPFD_CLOEXEC, 10);
@@ -106,6 +81,46 @@ static void child_exec(const char *path, char *const argv[], int ev_w, int ack_r
 	}
 	execv(path, argv);
 	_exit(127);
+}
+
+enum launch_child_step launch_child_prelude(pid_t parent, int release_r)
+{
+	static const char adj[] = "1000";
+	char b;
+	int fd;
+
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)
+		_exit(127);
+	fd = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
+	if (fd < 0 || write(fd, adj, sizeof(adj) - 1) != (ssize_t)(sizeof(adj) - 1))
+		return LAUNCH_CHILD_OOM_ADJ;
+	close(fd);
+	if (release_r >= 0) {
+		ssize_t n;
+
+		do
+			n = read(release_r, &b, 1);
+		while (n < 0 && errno == EINTR);
+		if (n != 1)
+			return LAUNCH_CHILD_RELEASE;
+	}
+	return LAUNCH_CHILD_OK;
+}
+
+/* Tracepoints record the kernel's global pid: a line in the run's
+ * trace_marker from this very task tells the tracer which global pid is this
+ * namespace's getpid() (a container; harness/sample/trace/trace.c). */
+void launch_child_mark(void)
+{
+	if (marker_fd >= 0) {
+		char line[48];
+		int n = snprintf(line, sizeof(line), "pagelab child %d\n", (int)getpid());
+
+		if (n > 0 && write(marker_fd, line, (size_t)n) < 0) {
+			/* tracing is best effort here */
+		}
+	}
 }
 
 void launch_set_marker_fd(int fd)

@@ -355,10 +355,7 @@ static int audit_guest(struct vm_job *j, struct vm_target *t, const struct vm_au
 				t->label, rc, vm_kvs(gi, "uname_r"), vm_kvs(vs, "boot_wall_s"), vm_kvs(vs, "wall_s"),
 				console);
 	}
-	if (t->outcome == VM_RAN && t->child_status == 0)
-		vm_rm_tree(rundir);
-	else
-		snprintf(t->kept, sizeof(t->kept), "%s", rundir);
+	vm_rundir_done(t, rundir, t->outcome == VM_RAN && t->child_status == 0);
 	json_decref(vs);
 	json_decref(gi);
 	return ret;

@@ -387,10 +387,7 @@ static int run_guest(struct vm_job *j, struct vm_target *t, const struct vm_run_
 		ret = vm_guest_failure(t, vs, st, console);
 	else
 		ret = guest_result(j, t, rundir, vs, gi, st, console);
-	if (t->outcome == VM_RAN && t->child_status == 0 && t->ok)
-		vm_rm_tree(rundir);
-	else
-		snprintf(t->kept, sizeof(t->kept), "%s", rundir);
+	vm_rundir_done(t, rundir, t->outcome == VM_RAN && t->child_status == 0 && t->ok);
 	json_decref(vs);
 	json_decref(gi);
 	return ret;

@@ -60,6 +60,10 @@ int vm_copy_file(const char *src, const char *dst, struct lab_error *err);
 /* rm -r, not following links. */
 void vm_rm_tree(const char *path);
 
+/* A target's run directory at its end: removed when done is true, else kept
+ * for diagnosis (its path in t->kept). */
+void vm_rundir_done(struct vm_target *t, const char *rundir, bool done);
+
 /* '/', ' ' and ':' of a label into '-'. */
 void vm_label_clean(char *s);
 

@@ -119,6 +119,14 @@ void vm_rm_tree(const char *path)
 	nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
+void vm_rundir_done(struct vm_target *t, const char *rundir, bool done)
+{
+	if (done)
+		vm_rm_tree(rundir);
+	else
+		snprintf(t->kept, sizeof(t->kept), "%s", rundir);
+}
+
 void vm_label_clean(char *s)
 {
 	for (; *s; s++)
