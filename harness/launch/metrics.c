@@ -22,6 +22,7 @@ enum { S_STDOUT = 1, S_STDERR = 2 };
 struct m_metric {
 	char metric[64], unit[24], better[8];
 	char role[12];          /* "throughput", "p99" or "": what `pagelab fit` judges it as */
+	char fclass[8];         /* "count", "timing" or "": how `compare` judges it (else by its unit) */
 };
 
 struct m_col {
@@ -169,11 +170,17 @@ static int metric_into(struct mparse *p, const json_t *o, const char *where, boo
 
 	snprintf(m->better, sizeof(m->better), "none");
 	m->role[0] = '\0';
+	m->fclass[0] = '\0';
 	if ((ret = str_into(p, o, "metric", where, name_required, m->metric, sizeof(m->metric))) < 0 ||
 	    (ret = str_into(p, o, "unit", where, false, m->unit, sizeof(m->unit))) < 0 ||
 	    (ret = str_into(p, o, "better", where, false, m->better, sizeof(m->better))) < 0 ||
-	    (ret = str_into(p, o, "role", where, false, m->role, sizeof(m->role))) < 0)
+	    (ret = str_into(p, o, "role", where, false, m->role, sizeof(m->role))) < 0 ||
+	    (ret = str_into(p, o, "class", where, false, m->fclass, sizeof(m->fclass))) < 0)
 		return ret;
+	/* A count is exact (transactions, items), a timing drifts with the
+	 * machine (harness/read/floor.h): said where the unit does not say it. */
+	if (m->fclass[0] && strcmp(m->fclass, "count") && strcmp(m->fclass, "timing"))
+		return bad(p, where, "\"class\": count or timing");
 	if (strcmp(m->better, "higher") && strcmp(m->better, "lower") && strcmp(m->better, "none"))
 		return bad(p, where, "\"better\": higher, lower or none");
 	/* A throughput is better higher, a latency lower: the objectives of
@@ -201,7 +208,7 @@ static int parse_csv(struct mparse *p, const json_t *c)
 	if (!json_is_object(cols) || json_object_size(cols) == 0 || json_object_size(cols) > M_MAX)
 		return bad(p, "csv", "\"columns\": an object of 1..%d columns", M_MAX);
 	json_object_foreach((json_t *)cols, k, v) {
-		static const char *const ckeys[] = { "metric", "unit", "better", "role", NULL };
+		static const char *const ckeys[] = { "metric", "unit", "better", "role", "class", NULL };
 		struct m_col *col = &t->cols[t->ncols++];
 		char where[96];
 
@@ -218,7 +225,7 @@ static int parse_csv(struct mparse *p, const json_t *c)
 
 static int parse_line(struct mparse *p, const json_t *o, size_t i)
 {
-	static const char *const keys[] = { "stream", "regex", "metric", "unit", "better", "role", "name_group",
+	static const char *const keys[] = { "stream", "regex", "metric", "unit", "better", "role", "class", "name_group",
 					    "value_group", "which", "section", NULL };
 	struct m_line *l = &p->t->lines[i];
 	const char *which = json_string_value(json_object_get(o, "which"));
@@ -481,8 +488,9 @@ static void strip_ansi(char *s)
 
 static void metric_set(json_t *ms, const char *name, double v, const struct m_metric *m)
 {
-	json_object_set_new(ms, name, json_pack("{s:f, s:s, s:s, s:s*}", "value", v, "unit", m->unit, "better", m->better,
-						"role", m->role[0] ? m->role : NULL));
+	json_object_set_new(ms, name, json_pack("{s:f, s:s, s:s, s:s*, s:s*}", "value", v, "unit", m->unit, "better",
+						m->better, "role", m->role[0] ? m->role : NULL, "class",
+						m->fclass[0] ? m->fclass : NULL));
 }
 
 /* A number of a whole field or group: strtod to its end, finite. */

@@ -155,6 +155,11 @@ static void test_pgbench(void)
 	CHECK_NEAR(value(j, "transactions"), 2000);
 	CHECK_NEAR(value(j, "tps"), 2711.393819);
 	CHECK(isnan(value(j, "latency_stddev_ms")));
+	/* A count whose unit does not say so carries its class; a timing none
+	 * (compare classes it by its unit). */
+	CHECK_STR(json_string_value(json_object_get(json_object_get(json_object_get(j, "metrics"), "transactions"),
+						    "class")), "count");
+	CHECK(json_object_get(json_object_get(json_object_get(j, "metrics"), "tps"), "class") == NULL);
 	json_decref(j);
 	metrics_free(t);
 }
@@ -274,6 +279,8 @@ static void test_bad_tables(void)
 		  "columns");
 	bad_table("{\"schema\": \"pagelab.metrics/1\", \"tool\": \"x\", \"args\": {\"one_of\": [\"n\"]}, \"lines\": "
 		  "[{\"regex\": \"(a)\", \"metric\": \"a\"}]}", "a flag");
+	bad_table("{\"schema\": \"pagelab.metrics/1\", \"tool\": \"x\", \"lines\": [{\"regex\": \"(a)\", \"metric\": \"a\", "
+		  "\"class\": \"rate\"}]}", "\"class\": count or timing");
 	bad_table("{\"schema\": 1,}", "bad.json:1:");
 }
 

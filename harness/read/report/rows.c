@@ -170,7 +170,8 @@ static int add_fig(struct tctx *c, const struct fig *f, const struct variant *v,
 	snprintf(row->figure, sizeof(row->figure), "%s", f->what != NULL ? f->what : "");
 	row->unit = f->unit;
 	row->better = f->better;
-	row->fclass = f->fclass;
+	/* "{class}" outside an each-metric group has no metric to take it from */
+	row->fclass = f->fclass != NULL && strcmp(f->fclass, "{class}") == 0 ? NULL : f->fclass;
 	row->kind = kind_name(f->kind);
 	if (v != NULL && (row->variant = strdup(v->value)) == NULL)
 		return lab_error_set(err, ENOMEM, "table %s: out of memory", t->id);
@@ -449,10 +450,12 @@ static int expand_zones(struct tctx *c, const struct fig *f, const struct varian
  * harness/result/result.md), per (workload, step, n-th) in the order the
  * runs took them, its metrics in the order the first run holding them
  * listed them.  The templates see {workload} {step} {n} {sel} {label} and
- * {metric}; a template's unit "{unit}" and better "{better}" are the
- * metric's own (strings of the documents, which outlive the report). */
+ * {metric}; a template's unit "{unit}", better "{better}" and class
+ * "{class}" are the metric's own (strings of the documents, which outlive
+ * the report; a class the document gives that is neither count nor timing
+ * is none: compare decides by the unit). */
 struct seen_metric {
-	const char *w, *s, *m, *unit, *better;
+	const char *w, *s, *m, *unit, *better, *fclass;
 	unsigned long nth;
 };
 
@@ -482,7 +485,7 @@ static int run_metrics(const json_t *run, struct seen_metric **seen, size_t *n, 
 	for (size_t k = 0; k < json_array_size(steps) && rc == 0; k++) {
 		const json_t *st = json_array_get(steps, k), *ms = json_object_get(st, RK_METRICS);
 		struct seen_metric x = { json_string_value(json_object_get(st, RK_WORKLOAD)),
-					 json_string_value(json_object_get(st, RK_STEP)), NULL, NULL, NULL, 1 };
+					 json_string_value(json_object_get(st, RK_STEP)), NULL, NULL, NULL, NULL, 1 };
 		const char *name;
 		json_t *v;
 
@@ -498,6 +501,9 @@ static int run_metrics(const json_t *run, struct seen_metric **seen, size_t *n, 
 			x.m = name;
 			x.unit = json_string_value(json_object_get(v, "unit"));
 			x.better = json_string_value(json_object_get(v, "better"));
+			x.fclass = json_string_value(json_object_get(v, "class"));
+			if (x.fclass != NULL && strcmp(x.fclass, "count") != 0 && strcmp(x.fclass, "timing") != 0)
+				x.fclass = NULL;
 			if ((rc = note_metric(seen, n, cap, &x)) < 0)
 				break;
 		}
@@ -532,6 +538,8 @@ static int expand_metrics(struct tctx *c, const struct fig *f, const struct vari
 				g.unit = seen[m].unit != NULL && seen[m].unit[0] ? seen[m].unit : NULL;
 			if (g.better != NULL && strcmp(g.better, "{better}") == 0)
 				g.better = seen[m].better;
+			if (g.fclass != NULL && strcmp(g.fclass, "{class}") == 0)
+				g.fclass = seen[m].fclass;
 			rc = add_fig(c, &g, v, err);
 		}
 	}

@@ -226,8 +226,9 @@ static int parse_row(struct loader *l, const json_t *o, struct fig *f)
 		return rc;
 	if (f->what == NULL)
 		return bad(l, "'figure' (the figure's name) is required");
-	if (f->fclass != NULL && strcmp(f->fclass, "count") != 0 && strcmp(f->fclass, "timing") != 0)
-		return bad(l, "'class': unknown value '%s' (count or timing)", f->fclass);
+	if (f->fclass != NULL && strcmp(f->fclass, "count") != 0 && strcmp(f->fclass, "timing") != 0 &&
+	    strcmp(f->fclass, "{class}") != 0)
+		return bad(l, "'class': unknown value '%s' (count, timing, or {class}: a metric's own)", f->fclass);
 	if ((rc = opt_str(l, o, "aggregate", &s)) < 0 || (s != NULL && (rc = pick(l, "aggregate", s, kinds, &v)) < 0))
 		return rc;
 	f->kind = s != NULL ? (enum cell_kind)v : K_AGG;
