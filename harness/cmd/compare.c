@@ -289,25 +289,6 @@ static int calibrate(const struct args *a, const struct lab_progress *say)
 	return fflush(stdout) == 0 && !ferror(stdout) ? LAB_EXIT_RAN : LAB_EXIT_HARNESS;
 }
 
-/* The calibration compare judges timings by: --floor FILE, none, or the
- * default location's file when there is one. */
-static int load_floor(const struct args *a, struct compare_opts *o, struct floor **f, struct lab_error *err)
-{
-	int ret;
-
-	*f = NULL;
-	if (a->floor != NULL && strcmp(a->floor, "none") == 0)
-		return 0;
-	ret = floor_load(a->floor != NULL ? a->floor : FLOOR_DEFAULT_PATH, f, err);
-	if (ret == -ENOENT && a->floor == NULL) {
-		lab_error_clear(err);
-		return 0;
-	}
-	o->floor = *f;
-	o->floor_optional = a->floor == NULL;
-	return ret;
-}
-
 int cmd_compare(int argc, char **argv)
 {
 	const char *who = "compare";
@@ -332,7 +313,7 @@ int cmd_compare(int argc, char **argv)
 	}
 	lab_error_clear(&err);
 	o = (struct compare_opts){ .threshold_pct = a.threshold };
-	ret = load_floor(&a, &o, &floor, &err);
+	ret = readcmd_floor(a.floor, &o, &floor, &err);
 	if (ret == 0)
 		ret = a.by != NULL ? compare_by(a.by, a.base, a.nb, &o, &say, &cmp, &err)
 				   : compare_sides(a.base, a.nb, a.nw, a.nn, &o, &say, &cmp, &err);

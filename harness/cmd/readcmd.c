@@ -9,6 +9,8 @@
 
 #include "base/escape.h"
 #include "exitcode.h"
+#include "read/compare.h"
+#include "read/floor.h"
 
 static void say_line(void *ctx, enum lab_say kind, const char *line)
 {
@@ -82,4 +84,21 @@ int readcmd_draw_status(int ret)
 	default:
 		return LAB_EXIT_HARNESS;
 	}
+}
+
+int readcmd_floor(const char *arg, struct compare_opts *o, struct floor **f, struct lab_error *err)
+{
+	int ret;
+
+	*f = NULL;
+	if (arg != NULL && strcmp(arg, "none") == 0)
+		return 0;
+	ret = floor_load(arg != NULL ? arg : FLOOR_DEFAULT_PATH, f, err);
+	if (ret == -ENOENT && arg == NULL) {
+		lab_error_clear(err);
+		return 0;
+	}
+	o->floor = *f;
+	o->floor_optional = arg == NULL;
+	return ret;
 }

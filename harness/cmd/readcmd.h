@@ -35,4 +35,12 @@ int readcmd_bad_option(const char *who, int c, char *const *argv, const char *ta
  * write failed). */
 int readcmd_draw_status(int ret);
 
+struct compare_opts;
+struct floor;
+/* The calibration timings are judged by (compare, report --html): arg
+ * "none" none, a FILE that one (refused: -errno), NULL the default
+ * location's file when there is one (harness/read/floor.h).  Sets o->floor
+ * and o->floor_optional; *f is freed by floor_free. */
+int readcmd_floor(const char *arg, struct compare_opts *o, struct floor **f, struct lab_error *err);
+
 #endif

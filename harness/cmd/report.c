@@ -13,6 +13,8 @@
 #include "exitcode.h"
 #include "readcmd.h"
 #include "base/paths.h"
+#include "read/compare.h"
+#include "read/floor.h"
 #include "read/html.h"
 #include "read/report/report.h"
 
@@ -25,7 +27,8 @@ static void usage(FILE *o)
 	fprintf(o,
 		"usage: pagelab report [--format markdown|csv|json] [--reference FILE] [--tables FILE]...\n"
 		"                      RESULT.json...\n"
-		"       pagelab report --html DIR [--by KEY] [--reference FILE] [--tables FILE]... RESULT.json...\n"
+		"       pagelab report --html DIR [--by KEY] [--floor FILE|none] [--reference FILE] [--tables FILE]...\n"
+		"                      RESULT.json...\n"
 		"       pagelab report --plots DIR [--reference FILE] [--tables FILE]... RESULT.json...\n"
 		"\n"
 		"Print the tables the result documents feed: this host's figures beside an\n"
@@ -65,6 +68,10 @@ static void usage(FILE *o)
 		"  --html DIR         one self-contained page DIR/index.html: the tables, each\n"
 		"                     run's timeline (gnuplot), a compare when the results come\n"
 		"                     from several kernels (or --by KEY: harness/read/html.h)\n"
+		"  --floor FILE|none  with --html: the calibration the page's comparison judges\n"
+		"                     timings by, as compare's --floor (default: %s\n"
+		"                     when there is one and it is this machine's, else the\n"
+		"                     default floor; none: the default floor only)\n"
 		"  --plots DIR        the markdown report, and every run's chart drawn into DIR\n"
 		"  -h, --help         this text\n"
 		"Options and files may come in any order; `--` ends the options.  DIR is made\n"
@@ -75,7 +82,7 @@ static void usage(FILE *o)
 		"read or is not a %s / %s document, or a refused DIR;\n"
 		"3 --html / --plots without gnuplot; 1 internal failure.\n",
 		REPORT_SCHEMA_NAME, "results/reference/ARTICLE.json", lab_data_dir(), TABLES_SCHEMA_NAME,
-		RESULT_SCHEMA_NAME, TABLES_SCHEMA_NAME);
+		FLOOR_DEFAULT_PATH, RESULT_SCHEMA_NAME, TABLES_SCHEMA_NAME);
 }
 
 struct args {
@@ -84,7 +91,7 @@ struct args {
 	struct report_options opt;
 	const char **files, **tables;
 	size_t nfiles;
-	const char *html, *plots, *by;
+	const char *html, *plots, *by, *floor;
 };
 
 static const char *takes(int val)
@@ -94,6 +101,7 @@ static const char *takes(int val)
 	case 'r': case 't': return "a file";
 	case 'H': case 'P': return "a directory";
 	case 'b': return "a key (kernel, thp, wsf, …)";
+	case 'F': return "a calibration file, or none";
 	}
 	return "a value";
 }
@@ -117,6 +125,7 @@ static int parse(int argc, char **argv, struct args *a)
 		{ "html", required_argument, NULL, 'H' },
 		{ "plots", required_argument, NULL, 'P' },
 		{ "by", required_argument, NULL, 'b' },
+		{ "floor", required_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -166,6 +175,11 @@ static int parse(int argc, char **argv, struct args *a)
 				return LAB_EXIT_USAGE;
 			a->by = optarg;
 			break;
+		case 'F':
+			if (value(c, optarg, "--floor"))
+				return LAB_EXIT_USAGE;
+			a->floor = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -193,6 +207,10 @@ static int check(const struct args *a)
 			    fmts[a->fmt]);
 		return LAB_EXIT_USAGE;
 	}
+	if (a->floor != NULL && a->html == NULL) {
+		readcmd_say("report", "--floor FILE|none goes with --html DIR (the page's comparison)");
+		return LAB_EXIT_USAGE;
+	}
 	if (a->by != NULL && a->html == NULL && a->plots == NULL) {
 		readcmd_say("report", "--by KEY goes with --html DIR (the page's comparison)");
 		return LAB_EXIT_USAGE;
@@ -216,7 +234,18 @@ static int run_report(struct args *a, struct lab_progress *say)
 	lab_error_clear(&err);
 	a->opt.progress = say;
 	if (a->html != NULL) {
+		struct compare_opts co = { 0 };
+		struct floor *floor = NULL;
+
+		/* A calibration refused is bad input, as compare's --floor. */
+		if ((ret = readcmd_floor(a->floor, &co, &floor, &err)) < 0) {
+			readcmd_fail("report", ret, &err);
+			return err.code == ENOMEM ? LAB_EXIT_HARNESS : LAB_EXIT_USAGE;
+		}
+		ho.floor = floor;
+		ho.floor_optional = co.floor_optional;
 		ret = html_page(a->html, a->files, a->nfiles, &ho, page, sizeof(page), &err);
+		floor_free(floor);
 		if (ret == 0)
 			readcmd_line(stdout, page);
 	} else if (a->plots != NULL) {

@@ -117,51 +117,69 @@ static void md_inputs(FILE *o, const json_t *p, const char *bn, const char *nn)
 	}
 }
 
+bool compare_fingerprint_text(const json_t *fp, const char *bn, const char *nn, char *buf, size_t len)
+{
+	const json_t *d = json_object_get(fp, "different");
+	bool b = json_is_true(json_object_get(fp, "base")), n = json_is_true(json_object_get(fp, "new"));
+	size_t k;
+
+	buf[0] = '\0';
+	if (!b && !n)
+		return false;
+	if (!b || !n) {
+		snprintf(buf, len, "Also different: not known (%s's results carry no host.fingerprint).",
+			 (b ? nn : bn) ? (b ? nn : bn) : "?");
+		return true;
+	}
+	if (json_array_size(d) == 0) {
+		snprintf(buf, len, "Also different: nothing else in host.fingerprint.");
+		return true;
+	}
+	k = (size_t)snprintf(buf, len, "Also different (host.fingerprint):");
+	for (size_t i = 0; i < json_array_size(d) && k < len; i++) {
+		const json_t *x = json_array_get(d, i);
+
+		k += (size_t)snprintf(buf + k, len - k, "%s%s %s → %s", i ? "; " : " ", jstr(x, "field") ? jstr(x, "field") : "",
+				      jstr(x, "base") ? jstr(x, "base") : "", jstr(x, "new") ? jstr(x, "new") : "");
+	}
+	if (k + 1 < len)
+		memcpy(buf + k, ".", 2);
+	return true;
+}
+
 /* What else differs between the sides (report.h: report_fingerprint_diff): one
  * line, nothing when neither side's results carry a fingerprint. */
 static void md_fingerprint(FILE *o, const json_t *fp, const char *bn, const char *nn)
 {
-	const json_t *d = json_object_get(fp, "different");
-	bool b = json_is_true(json_object_get(fp, "base")), n = json_is_true(json_object_get(fp, "new"));
+	char t[4096];
 
-	if (!b && !n)
+	if (!compare_fingerprint_text(fp, bn, nn, t, sizeof(t)))
 		return;
-	if (!b || !n) {
-		fputs("\nAlso different: not known (", o);
-		md(o, b ? nn : bn);
-		fputs("'s results carry no host.fingerprint).\n", o);
-		return;
-	}
-	if (json_array_size(d) == 0) {
-		fputs("\nAlso different: nothing else in host.fingerprint.\n", o);
-		return;
-	}
-	fputs("\nAlso different (host.fingerprint):", o);
-	for (size_t i = 0; i < json_array_size(d); i++) {
-		const json_t *x = json_array_get(d, i);
-
-		fputs(i ? "; " : " ", o);
-		md(o, jstr(x, "field"));
-		fputs(" ", o);
-		md(o, jstr(x, "base"));
-		fputs(" → ", o);
-		md(o, jstr(x, "new"));
-	}
-	fputs(".\n", o);
+	fputc('\n', o);
+	md(o, t);
+	fputc('\n', o);
 }
 
-/* "count (1 %)", "timing (16.7 %, calibrated)", "timing (50 %, default)". */
-static void md_class(FILE *o, const json_t *f)
+void compare_class_text(const json_t *f, char *buf, size_t len)
 {
 	const json_t *fl = json_object_get(f, "floor");
-	const char *from = jstr(fl, "from");
+	const char *from = jstr(fl, "from"), *cls = jstr(f, "class") ? jstr(f, "class") : "count";
 
-	md(o, jstr(f, "class") ? jstr(f, "class") : "count");
-	if (!json_is_number(json_object_get(fl, "pct")))
+	if (!json_is_number(json_object_get(fl, "pct"))) {
+		snprintf(buf, len, "%s", cls);
 		return;
-	fprintf(o, " (%g %%%s)", json_number_value(json_object_get(fl, "pct")),
-		from == NULL || strcmp(from, "threshold") == 0 ? "" : strcmp(from, "calibration") == 0 ? ", calibrated"
-												: ", default");
+	}
+	snprintf(buf, len, "%s (%g %%%s)", cls, json_number_value(json_object_get(fl, "pct")),
+		 from == NULL || strcmp(from, "threshold") == 0 ? "" : strcmp(from, "calibration") == 0 ? ", calibrated"
+												 : ", default");
+}
+
+static void md_class(FILE *o, const json_t *f)
+{
+	char t[96];
+
+	compare_class_text(f, t, sizeof(t));
+	md(o, t);
 }
 
 /* One figure's line; returns which tally it adds to. */

@@ -77,6 +77,16 @@ int compare_report_json(const char *const *paths, size_t n, const struct report_
 /* One side of a figure as compare prints it: "345 MiB (340–350, n=3)". */
 void compare_side_text(const json_t *side, const char *unit, char *buf, size_t len);
 
+/* How a figure was judged: "count (1 %)", "timing (16.7 %, calibrated)",
+ * "timing (100 %, default)" (floor.h). */
+void compare_class_text(const json_t *figure, char *buf, size_t len);
+
+/* What else differs between a pair's sides (its "fingerprint" object), as
+ * one sentence: "Also different (host.fingerprint): FIELD BASE → NEW; …."
+ * false (buf empty) when neither side's results carry a fingerprint.  The
+ * documents' strings are in it raw: the caller escapes the whole text. */
+bool compare_fingerprint_text(const json_t *fp, const char *base, const char *new_, char *buf, size_t len);
+
 /* The document as markdown, and as CSV (one line per figure or count, with
  * a header), into o; every string of the documents through base/escape.h. */
 void compare_markdown(const json_t *cmp, FILE *o);

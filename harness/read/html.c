@@ -220,6 +220,26 @@ static void html_table(FILE *o, const json_t *t)
 	}
 }
 
+/* How compare judged the figure, and what else differed (compare.h). */
+static void html_class(FILE *o, const json_t *f)
+{
+	char t[96];
+
+	compare_class_text(f, t, sizeof(t));
+	esc(o, t);
+}
+
+static void html_fingerprint(FILE *o, const json_t *fp, const char *bn, const char *nn)
+{
+	char t[4096];
+
+	if (!compare_fingerprint_text(fp, bn, nn, t, sizeof(t)))
+		return;
+	fputs("<p class=\"notes\">", o);
+	esc(o, t);
+	fputs("</p>\n", o);
+}
+
 static void html_side(FILE *o, const json_t *s, const char *unit)
 {
 	char t[256];
@@ -241,9 +261,16 @@ static void html_compare(FILE *o, const json_t *cmp)
 	}
 	fprintf(o, "</h2>\n<p class=\"notes\">A difference is <b>real</b> only when Welch's t-test (95 %%) and the "
 		"LKP rule (change above %g %% and disjoint min–max ranges) both say so; fewer than %lld repeats a "
-		"side: not enough runs. Outcome counts: Fisher's exact test.</p>\n",
+		"side: not enough runs. A timing's change must also be above its noise floor: ",
 		json_number_value(json_object_get(cmp, "threshold_pct")),
 		(long long)json_integer_value(json_object_get(cmp, "min_repeats")));
+	if (jstr(json_object_get(cmp, "timing_floor"), "file")) {
+		fputs("the spread calibrated in ", o);
+		esc(o, jstr(json_object_get(cmp, "timing_floor"), "file"));
+		fputs(", else ", o);
+	}
+	fprintf(o, "%g %% (the default). Outcome counts: Fisher's exact test.</p>\n",
+		json_number_value(json_object_get(json_object_get(cmp, "timing_floor"), "default_pct")));
 	for (size_t c = 0; c < json_array_size(cs); c++) {
 		const json_t *p = json_array_get(cs, c), *figs = json_object_get(p, "figures");
 		const json_t *counts = json_object_get(p, "counts");
@@ -257,7 +284,7 @@ static void html_compare(FILE *o, const json_t *cmp)
 		esc(o, bn);
 		fputs("</th><th>", o);
 		esc(o, nn);
-		fputs("</th><th>Change</th><th>Welch p</th><th>Verdict</th></tr>\n", o);
+		fputs("</th><th>Change</th><th>Welch p</th><th>Verdict</th><th>Judged as (floor)</th></tr>\n", o);
 		for (size_t i = 0; i < json_array_size(figs); i++) {
 			const json_t *f = json_array_get(figs, i);
 			const char *v = jstr(f, "verdict");
@@ -282,9 +309,12 @@ static void html_compare(FILE *o, const json_t *cmp)
 				fputs("<td class=\"n\">—</td>", o);
 			fprintf(o, "<td%s>", strcmp(v, "real") ? "" : " class=\"real\"");
 			esc(o, v);
+			fputs("</td><td>", o);
+			html_class(o, f);
 			fputs("</td></tr>\n", o);
 		}
 		fputs("</table>\n", o);
+		html_fingerprint(o, json_object_get(p, "fingerprint"), bn, nn);
 		if (json_array_size(counts) > 0) {
 			fputs("<table><tr><th>Variant</th><th>Outcome</th><th>", o);
 			esc(o, bn);
@@ -507,8 +537,10 @@ static int page_build(struct page *pg, struct outdir *d, const struct html_opts 
 {
 	char plots[PATH_MAX], show[PATH_MAX + 8], page[PATH_MAX + 16];
 	cleanup_free char *buf = NULL;
-	/* The page's comparison: default floors for timings (floor.h). */
-	const struct compare_opts copts = { .threshold_pct = COMPARE_THRESHOLD_PCT };
+	/* The page's comparison: timings by the calibration given, else by
+	 * the default floor (floor.h). */
+	const struct compare_opts copts = { .threshold_pct = COMPARE_THRESHOLD_PCT, .floor = o->floor,
+					    .floor_optional = o->floor_optional };
 	size_t len = 0;
 	int ret;
 

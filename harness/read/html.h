@@ -25,6 +25,7 @@
 #ifndef PAGELAB_HTML_H
 #define PAGELAB_HTML_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -33,8 +34,11 @@
 
 struct report_options;
 
+struct floor;
 struct html_opts {
 	const char *by;                         /* compare by this key (NULL: by kernel when they differ) */
+	const struct floor *floor;              /* the comparison's calibration (NULL: default floors) */
+	bool floor_optional;                    /* floor is the default location's: set aside if not this machine's */
 	const struct report_options *report;    /* --reference, --tables, where its warnings go */
 	const struct lab_progress *progress;    /* warnings: a stream read, gnuplot's */
 };

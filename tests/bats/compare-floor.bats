@@ -171,3 +171,28 @@ setup() {
   # --floor FILE that does not exist is an error; the default location's absence is not.
   bad nosuch.json "nosuch.json"
 }
+
+@test "report --html --floor: the page's comparison judges timings by the calibration and says how, per figure" {
+  command -v gnuplot >/dev/null || skip "no gnuplot (scripts/setup installs gnuplot-nox)"
+  "$PAGELAB" compare --calibrate --floor cal.json a1.json a2.json >/dev/null
+  run --separate-stderr "$PAGELAB" report --html page --by pressure --floor cal.json a2.json p200.json
+  assert_success
+  grep -q '<th>Judged as (floor)</th>' page/index.html
+  grep -q 'the spread calibrated in cal.json' page/index.html
+  # each timing with cal.json's spread, each count with the threshold
+  p99=$(jq '.figures[] | select(.figure == "stall p99") | .spread_pct' cal.json)
+  grep -q "<td>timing ($(printf '%g' "$p99") %, calibrated)</td>" page/index.html
+  grep -q '<td>count (1 %)</td>' page/index.html
+  run --separate-stderr "$PAGELAB" report --html page-none --by pressure --floor none a2.json p200.json
+  assert_success
+  grep -q '<td>timing (100 %, default)</td>' page-none/index.html
+  ! grep -q 'calibrated' page-none/index.html
+  # --floor is the page's; a file that is not there is refused, exit 2
+  run --separate-stderr "$PAGELAB" report --floor cal.json a1.json
+  assert_failure 2
+  assert_equal "$stderr" "pagelab report: --floor FILE|none goes with --html DIR (the page's comparison)"
+  run --separate-stderr "$PAGELAB" report --html page2 --floor nosuch.json a1.json
+  assert_failure 2
+  assert_equal "$stderr" "pagelab report: calibration file nosuch.json does not exist"
+  [ ! -e page2 ]
+}
