@@ -322,6 +322,29 @@ static void csv_num(FILE *o, const json_t *v)
 		fprintf(o, "%.10g", json_number_value(v));
 }
 
+/* What else differs between the sides: a line per field of host.fingerprint,
+ * kind "fingerprint", table "host.fingerprint", row the field, figure the
+ * base side's text and column the new side's. */
+static void csv_fingerprint(FILE *o, const json_t *fp, const char *bn, const char *nn)
+{
+	const json_t *d = json_object_get(fp, "different");
+
+	for (size_t i = 0; i < json_array_size(d); i++) {
+		const json_t *x = json_array_get(d, i);
+
+		csv_field(o, bn);
+		fputc(',', o);
+		csv_field(o, nn);
+		fputs(",fingerprint,host.fingerprint,", o);
+		csv_field(o, jstr(x, "field"));
+		fputc(',', o);
+		csv_field(o, jstr(x, "base"));
+		fputc(',', o);
+		csv_field(o, jstr(x, "new"));
+		fputs(",,,,,,,,,,,,,,,,,,\n", o);
+	}
+}
+
 void compare_csv(const json_t *cmp, FILE *o)
 {
 	const json_t *cs = json_object_get(cmp, "comparisons");
@@ -393,5 +416,6 @@ void compare_csv(const json_t *cmp, FILE *o)
 			csv_field(o, jstr(x, "verdict"));
 			fputs(",,,\n", o);
 		}
+		csv_fingerprint(o, json_object_get(p, "fingerprint"), bn, nn);
 	}
 }

@@ -211,6 +211,16 @@ check_guest_thp() {
   echo "$output" | jq -e '.comparisons[0].fingerprint | .base and .new
     and (.different | any(.field == "kernel.config.options.CONFIG_LRU_GEN_ENABLED" and .base == "n" and .new == "y"))
     and (.different | all(.field | startswith("mglru.") | not))'
+  # CSV: a line per field, kind fingerprint (figure the base's text, column the new's)
+  run "$PAGELAB" compare --format csv --by kernel "$a" "$b"
+  assert_success
+  grep -q '^"[^"]*","[^"]*",fingerprint,host.fingerprint,"kernel.config.options.CONFIG_LRU_GEN_ENABLED","n","y",' <<<"$output"
+  ! grep -q ',fingerprint,host.fingerprint,"mglru\.' <<<"$output"
+  # The HTML page says it under the pair's table.
+  command -v gnuplot >/dev/null || return 0
+  run "$PAGELAB" report --html "$BATS_TEST_TMPDIR/page" --floor none "$a" "$b"
+  assert_success
+  grep -q 'Also different (host.fingerprint):.*kernel.config.options.CONFIG_LRU_GEN_ENABLED n → y' "$BATS_TEST_TMPDIR/page/index.html"
 }
 
 @test "thp vm: report of the 6.1 and 6.12 results names under each table what else differs between its columns" {
