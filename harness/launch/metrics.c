@@ -16,6 +16,7 @@
 
 #define M_MAX 32
 #define M_FLAGS 8
+#define M_GROUPS 10     /* the groups of a line the reader keeps: the match and 1..9 */
 
 enum { S_STDOUT = 1, S_STDERR = 2 };
 
@@ -245,6 +246,9 @@ static int parse_line(struct mparse *p, const json_t *o, size_t i)
 	    (size_t)l->name_group > l->re.re_nsub || l->name_group == l->value_group)
 		return bad(p, where, "\"value_group\" (default 1) and \"name_group\" are groups of the pattern (it has %zu)",
 			   l->re.re_nsub);
+	if (l->value_group >= M_GROUPS || l->name_group >= M_GROUPS)
+		return bad(p, where, "\"value_group\" and \"name_group\": groups 1..%d (the reader keeps no more)",
+			   M_GROUPS - 1);
 	if ((ret = metric_into(p, o, where, l->name_group == 0, &l->m)) < 0)
 		return ret;
 	if (which != NULL && strcmp(which, "first") && strcmp(which, "last"))
@@ -593,20 +597,55 @@ static size_t read_csv(const struct metrics_table *t, const char *text, json_t *
 	return rows;
 }
 
-/* Every line of text against every line pattern of stream s. */
+/* Does a line pattern of t give the metric name by its own "metric"? */
+static bool declared(const struct metrics_table *t, const char *name)
+{
+	for (size_t i = 0; i < t->nlines; i++)
+		if (t->lines[i].name_group == 0 && strcmp(t->lines[i].m.metric, name) == 0)
+			return true;
+	return false;
+}
+
+/* The metric's name for a match of ln on l in name (len bytes): the
+ * pattern's own, or its name group's text.  False when the text names no
+ * metric this line may set: a name longer than name (cut, it could be
+ * another's) or one the table declares (the output names a metric only
+ * where the table lets it: a program's "max_heap_bytes=1" is not the
+ * JVM's flag). */
+static bool line_name(const struct metrics_table *t, const struct m_line *ln, const char *l, const regmatch_t *m,
+		      char *name, size_t len)
+{
+	int nl = (int)(m[ln->name_group].rm_eo - m[ln->name_group].rm_so);
+	char raw[96];
+
+	if (ln->name_group == 0) {
+		snprintf(name, len, "%s", ln->m.metric);
+		return true;
+	}
+	if (nl <= 0 || (size_t)nl >= sizeof(raw) || (size_t)nl >= len)
+		return false;
+	snprintf(raw, sizeof(raw), "%.*s", nl, l + m[ln->name_group].rm_so);
+	key_part(raw, name, len);
+	return !declared(t, name);
+}
+
+/* Every line of text against every line pattern of stream s.  Blank lines
+ * are lines too: one ends a section. */
 static void read_lines(const struct metrics_table *t, char *text, int s, json_t *ms)
 {
 	bool in_section[M_MAX] = { false };
-	char *save = NULL;
 
-	for (char *l = strtok_r(text, "\n", &save); l != NULL; l = strtok_r(NULL, "\n", &save)) {
-		size_t n = strlen(l);
+	for (char *l = text, *next; l != NULL && *l != '\0'; l = next) {
+		size_t n;
 
+		if ((next = strchr(l, '\n')) != NULL)
+			*next++ = '\0';
+		n = strlen(l);
 		if (n > 0 && l[n - 1] == '\r')
 			l[--n] = '\0';
 		for (size_t i = 0; i < t->nlines; i++) {
 			const struct m_line *ln = &t->lines[i];
-			regmatch_t m[10];
+			regmatch_t m[M_GROUPS];
 			char name[96];
 			double v;
 
@@ -622,19 +661,12 @@ static void read_lines(const struct metrics_table *t, char *text, int s, json_t 
 				if (!in_section[i])
 					continue;
 			}
-			if (regexec(&ln->re, l, 10, m, 0) != 0 || m[ln->value_group].rm_so < 0)
+			if (regexec(&ln->re, l, M_GROUPS, m, 0) != 0 || m[ln->value_group].rm_so < 0)
 				continue;
 			if (!number(l + m[ln->value_group].rm_so, (size_t)(m[ln->value_group].rm_eo - m[ln->value_group].rm_so), &v))
 				continue;
-			if (ln->name_group > 0) {
-				char raw[96];
-				int nl = (int)(m[ln->name_group].rm_eo - m[ln->name_group].rm_so);
-
-				snprintf(raw, sizeof(raw), "%.*s", nl, l + m[ln->name_group].rm_so);
-				key_part(raw, name, sizeof(name));
-			} else {
-				snprintf(name, sizeof(name), "%s", ln->m.metric);
-			}
+			if (!line_name(t, ln, l, m, name, sizeof(name)))
+				continue;
 			if (ln->first && json_object_get(ms, name) != NULL)
 				continue;
 			metric_set(ms, name, v, &ln->m);

@@ -9,7 +9,14 @@
  * SET 196078.44 req/s and GET p99 0.335 ms; pgbench's tps 3052.131363 and
  * "Run was aborted" after a full summary (no result); memcaslap's TPS
  * 174809, its Ops 16 of the 100 a -x asked (no result), its -S closing
- * block's Avg 109 µs; Alloc.java's alloc_mib_per_s=1951.0. */
+ * block's Avg 109 µs; Alloc.java's alloc_mib_per_s=1951.0; redis INFO
+ * memory's used_memory 12902856 (CRLF lines) and NOAUTH on stdout with
+ * exit 0 (no result); memcstat's bytes 8120760 of limit_maxbytes 8388608,
+ * evictions 12920; the JVM's MaxHeapSize 132120576 in 256 MiB and its
+ * OutOfMemoryError with the flags alone (no result); psql's
+ * shared_buffers_bytes=16777216 (redis 7.0.15, memcached 1.6.18, OpenJDK
+ * 17.0.15, captured 2026-12-02).  Lines a hostile service could add after
+ * the real ones are refused or read as data, as each case says. */
 #include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
@@ -198,10 +205,292 @@ static void test_memcaslap(void)
 	metrics_free(t);
 }
 
+/* What a metric of j says of itself: its "unit", "better" or "role". */
+static const char *field(const json_t *j, const char *metric, const char *key)
+{
+	return json_string_value(json_object_get(json_object_get(json_object_get(j, "metrics"), metric), key));
+}
+
+static const char *why_not(const json_t *j)
+{
+	return json_string_value(json_object_get(j, "invalid"));
+}
+
+/* A fixture's text up to (not including) the first at, as a cut capture
+ * leaves it; "" when at is not in it (CHECKed). */
+static char *cut_before(const char *file, const char *at)
+{
+	char *s = slurp(root, file), *p = strstr(s, at);
+
+	CHECK(p != NULL);
+	if (p != NULL)
+		*p = '\0';
+	else
+		s[0] = '\0';
+	return s;
+}
+
+/* A fixture's text with more lines after it (what a hostile service could
+ * print after the real ones). */
+static char *with_lines(const char *file, const char *more)
+{
+	char *s = slurp(root, file), *out = NULL;
+
+	if (asprintf(&out, "%s%s", s, more) < 0)
+		out = NULL;
+	free(s);
+	return out ? out : strdup("");
+}
+
+static void test_redis_info(void)
+{
+	struct metrics_table *t = table("redis-info");
+	json_t *j;
+	char *s;
+
+	if (t == NULL)
+		return;
+	/* After 20,000 SETs of 1 KiB (10,000 keys): CRLF lines, as redis-cli prints them to a pipe. */
+	j = read_with(t, "load/redis-info-memory.txt", NULL, 0, "redis-cli -s redis.sock info memory");
+	CHECK(json_is_true(json_object_get(j, "valid")));
+	CHECK_NEAR(value(j, "used_memory"), 12902856);
+	CHECK_NEAR(value(j, "used_memory_rss"), 25030656);
+	CHECK_NEAR(value(j, "used_memory_peak"), 14769304);
+	CHECK_NEAR(value(j, "used_memory_dataset"), 11548784);
+	CHECK_NEAR(value(j, "allocator_allocated"), 14079360);
+	CHECK_NEAR(value(j, "allocator_active"), 14557184);
+	CHECK_NEAR(value(j, "allocator_resident"), 18694144);
+	CHECK_NEAR(value(j, "allocator_frag_bytes"), 477824);
+	CHECK_NEAR(value(j, "allocator_rss_bytes"), 4136960);
+	CHECK_NEAR(value(j, "rss_overhead_bytes"), 6336512);
+	CHECK_NEAR(value(j, "mem_fragmentation_ratio"), 1.95);
+	CHECK_NEAR(value(j, "allocator_frag_ratio"), 1.03);
+	CHECK_NEAR(value(j, "allocator_rss_ratio"), 1.28);
+	CHECK_EQ_U64(json_object_size(json_object_get(j, "metrics")), 13);   /* not *_human, *_perc, rss_overhead_ratio */
+	CHECK_STR(field(j, "used_memory_rss", "unit"), "B");
+	CHECK_STR(field(j, "used_memory_rss", "better"), "none");
+	CHECK(field(j, "used_memory_rss", "role") == NULL);
+	CHECK_STR(field(j, "mem_fragmentation_ratio", "unit"), "");
+	CHECK_STR(field(j, "mem_fragmentation_ratio", "better"), "none");
+	CHECK(!metrics_has_role(t, "throughput") && !metrics_has_role(t, "p99"));
+	json_decref(j);
+	j = read_with(t, "load/redis-info-memory-idle.txt", NULL, 0, "redis-cli info memory");
+	CHECK(json_is_true(json_object_get(j, "valid")));
+	CHECK_NEAR(value(j, "used_memory"), 914712);
+	CHECK_NEAR(value(j, "mem_fragmentation_ratio"), 13.88);
+	json_decref(j);
+	/* requirepass set: redis-cli exits 0 with the error as its output. */
+	j = read_with(t, "load/redis-info-noauth.txt", NULL, 0, "redis-cli info memory");
+	CHECK(json_is_false(json_object_get(j, "valid")));
+	CHECK_CONTAINS(why_not(j), "printed no used_memory");
+	CHECK_EQ_U64(json_object_size(json_object_get(j, "metrics")), 0);
+	json_decref(j);
+	j = read_with(t, "load/redis-info-no-server.stderr.txt", NULL, 1, "redis-cli info memory");
+	CHECK(json_is_false(json_object_get(j, "valid")));
+	CHECK_CONTAINS(why_not(j), "code 1");
+	json_decref(j);
+	s = slurp(root, "load/redis-info-no-server.stderr.txt");
+	j = metrics_read(t, "", s, 1, NULL, 0);         /* the message is on stderr, nothing on stdout */
+	CHECK_CONTAINS(why_not(j), "code 1");
+	CHECK_EQ_U64(json_object_size(json_object_get(j, "metrics")), 0);
+	json_decref(j);
+	free(s);
+	/* Cut before a required field: no result, whatever was read before it. */
+	s = cut_before("load/redis-info-memory.txt", "allocator_resident:");
+	j = metrics_read(t, s, "", 0, NULL, 0);
+	CHECK(json_is_false(json_object_get(j, "valid")));
+	CHECK_CONTAINS(why_not(j), "printed no allocator_resident");
+	CHECK_NEAR(value(j, "used_memory_rss"), 25030656);
+	json_decref(j);
+	free(s);
+	metrics_free(t);
+}
+
+/* Lines a hostile service could add to INFO: a field with more after its
+ * number, look-alike names, no number (nan, inf, hex, a sign, a second
+ * dot) are refused; a huge number is data; the last used_memory wins
+ * (the table's "which": last). */
+static void test_redis_info_hostile(void)
+{
+	struct metrics_table *t = table("redis-info");
+	json_t *j;
+	char *s, *big;
+
+	if (t == NULL)
+		return;
+	s = with_lines("load/redis-info-memory.txt",
+		       "used_memory_rss:1 used_memory:2\r\nused_memory_rss:3x\r\nused_memory_rss_human:4\r\n"
+		       "xallocator_resident:5\r\n allocator_resident:6\r\nallocator_resident:-7\r\n"
+		       "allocator_active:0x10\r\nmem_fragmentation_ratio:nan\r\nallocator_frag_ratio:inf\r\n"
+		       "allocator_rss_ratio:1.2.3\r\nused_memory:99999999999999999999999999999\r\n");
+	j = metrics_read(t, s, "", 0, NULL, 0);
+	CHECK(json_is_true(json_object_get(j, "valid")));
+	CHECK_NEAR(value(j, "used_memory_rss"), 25030656);
+	CHECK_NEAR(value(j, "allocator_resident"), 18694144);
+	CHECK_NEAR(value(j, "allocator_active"), 14557184);
+	CHECK_NEAR(value(j, "mem_fragmentation_ratio"), 1.95);
+	CHECK_NEAR(value(j, "allocator_frag_ratio"), 1.03);
+	CHECK_NEAR(value(j, "allocator_rss_ratio"), 1.28);
+	CHECK_NEAR(value(j, "used_memory"), 1e29);
+	CHECK_EQ_U64(json_object_size(json_object_get(j, "metrics")), 13);
+	json_decref(j);
+	free(s);
+	/* A number of 70 digits is no number (the reader takes up to 63
+	 * characters): the only used_memory refused is no result. */
+	big = calloc(1, 128);
+	memset(big, '9', 70);
+	if (asprintf(&s, "used_memory:%s\r\nused_memory_rss:1\r\nallocator_resident:nan\r\n", big) > 0) {
+		j = metrics_read(t, s, "", 0, NULL, 0);
+		CHECK(json_is_false(json_object_get(j, "valid")));
+		CHECK(isnan(value(j, "used_memory")));
+		CHECK(isnan(value(j, "allocator_resident")));
+		CHECK_CONTAINS(why_not(j), "printed no used_memory");
+		json_decref(j);
+		free(s);
+	}
+	free(big);
+	metrics_free(t);
+}
+
+static void test_memcstat(void)
+{
+	struct metrics_table *t = table("memcstat");
+	json_t *j;
+	char *s;
+
+	if (t == NULL)
+		return;
+	/* memcached -m 8 after 20,000 SETs of 1 KiB: full, evicting. */
+	j = read_with(t, "load/memcstat.txt", NULL, 0, "memcstat --servers=127.0.0.1:54248");
+	CHECK(json_is_true(json_object_get(j, "valid")));
+	CHECK_NEAR(value(j, "bytes"), 8120760);
+	CHECK_NEAR(value(j, "limit_maxbytes"), 8388608);
+	CHECK_NEAR(value(j, "hash_bytes"), 524288);
+	CHECK_NEAR(value(j, "curr_items"), 7080);
+	CHECK_NEAR(value(j, "total_items"), 20000);
+	CHECK_NEAR(value(j, "evictions"), 12920);
+	CHECK_EQ_U64(json_object_size(json_object_get(j, "metrics")), 6);    /* not bytes_read, bytes_written */
+	CHECK_STR(field(j, "bytes", "unit"), "B");
+	CHECK_STR(field(j, "evictions", "unit"), "items");
+	CHECK_STR(field(j, "evictions", "better"), "none");
+	CHECK(field(j, "bytes", "role") == NULL);
+	json_decref(j);
+	/* Idle: zeros are numbers. */
+	j = read_with(t, "load/memcstat-idle.txt", NULL, 0, "memcstat");
+	CHECK(json_is_true(json_object_get(j, "valid")));
+	CHECK_NEAR(value(j, "bytes"), 0);
+	CHECK_NEAR(value(j, "limit_maxbytes"), 8388608);
+	json_decref(j);
+	/* Nothing listening, or a SIGSTOPped server (memcstat's own timeout):
+	 * exit 1, nothing on stdout; and were the code 0, still no result. */
+	j = read_with(t, "load/memcstat.txt", "load/memcstat-no-server.stderr.txt", 1, "memcstat");
+	CHECK_CONTAINS(why_not(j), "code 1");
+	json_decref(j);
+	s = slurp(root, "load/memcstat-server-sigstopped.stderr.txt");
+	j = metrics_read(t, "", s, 0, NULL, 0);
+	CHECK(json_is_false(json_object_get(j, "valid")));
+	CHECK_CONTAINS(why_not(j), "printed no bytes");
+	json_decref(j);
+	free(s);
+	s = cut_before("load/memcstat.txt", "\tbytes:");
+	j = metrics_read(t, s, "", 0, NULL, 0);
+	CHECK_CONTAINS(why_not(j), "printed no bytes");
+	CHECK_NEAR(value(j, "limit_maxbytes"), 8388608);
+	json_decref(j);
+	free(s);
+	/* A hostile server's stats: what is not a whole number is refused. */
+	s = with_lines("load/memcstat.txt", "\tbytes: 1e999\n\tbytes: -1\n\tevictions: 12 13\n\tbytes_evil: 7\n"
+		       "\tcurr_items: 0x10\nhash_bytes: 9\n\ttotal_items: nan\n\tlimit_maxbytes: 1.5\n");
+	j = metrics_read(t, s, "", 0, NULL, 0);
+	CHECK(json_is_true(json_object_get(j, "valid")));
+	CHECK_NEAR(value(j, "bytes"), 8120760);
+	CHECK_NEAR(value(j, "evictions"), 12920);
+	CHECK_NEAR(value(j, "curr_items"), 7080);
+	CHECK_NEAR(value(j, "hash_bytes"), 524288);
+	CHECK_NEAR(value(j, "total_items"), 20000);
+	CHECK_NEAR(value(j, "limit_maxbytes"), 8388608);
+	CHECK_EQ_U64(json_object_size(json_object_get(j, "metrics")), 6);
+	json_decref(j);
+	free(s);
+	metrics_free(t);
+}
+
+static void test_jvm(void)
+{
+	struct metrics_table *t = table("jvm");
+	json_t *j;
+	char *s;
+
+	if (t == NULL)
+		return;
+	/* apps/jvm's program (live 24, total 256) in a 256 MiB v1 cgroup:
+	 * HotSpot's default 126 MiB heap, the Serial collector. */
+	j = read_with(t, "load/jvm-hold-256m.txt", NULL, 0, "cat jvm.out");
+	CHECK(json_is_true(json_object_get(j, "valid")));
+	CHECK_NEAR(value(j, "max_heap_bytes"), 132120576);
+	CHECK_NEAR(value(j, "initial_heap_bytes"), 8388608);
+	CHECK_NEAR(value(j, "max_ram_percentage"), 25);
+	CHECK_NEAR(value(j, "heap_used_after_gc_bytes"), 28606008);
+	CHECK_NEAR(value(j, "heap_committed_bytes"), 68284416);
+	CHECK_NEAR(value(j, "max_memory_bytes"), 127729664);
+	CHECK_NEAR(value(j, "os_total_memory_bytes"), 268435456);
+	CHECK_NEAR(value(j, "alloc_ms"), 608);
+	CHECK_NEAR(value(j, "gc_ms"), 516);
+	CHECK_NEAR(value(j, "gc_count"), 39);
+	CHECK_NEAR(value(j, "serial_gc"), 1);
+	CHECK_NEAR(value(j, "live_mib"), 24);
+	CHECK_EQ_U64(json_object_size(json_object_get(j, "metrics")), 12);
+	CHECK_STR(field(j, "max_heap_bytes", "unit"), "B");
+	CHECK_STR(field(j, "max_ram_percentage", "unit"), "%");
+	CHECK_STR(field(j, "gc_ms", "unit"), "ms");
+	CHECK_STR(field(j, "live_mib", "unit"), "MiB");
+	CHECK_STR(field(j, "gc_count", "unit"), "");
+	CHECK_STR(field(j, "heap_used_after_gc_bytes", "better"), "none");
+	CHECK(field(j, "max_heap_bytes", "role") == NULL);
+	json_decref(j);
+	/* -Xmx16m with 32 MiB live: OutOfMemoryError, exit 1, the flags only. */
+	j = read_with(t, "load/jvm-hold-oom.stdout.txt", "load/jvm-hold-oom.stderr.txt", 1, "java");
+	CHECK(json_is_false(json_object_get(j, "valid")));
+	CHECK_CONTAINS(why_not(j), "code 1");
+	CHECK_NEAR(value(j, "max_heap_bytes"), 16777216);
+	json_decref(j);
+	/* The same file read by `cat jvm.out` (exit 0): still no result. */
+	j = read_with(t, "load/jvm-hold-oom.stdout.txt", NULL, 0, "cat jvm.out");
+	CHECK_CONTAINS(why_not(j), "printed no heap_used_after_gc_bytes");
+	json_decref(j);
+	s = cut_before("load/jvm-hold-256m.txt", "os_total_memory_bytes=");
+	j = metrics_read(t, s, "", 0, NULL, 0);
+	CHECK_CONTAINS(why_not(j), "printed no os_total_memory_bytes");
+	json_decref(j);
+	free(s);
+	/* The program's look-alikes after the JVM's own rows: the flags stay
+	 * the JVM's (first), a key=value line cannot set a flag's metric, and
+	 * what is no whole number or no name of the pattern is refused. */
+	s = with_lines("load/jvm-hold-256m.txt",
+		       "   size_t MaxHeapSize                              = 1                                 "
+		       "{product} {ergonomic}\n   double MaxRAMPercentage                         = 99.000000      "
+		       "                           {product} {default}\nmax_heap_bytes=2\ninitial_heap_bytes=3\n"
+		       "heap_used_after_gc_bytes=1e999\nheap_committed_bytes=-1\nEvil_bytes=5\nevil.x_bytes=6\n"
+		       "gc_count=nan\nlive_mib=24 \n");
+	j = metrics_read(t, s, "", 0, NULL, 0);
+	CHECK(json_is_true(json_object_get(j, "valid")));
+	CHECK_NEAR(value(j, "max_heap_bytes"), 132120576);
+	CHECK_NEAR(value(j, "initial_heap_bytes"), 8388608);
+	CHECK_NEAR(value(j, "max_ram_percentage"), 25);
+	CHECK_NEAR(value(j, "heap_used_after_gc_bytes"), 28606008);
+	CHECK_NEAR(value(j, "heap_committed_bytes"), 68284416);
+	CHECK_NEAR(value(j, "gc_count"), 39);
+	CHECK_EQ_U64(json_object_size(json_object_get(j, "metrics")), 12);
+	json_decref(j);
+	free(s);
+	metrics_free(t);
+}
+
 static void test_keyvalue(void)
 {
 	struct metrics_table *t = table("keyvalue");
 	json_t *j;
+	char *s, name[128];
 
 	if (t == NULL)
 		return;
@@ -211,8 +500,88 @@ static void test_keyvalue(void)
 	CHECK_NEAR(value(j, "gc_count"), 78);
 	CHECK_EQ_U64(json_object_size(json_object_get(j, "metrics")), 11);
 	json_decref(j);
+	/* apps/postgres's `stats` load: psql -At, a command tag among the lines. */
+	j = read_with(t, "load/psql-stats-keyvalue.txt", NULL, 0, "psql -X -At -v ON_ERROR_STOP=1");
+	CHECK(json_is_true(json_object_get(j, "valid")));
+	CHECK_NEAR(value(j, "shared_buffers_bytes"), 16777216);
+	CHECK_NEAR(value(j, "buffers_used_bytes"), 12853248);
+	CHECK_NEAR(value(j, "blks_hit"), 110531);
+	CHECK_NEAR(value(j, "blks_read"), 6624);
+	CHECK_EQ_U64(json_object_size(json_object_get(j, "metrics")), 4);
+	CHECK_STR(field(j, "blks_hit", "unit"), "");
+	CHECK_STR(field(j, "blks_hit", "better"), "none");
+	CHECK(field(j, "blks_hit", "role") == NULL);
+	json_decref(j);
+	/* The JVM's output: its program's nine key=value lines, not the flags' rows. */
+	j = read_with(t, "load/jvm-hold-256m.txt", NULL, 0, "cat jvm.out");
+	CHECK_EQ_U64(json_object_size(json_object_get(j, "metrics")), 9);
+	CHECK_NEAR(value(j, "heap_used_after_gc_bytes"), 28606008);
+	json_decref(j);
+	/* No server: psql exits 2, its message on stderr. */
+	j = read_with(t, "load/psql-stats-keyvalue.txt", "load/psql-stats-no-server.stderr.txt", 2, "psql");
+	CHECK_CONTAINS(why_not(j), "code 2");
+	json_decref(j);
+	s = slurp(root, "load/psql-stats-no-server.stderr.txt");
+	j = metrics_read(t, "", s, 0, NULL, 0);
+	CHECK_CONTAINS(why_not(j), "printed no metric");
+	json_decref(j);
+	free(s);
+	s = cut_before("load/psql-stats-keyvalue.txt", "shared_buffers_bytes=");
+	j = metrics_read(t, s, "", 0, NULL, 0);
+	CHECK(json_is_false(json_object_get(j, "valid")));
+	json_decref(j);
+	free(s);
 	j = metrics_read(t, "nothing here\n", "", 0, NULL, 0);
 	CHECK(json_is_false(json_object_get(j, "valid")));
+	json_decref(j);
+	/* Hostile lines: no number (nan, inf, out of range, hex, blanks) is
+	 * refused, a huge one is data; a name of 95 characters is read, one
+	 * of 96 or more is refused rather than cut to another's. */
+	j = metrics_read(t, "a=nan\nb=inf\nc=1e999\nd=0x10\ne=1 \nf= 1\n=3\n9g=1\nh=-2.5e3\r\ni=99999999999999999999\n", "", 0,
+			 NULL, 0);
+	CHECK(json_is_true(json_object_get(j, "valid")));
+	CHECK_NEAR(value(j, "h"), -2500);
+	CHECK_NEAR(value(j, "i"), 1e20);
+	CHECK_EQ_U64(json_object_size(json_object_get(j, "metrics")), 2);
+	json_decref(j);
+	memset(name, 'k', sizeof(name));
+	name[95] = '\0';
+	if (asprintf(&s, "%s=1\n%.*sx=2\n%.*sy=3\n", name, 100, name, 100, name) > 0) {
+		j = metrics_read(t, s, "", 0, NULL, 0);
+		CHECK_NEAR(value(j, name), 1);
+		CHECK_EQ_U64(json_object_size(json_object_get(j, "metrics")), 1);
+		json_decref(j);
+		free(s);
+	}
+	metrics_free(t);
+}
+
+/* What the reader does with a table's patterns, on real output: a section
+ * ends at a blank line (memcaslap -S's closing Get/Set/Total blocks are
+ * each followed by one), a name group that took part in no match names no
+ * metric. */
+static void test_line_rules(void)
+{
+	struct metrics_table *t = NULL;
+	struct lab_error err;
+	json_t *j;
+
+	CHECK(metrics_parse("sections.json", "{\"schema\": \"pagelab.metrics/1\", \"tool\": \"x\", \"strip_ansi\": true, "
+			    "\"lines\": [{\"section\": \"^Get Statistics \\\\(\", \"regex\": \"^ +Std: +([0-9.]+)$\", "
+			    "\"metric\": \"get_std\"}, {\"section\": \"^Set Statistics \\\\(\", \"regex\": "
+			    "\"^ +Std: +([0-9.]+)$\", \"metric\": \"set_std\"}, {\"regex\": \"^(x)?!([0-9]+)$\", "
+			    "\"name_group\": 1, \"value_group\": 2}]}", &t, &err) == 0);
+	if (t == NULL) {
+		fprintf(stderr, "%s\n", err.msg);
+		return;
+	}
+	j = read_with(t, "load/memcaslap-stat1s.txt", NULL, 0, "memcaslap -t 4s -S 1s");
+	CHECK_NEAR(value(j, "get_std"), 328.69);        /* not the Set's 351.00 nor the Total's 331.09 */
+	CHECK_NEAR(value(j, "set_std"), 351.00);
+	json_decref(j);
+	j = metrics_read(t, "!5\nx!6\n", "", 0, NULL, 0);
+	CHECK_NEAR(value(j, "x"), 6);
+	CHECK_EQ_U64(json_object_size(json_object_get(j, "metrics")), 1);
 	json_decref(j);
 	metrics_free(t);
 }
@@ -281,6 +650,8 @@ static void test_bad_tables(void)
 		  "[{\"regex\": \"(a)\", \"metric\": \"a\"}]}", "a flag");
 	bad_table("{\"schema\": \"pagelab.metrics/1\", \"tool\": \"x\", \"lines\": [{\"regex\": \"(a)\", \"metric\": \"a\", "
 		  "\"class\": \"rate\"}]}", "\"class\": count or timing");
+	bad_table("{\"schema\": \"pagelab.metrics/1\", \"tool\": \"x\", \"lines\": [{\"regex\": "
+		  "\"(a)(b)(c)(d)(e)(f)(g)(h)(i)(j)\", \"metric\": \"a\", \"value_group\": 10}]}", "groups 1..9");
 	bad_table("{\"schema\": 1,}", "bad.json:1:");
 }
 
@@ -368,7 +739,12 @@ int main(int argc, char **argv)
 	test_redis();
 	test_pgbench();
 	test_memcaslap();
+	test_redis_info();
+	test_redis_info_hostile();
+	test_memcstat();
+	test_jvm();
 	test_keyvalue();
+	test_line_rules();
 	test_bounds();
 	test_bad_tables();
 	test_capture();
