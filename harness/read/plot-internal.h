@@ -5,6 +5,8 @@
  *                  kills, kswapd's awake intervals, stalls; its data file
  *   plot-script.c  the gnuplot scripts: a run's five panels (six with
  *                  loads), the variants
+ *   plot-fit.c     a fit's curve: the objectives and the kernel's figures
+ *                  over the quotas probed
  *   plot.c         the public calls (plot.h): documents, gnuplot, the files
  */
 #ifndef PAGELAB_PLOT_INTERNAL_H
@@ -183,6 +185,15 @@ static inline const char *chart_ext(const struct plot_opts *o)
 {
 	return o->format == PLOT_PNG ? "png" : "svg";
 }
+
+/* ------------------------------------------------------------ plot-fit.c */
+
+/* Whether doc is a fit's (pagelab fit) with a curve of more than the base. */
+bool plot_fit_has_curve(const json_t *doc);
+/* The curve's data file into d and its script (STEM-fit.gp drawing
+ * STEM-fit.svg|png) into g.  0, or -ENODATA when no probe but the base. */
+int plot_fit_write(const json_t *doc, const struct plot_opts *o, const char *stem, const char *title, FILE *d,
+		   FILE *g);
 
 /* ------------------------------------------------------------ plot-view.c */
 

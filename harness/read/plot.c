@@ -284,6 +284,36 @@ static int plot_overlay(const json_t *doc, const char *src, const char *stem, st
 	return ret;
 }
 
+/* A fit's curve (plot-fit.c): STEM-fit. */
+static int plot_fit(const json_t *doc, const char *src, const char *stem, const struct plot_opts *o,
+		    struct plot_charts *out, struct lab_error *err)
+{
+	const char *srcbase = strrchr(src, '/') ? strrchr(src, '/') + 1 : src;
+	struct text d = { 0 }, g = { 0 };
+	char title[1024], fstem[PATH_MAX];
+	int ret;
+
+	snprintf(title, sizeof(title), "kernel %s · %s · the fit of %s: %s · %s", jstr(doc, RK_HOST "." RK_KERNEL, "?"),
+		 jstr(doc, RK_SCENARIO "." RK_NAME, "?"), jstr(doc, "fit.key", "?"), jstr(doc, "fit.answer.status", "?"),
+		 srcbase);
+	if (text_open(&d) < 0 || text_open(&g) < 0) {
+		text_free(&d);
+		text_free(&g);
+		return lab_error_set(err, ENOMEM, "out of memory");
+	}
+	ret = plot_fit_write(doc, o, stem, title, d.f, g.f);
+	snprintf(fstem, sizeof(fstem), "%s-fit", stem);
+	if (text_close(&d) < 0 || text_close(&g) < 0)
+		ret = lab_error_set(err, ENOMEM, "out of memory");
+	else if (ret == 0)
+		ret = draw(o, fstem, &d, &g, title, "fit", 0, out, err);
+	else
+		ret = 0;        /* the base alone: nothing to draw */
+	text_free(&d);
+	text_free(&g);
+	return ret;
+}
+
 int plot_document(const char *src, const json_t *doc, const struct plot_opts *o,
 		  struct plot_charts *out, struct lab_error *err)
 {
@@ -313,6 +343,8 @@ int plot_document(const char *src, const json_t *doc, const struct plot_opts *o,
 		nlabels += rv_first_of_label(views, i);
 	if (ret == 0 && o->overlay && nlabels > 1)
 		ret = plot_overlay(doc, src, stem, views, nviews, o, out, err);
+	if (ret == 0 && o->run_label == NULL && plot_fit_has_curve(doc))
+		ret = plot_fit(doc, src, stem, o, out, err);
 	for (i = 0; i < nviews; i++) {
 		plot_view_free(views[i]);
 		free(views[i]);

@@ -19,7 +19,10 @@
  * When the run has an event timeline ("events"), kswapd's awake intervals
  * are shaded and reclaim stalls marked.  A result with more than one variant
  * also gets STEM-variants: the variants overlaid (free pages of the main zone
- * with its low line, sandbox usage, cumulative scans).  Every chart's title
+ * with its low line, sandbox usage, cumulative scans); a fit's document
+ * (pagelab fit) also gets STEM-fit: its curve over the quotas probed, each
+ * load objective's figure ÷ the base's, the probes that failed and met, the
+ * sandbox's peak against the quota, refaults and major faults.  Every chart's title
  * names its kernel, scenario, variant and result file; a panel whose figure
  * the result lacks says so in words instead of drawing an empty axis.
  * The scripts stay beside the charts: `cd DIR && gnuplot STEM-A1.gp` redraws.

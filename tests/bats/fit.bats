@@ -79,6 +79,18 @@ nothing_left() {
   done
   [ "$(rq fit '.fit.tables.curve.rows | length')" = "$(rq fit '.fit.probes | length')" ]
   nothing_left fit
+  # plot draws the curve beside the runs: a row per probe but the base, the
+  # quota ascending, failed below the quota found and met from it on.
+  if command -v gnuplot >/dev/null; then
+    run "$PAGELAB" plot --out "$BATS_TEST_TMPDIR/plots" "$RESULTS/fit.json"
+    assert_success
+    d="$BATS_TEST_TMPDIR/plots/fit-fit.dat"
+    [ -s "$BATS_TEST_TMPDIR/plots/fit-fit.svg" ]
+    grep -q "The objectives: each load figure" "$BATS_TEST_TMPDIR/plots/fit-fit.gp"
+    [ "$(grep -vc '^#' "$d")" = $(($(rq fit '.fit.probes | length') - 1)) ]
+    sort -c -g -k1,1 <(grep -v '^#' "$d")
+    awk -v q="$((q >> 20))" '!/^#/ { if (($1 < q && $2 != 0) || ($1 >= q && $2 != 1)) bad = 1 } END { exit bad }' "$d"
+  fi
 }
 
 @test "fit: bad ranges, objectives and options are refused with exit 2 before anything runs" {
