@@ -191,7 +191,8 @@ static void __attribute__((noreturn)) child_exec(const struct cmd_spec *s, int i
 	case LAUNCH_CHILD_OOM_ADJ: child_fail(status_w, ST_OOM_ADJ);
 	case LAUNCH_CHILD_RELEASE: child_fail(status_w, ST_RELEASE);    /* never run outside its cgroup */
 	}
-	if (s->netns_fd >= 0 && setns(s->netns_fd, CLONE_NEWNET) < 0)
+	if ((s->netns_fd >= 0 && setns(s->netns_fd, CLONE_NEWNET) < 0) ||
+	    (s->ipcns_fd >= 0 && setns(s->ipcns_fd, CLONE_NEWIPC) < 0))
 		child_fail(status_w, ST_NETNS);
 	launch_child_mark();
 	if (setsid() < 0)

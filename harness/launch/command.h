@@ -88,6 +88,7 @@ struct cmd_spec {
 	const struct cmd_user *user;
 	const char *dir;                /* working directory */
 	int netns_fd;                   /* the run's network namespace, -1: the harness's */
+	int ipcns_fd;                   /* the run's IPC namespace, -1: the harness's */
 	bool thp_never;
 	struct sandbox *cg;             /* placed here before exec */
 };

@@ -33,6 +33,7 @@
 struct launch_foreign {
 	const char *dir;                /* the run's directory (workdir.h) */
 	int netns_fd;                   /* its network namespace (netns.h) */
+	int ipcns_fd;                   /* its IPC namespace (netns.h) */
 	const struct cmd_user *user;    /* the one user of its commands */
 };
 

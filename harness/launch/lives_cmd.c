@@ -53,6 +53,7 @@ static json_t *start_record(const struct launch_lives *l, const struct launch_wl
 	json_object_set_new(o, "started_ms", json_real(started_ms));
 	json_object_set_new(o, "thp_disabled", json_boolean(x->cmd->thp_never));
 	json_object_set_new(o, "netns", json_boolean(l->foreign->netns_fd >= 0));
+	json_object_set_new(o, "ipcns", json_boolean(l->foreign->ipcns_fd >= 0));
 	json_object_set_new(o, "ready", r->kind == RUN_READY_NONE ? json_null()
 			    : json_pack("{s:s, s:I}", "condition", r->text, "timeout_ms", (json_int_t)r->timeout_ms));
 	json_object_set_new(o, "stop", json_pack("{s:s, s:I}", "signal", signame(x->cmd->stop_signal), "grace_ms",
@@ -82,7 +83,8 @@ int cmd_life_start(struct launch_lives *l, size_t i, double started_ms, struct l
 		c->have_re = true;
 	}
 	s = (struct cmd_spec){ .path = c->path, .argv = c->argv, .envp = c->env, .user = f->user, .dir = f->dir,
-			       .netns_fd = f->netns_fd, .thp_never = x->cmd->thp_never, .cg = l->sb };
+			       .netns_fd = f->netns_fd, .ipcns_fd = f->ipcns_fd, .thp_never = x->cmd->thp_never,
+			       .cg = l->sb };
 	if ((ret = cmd_start(&s, &c->proc, err)) < 0)
 		return lab_error_prefix(err, "start workload %s", x->name);
 	x->launched = true;

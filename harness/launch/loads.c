@@ -29,7 +29,8 @@ int load_start(struct launch_load *l, const struct launch_foreign *f, struct lab
 	    (ret = capture_init(&l->err, LOAD_HEAD, LOAD_TAIL, err)) < 0)
 		return lab_error_prefix(err, "load %s", l->name);
 	s = (struct cmd_spec){ .path = l->path, .argv = l->run_argv, .envp = l->run_env, .user = f->user,
-			       .dir = f->dir, .netns_fd = f->netns_fd, .thp_never = false, .cg = l->cg };
+			       .dir = f->dir, .netns_fd = f->netns_fd, .ipcns_fd = f->ipcns_fd, .thp_never = false,
+			       .cg = l->cg };
 	if ((ret = cmd_start(&s, &l->proc, err)) < 0)
 		return lab_error_prefix(err, "load %s", l->name);
 	l->started = true;

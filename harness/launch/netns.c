@@ -20,6 +20,13 @@ static int back(int orig, struct lab_error *err)
 	return 0;
 }
 
+static int back_ipc(int orig, struct lab_error *err)
+{
+	if (setns(orig, CLONE_NEWIPC) < 0)
+		return lab_error_errno(err, errno, "setns back to pagelab's own IPC namespace");
+	return 0;
+}
+
 static int lo_up(struct lab_error *err)
 {
 	struct ifreq ifr;
@@ -40,27 +47,42 @@ static int lo_up(struct lab_error *err)
 	return ret;
 }
 
-int netns_create(int *fd, struct lab_error *err)
+int netns_create(int *fd, int *ipc_fd, struct lab_error *err)
 {
-	int orig = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC), ret;
+	int orig = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC), orig_ipc = -1, ret;
 
-	*fd = -1;
+	*fd = *ipc_fd = -1;
 	if (orig < 0)
 		return lab_error_errno(err, errno, "/proc/self/ns/net");
-	if (unshare(CLONE_NEWNET) < 0) {
-		ret = lab_error_errno(err, errno, "a private network namespace for the run (unshare CLONE_NEWNET)");
+	if ((orig_ipc = open("/proc/self/ns/ipc", O_RDONLY | O_CLOEXEC)) < 0) {
+		ret = lab_error_errno(err, errno, "/proc/self/ns/ipc");
 		close(orig);
+		return ret;
+	}
+	if (unshare(CLONE_NEWNET | CLONE_NEWIPC) < 0) {
+		ret = lab_error_errno(err, errno, "a private network and IPC namespace for the run "
+				      "(unshare CLONE_NEWNET | CLONE_NEWIPC)");
+		close(orig);
+		close(orig_ipc);
 		return ret;
 	}
 	ret = lo_up(err);
 	if (ret == 0 && (*fd = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC)) < 0)
 		ret = lab_error_errno(err, errno, "/proc/self/ns/net of the run's namespace");
+	if (ret == 0 && (*ipc_fd = open("/proc/self/ns/ipc", O_RDONLY | O_CLOEXEC)) < 0)
+		ret = lab_error_errno(err, errno, "/proc/self/ns/ipc of the run's namespace");
 	if (back(orig, ret < 0 ? &(struct lab_error){ 0 } : err) < 0 && ret == 0)
 		ret = -EIO;
+	if (back_ipc(orig_ipc, ret < 0 ? &(struct lab_error){ 0 } : err) < 0 && ret == 0)
+		ret = -EIO;
 	close(orig);
-	if (ret < 0 && *fd >= 0) {
-		close(*fd);
-		*fd = -1;
+	close(orig_ipc);
+	if (ret < 0) {
+		if (*fd >= 0)
+			close(*fd);
+		if (*ipc_fd >= 0)
+			close(*ipc_fd);
+		*fd = *ipc_fd = -1;
 	}
 	return ret;
 }

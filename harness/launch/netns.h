@@ -9,15 +9,23 @@
  * descriptor of it and going back (setns).  Each foreign program's child
  * joins it before exec (command.h); a readiness probe's socket is made in it
  * (netns_socket), since a socket belongs to the namespace it was made in.
- * The namespace lives while a descriptor or a process holds it. */
+ * The namespace lives while a descriptor or a process holds it.
+ *
+ * With it comes a private IPC namespace (ipc/namespace.c: copy_ipcs), joined
+ * the same way: a service's System V shared memory, semaphores and message
+ * queues (postgres keeps a SysV segment beside its mmap'd memory) are the
+ * run's own, and when its last process has gone and the harness closes the
+ * descriptor the kernel destroys them (free_ipc_ns) — a service SIGKILLed or
+ * OOM-killed, which never removes its own, leaves none on the host. */
 #ifndef PAGELAB_LAUNCH_NETNS_H
 #define PAGELAB_LAUNCH_NETNS_H
 
 #include "base/error.h"
 
-/* A new namespace: its descriptor (O_CLOEXEC) in *fd.  -errno: EPERM
- * without CAP_SYS_ADMIN, EINVAL without CONFIG_NET_NS. */
-int netns_create(int *fd, struct lab_error *err);
+/* A new network namespace and a new IPC namespace: their descriptors
+ * (O_CLOEXEC) in *fd and *ipc_fd.  -errno: EPERM without CAP_SYS_ADMIN,
+ * EINVAL without CONFIG_NET_NS or CONFIG_IPC_NS. */
+int netns_create(int *fd, int *ipc_fd, struct lab_error *err);
 
 /* socket(domain, type | SOCK_CLOEXEC, 0) made inside the namespace nsfd
  * (-1: the harness's own).  The socket, or -errno with err. */

@@ -117,13 +117,15 @@ enum run_end run_check_foreign(struct run_ctx *c, struct lab_error *err)
 		if ((e = check_programs(r, &u, err)) != RUN_ENDED || (e = check_loads(c, v, err)) != RUN_ENDED)
 			return e;
 		if (!netns_checked) {
-			int fd;
+			int fd, ipc_fd;
 
-			if (netns_create(&fd, err) < 0) {
-				lab_error_prefix(err, "%s: its programs run in a private network namespace", c->p->s.name);
+			if (netns_create(&fd, &ipc_fd, err) < 0) {
+				lab_error_prefix(err, "%s: its programs run in a private network and IPC namespace",
+						 c->p->s.name);
 				return RUN_REFUSED_HOST;
 			}
 			close(fd);
+			close(ipc_fd);
 			netns_checked = true;
 		}
 	}
@@ -145,7 +147,7 @@ struct run_foreign {
 	struct sampler_foreign sf;
 	struct cmd_user user;
 	struct workdir dir;
-	int netns_fd;
+	int netns_fd, ipcns_fd;
 };
 
 const struct sampler_foreign *run_foreign_sampler(const struct run_foreign *f)
@@ -187,7 +189,7 @@ int run_foreign_up(struct run_ctx *c, const struct run_spec *r, size_t v, json_t
 	f = calloc(1, sizeof(*f));
 	if (f == NULL)
 		return lab_error_errno(err, ENOMEM, "foreign programs");
-	f->netns_fd = -1;
+	f->netns_fd = f->ipcns_fd = -1;
 	*out = f;
 	for (size_t i = 0; i < r->nr_workloads && user == NULL; i++)
 		if (r->workloads[i].command)
@@ -196,15 +198,17 @@ int run_foreign_up(struct run_ctx *c, const struct run_spec *r, size_t v, json_t
 		user = r->loads[0].exec.user;
 	if ((ret = cmd_user_lookup(user, &f->user, err)) < 0 ||
 	    (ret = workdir_create(c->run_index, f->user.uid, f->user.gid, &f->dir, err)) < 0 ||
-	    (ret = netns_create(&f->netns_fd, err)) < 0 || (ret = load_cgroup(c, r, f, err)) < 0)
+	    (ret = netns_create(&f->netns_fd, &f->ipcns_fd, err)) < 0 || (ret = load_cgroup(c, r, f, err)) < 0)
 		return ret;
-	f->sf.lf = (struct launch_foreign){ .dir = f->dir.path, .netns_fd = f->netns_fd, .user = &f->user };
+	f->sf.lf = (struct launch_foreign){ .dir = f->dir.path, .netns_fd = f->netns_fd, .ipcns_fd = f->ipcns_fd,
+					    .user = &f->user };
 	for (size_t k = 0; k < r->nr_loads; k++)
 		f->sf.metrics[k] = c->metrics != NULL ? c->metrics[v][k] : NULL;
 	json_object_set_new(run, RK_FOREIGN,
-			    json_pack("{s:s, s:{s:s, s:I, s:I}, s:b, s:s?}", "dir", f->dir.path, "user", "name",
+			    json_pack("{s:s, s:{s:s, s:I, s:I}, s:b, s:b, s:s?}", "dir", f->dir.path, "user", "name",
 				      f->user.name, "uid", (json_int_t)f->user.uid, "gid", (json_int_t)f->user.gid,
-				      "netns", 1, "load_cgroup", f->sf.load_cg ? sandbox_path(f->sf.load_cg) : NULL));
+				      "netns", 1, "ipcns", 1, "load_cgroup",
+				      f->sf.load_cg ? sandbox_path(f->sf.load_cg) : NULL));
 	return 0;
 }
 
@@ -225,8 +229,12 @@ int run_foreign_down(struct run_foreign *f, struct lab_error *err)
 		lab_error_prefix(err, "removing the run's directory %s", f->dir.top);
 		ret = -EIO;
 	}
+	/* The IPC namespace goes with its last reference: whatever System V
+	 * objects the run's programs left go with it (netns.h). */
 	if (f->netns_fd >= 0)
 		close(f->netns_fd);
+	if (f->ipcns_fd >= 0)
+		close(f->ipcns_fd);
 	free(f);
 	return ret;
 }
