@@ -101,11 +101,10 @@ static const char *run_failure(const json_t *run, char *buf, size_t len)
 		const char *e = jstr(w, RK_ERROR);
 		char how[48] = "";
 
-		/* A service that failed with no error of its own (postgres
-		 * exiting 1 at its stop after a backend was OOM-killed): its exit
-		 * code says how. */
-		if (e == NULL && fate != NULL && strcmp(fate, "failed") == 0 &&
-		    json_is_integer(json_object_get(w, RK_CODE)))
+		/* A service that failed on its own says its exit code: postgres
+		 * exiting 1 at its stop after a backend was OOM-killed (no error
+		 * beside it), a JVM's OutOfMemoryError before it was ready. */
+		if (fate != NULL && strcmp(fate, "failed") == 0 && json_is_integer(json_object_get(w, RK_CODE)))
 			snprintf(how, sizeof(how), " (exit code %lld)",
 				 (long long)json_integer_value(json_object_get(w, RK_CODE)));
 		snprintf(buf, len, "%s %s%s%s%.200s", jstr(w, RK_NAME) ? jstr(w, RK_NAME) : "?", fate ? fate : "no fate",

@@ -136,6 +136,13 @@ static void test_judge(void)
 		CHECK_CONTAINS(json_string_value(json_array_get(json_object_get(rec, "why"), 0)),
 			       "repeat 2: svc failed (exit code 1)");
 		json_decref(rec);
+		/* With an error of its own (ended before it was ready), both. */
+		json_object_set_new(json_array_get(json_object_get(runs[1], "workloads"), 0), "error",
+				    json_string("ended before it was ready"));
+		rec = fit_judge(runs, 3, base, slo, n, 1 << 20, false);
+		CHECK_CONTAINS(json_string_value(json_array_get(json_object_get(rec, "why"), 0)),
+			       "repeat 2: svc failed (exit code 1): ended before it was ready");
+		json_decref(rec);
 		for (size_t i = 0; i < 3; i++)
 			json_decref(runs[i]);
 	}
