@@ -99,9 +99,16 @@ static const char *run_failure(const json_t *run, char *buf, size_t len)
 
 	if (fate == NULL || strcmp(fate, "completed") != 0) {
 		const char *e = jstr(w, RK_ERROR);
+		char how[48] = "";
 
-		snprintf(buf, len, "%s %s%s%.200s", jstr(w, RK_NAME) ? jstr(w, RK_NAME) : "?", fate ? fate : "no fate",
-			 e ? ": " : "", e ? e : "");
+		/* A service that failed on its own says its exit code: postgres
+		 * exiting 1 at its stop after a backend was OOM-killed (no error
+		 * beside it), a JVM's OutOfMemoryError before it was ready. */
+		if (fate != NULL && strcmp(fate, "failed") == 0 && json_is_integer(json_object_get(w, RK_CODE)))
+			snprintf(how, sizeof(how), " (exit code %lld)",
+				 (long long)json_integer_value(json_object_get(w, RK_CODE)));
+		snprintf(buf, len, "%s %s%s%s%.200s", jstr(w, RK_NAME) ? jstr(w, RK_NAME) : "?", fate ? fate : "no fate",
+			 how, e ? ": " : "", e ? e : "");
 		return buf;
 	}
 	for (size_t i = 0; i < json_array_size(loads); i++) {

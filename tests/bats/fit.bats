@@ -11,7 +11,9 @@
 # side its verdict says (monotone), the dashboards within the quota, and
 # nothing left (no process of the run's user, no cgroup, no run directory,
 # no probe file).  Refusals exit 2 before anything runs; SIGINT ends with
-# 130 and the document of the probes made.  tests/scenarios/svc-redis.scn.
+# 130 and the document of the probes made.  tests/scenarios/svc-redis.scn;
+# and apps/memcached at -m 16, a service whose need is -m plus its own,
+# fitted the same way (docs/own-workload.md, "The other three applications").
 
 load helpers
 
@@ -91,6 +93,39 @@ nothing_left() {
     sort -c -g -k1,1 <(grep -v '^#' "$d")
     awk -v q="$((q >> 20))" '!/^#/ { if (($1 < q && $2 != 0) || ($1 >= q && $2 != 1)) bad = 1 } END { exit bad }' "$d"
   fi
+}
+
+@test "fit: memcached -m 16's smallest memory_max, bisected to 1 MiB: an OOM kill below, -m plus its overhead above, nothing left" {
+  command -v memcached >/dev/null || skip "no memcached (scripts/setup installs memcached)"
+  command -v memcaslap >/dev/null || skip "no memcaslap (scripts/setup installs libmemcached-tools)"
+  run "$PAGELAB" fit apps/memcached --set cache_mib=16 --set sets=50000 --vary memory_max=16M..24M \
+    --resolution 1M --slo 'ops>=0.01*base' --out "$RESULTS/fit-mc.json"
+  echo "$output"
+  assert_success
+  assert_output --regexp "memory_max found: [0-9]+ MiB \(bracket: [0-9]+ MiB failed, [0-9]+ MiB met; [0-9]+ probes x 3 repeats\)"
+  [ "$(rq fit-mc '"\(.status) \(.fit.answer.status)"')" = "ok found" ]
+  q=$(rq fit-mc '.fit.answer.quota_bytes')
+  lo=$(rq fit-mc '.fit.answer.bracket.failed_bytes')
+  [ "$((q - lo))" -eq $((1 << 20)) ]
+  # What -m 16 needs: recorded on 6.18 (Debian 12's memcached 1.6.18,
+  # 2026-12): 19 MiB, 18 MiB an OOM kill in 2 of 3 repeats.  Above -m.
+  [ "$q" -ge $((18 << 20)) ] && [ "$q" -le $((22 << 20)) ]
+  # The quota found: 3 of 3 completed, no OOM kill; every probe below it
+  # failed, by an OOM kill of memcached in at least one repeat and in every
+  # repeat that did not complete; every one at or above it met (monotone);
+  # the floor (-m itself) an OOM kill in every repeat.
+  [ "$(rq fit-mc "[.fit.probes[] | select(.quota_bytes == $q) | \"\(.meets) \(.completed_runs) \(.oom_runs)\"] | .[0]")" = "true 3 0" ]
+  [ "$(rq fit-mc "[.fit.probes[] | select(.base == false and .quota_bytes < $q and (.meets != false or .oom_runs < 1))] | length")" = 0 ]
+  [ "$(rq fit-mc "[.fit.probes[] | select(.base == false and .quota_bytes >= $q and .meets != true)] | length")" = 0 ]
+  [ "$(rq fit-mc '[.fit.probes[] | select(.quota_bytes == 16777216) | "\(.meets) \(.oom_runs)"] | .[0]')" = "false 3" ]
+  [ "$(rq fit-mc "[.runs[] | select(.sandbox.memory_max_bytes < $q) | .workloads[0].fate | select(. != \"completed\")] | unique | join(\",\")")" = oom_killed ]
+  # At the quota found the full cache's charge and peak within the quota,
+  # above -m; the working set its usage (memcached holds no page cache).
+  cell() { rq fit-mc "[.fit.tables.reconciliation.rows[] | select(.[0] == \"full\" and .[1] == \"$1\") | .[4]] | .[0]"; }
+  u=$(cell usage); p=$(cell peak); w=$(cell "working set")
+  awk -v u="$u" -v p="$p" -v w="$w" -v q="$q" -v m=$((16 << 20)) \
+    'BEGIN { exit !(u > m && u <= q && p >= u && p <= q && w <= u && w > m) }'
+  nothing_left fit-mc
 }
 
 @test "fit: bad ranges, objectives and options are refused with exit 2 before anything runs" {

@@ -122,6 +122,30 @@ static void test_judge(void)
 	rec = judge(same, 3, base, slo, n, false, true);
 	CHECK(!meets(rec) && json_integer_value(json_object_get(rec, "completed_runs")) == 2);
 	json_decref(rec);
+	/* A service that failed with no error of its own says its exit code. */
+	{
+		json_t *runs[3];
+
+		for (size_t i = 0; i < 3; i++)
+			runs[i] = run_of(same[i], false, true);
+		json_object_set_new(json_array_get(json_object_get(runs[1], "workloads"), 0), "fate",
+				    json_string("failed"));
+		json_object_set_new(json_array_get(json_object_get(runs[1], "workloads"), 0), "code", json_integer(1));
+		rec = fit_judge(runs, 3, base, slo, n, 1 << 20, false);
+		CHECK(!meets(rec) && json_integer_value(json_object_get(rec, "completed_runs")) == 2);
+		CHECK_CONTAINS(json_string_value(json_array_get(json_object_get(rec, "why"), 0)),
+			       "repeat 2: svc failed (exit code 1)");
+		json_decref(rec);
+		/* With an error of its own (ended before it was ready), both. */
+		json_object_set_new(json_array_get(json_object_get(runs[1], "workloads"), 0), "error",
+				    json_string("ended before it was ready"));
+		rec = fit_judge(runs, 3, base, slo, n, 1 << 20, false);
+		CHECK_CONTAINS(json_string_value(json_array_get(json_object_get(rec, "why"), 0)),
+			       "repeat 2: svc failed (exit code 1): ended before it was ready");
+		json_decref(rec);
+		for (size_t i = 0; i < 3; i++)
+			json_decref(runs[i]);
+	}
 	/* A constant bound; psi recorded as not judged (no per-cgroup PSI here). */
 	CHECK(fit_parse_slo("rps>=800", &c, &err) == 0);
 	rec = judge(all_slow, 3, base, &c, 1, false, false);
