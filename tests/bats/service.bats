@@ -273,4 +273,25 @@ EOF
   [ "$(rq svc-memcached '.runs[0].loads[1] | "\(.outcome) \(.valid) \(.metrics.ops.value)"')" = "completed true 50000" ]
   awk -v t="$(rq svc-memcached '.runs[0].loads[1].metrics.tps.value')" 'BEGIN { exit !(t > 1000) }'
   nothing_left svc-memcached
+  # ops is a count whose unit compare does not know: its table declares the
+  # class, and compare judges it so; tps (ops/s) is a timing by its unit.
+  [ "$(rq svc-memcached '.runs[0].loads[1].metrics.ops.class')" = count ]
+  run "$PAGELAB" compare "$RESULTS/svc-memcached.json" -- "$RESULTS/svc-memcached.json" --format json
+  assert_success
+  echo "$output" | jq -e '[.comparisons[0].figures[] | select(.table == "generic-loads" and (.figure == "ops" or .figure == "tps"))
+                           | "\(.figure) \(.class) \(.floor.class_from)"] | unique == ["ops count declared", "tps timing unit"]' ||
+    { echo "$output" | jq -c '.comparisons[0].figures[] | select(.table == "generic-loads") | {figure, class, floor}'; false; }
+}
+
+@test "service: System V objects a SIGKILLed program made are the run's own and go with it (a private IPC namespace)" {
+  command -v ipcmk >/dev/null || skip "no ipcmk (util-linux)"
+  mine() { ipcs -m -s -q -c | awk '$3 == "pagelab" || $5 == "pagelab"' | wc -l; }
+  before=$(mine)
+  run_scenario "$SCN/svc-ipc.scn" svc-ipc
+  echo "$output"
+  assert_success
+  [ "$(rq svc-ipc '.runs[0].foreign | "\(.netns) \(.ipcns)"')" = "true true" ]
+  [ "$(rq svc-ipc '.runs[0].workloads[0] | "\(.ipcns) \(.signal)"')" = "true 9" ]
+  [ "$(mine)" = "$before" ]
+  nothing_left svc-ipc
 }
