@@ -172,16 +172,74 @@ static void string_n(struct jw *w, const char *s, size_t len)
 	put(w, '"');
 }
 
+/* The length of the plain bytes at s (a JSON string holds them as they
+ * are), up to its NUL or the first byte that needs escaping. */
+static size_t plain_len(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	while (*p >= 0x20 && *p < 0x80 && *p != '"' && *p != '\\')
+		p++;
+	return (size_t)(p - (const unsigned char *)s);
+}
+
+/* s[0..n), plain, quoted and then tail (a ':' or nothing): one copy. */
+static void quoted(struct jw *w, const char *s, size_t n, const char *tail, size_t tn)
+{
+	char *d;
+
+	if (!grow(w, n + 2 + tn))
+		return;
+	d = w->data + w->len;
+	*d++ = '"';
+	memcpy(d, s, n);
+	d += n;
+	*d++ = '"';
+	memcpy(d, tail, tn);
+	w->len += n + 2 + tn;
+	w->data[w->len] = '\0';
+}
+
+/* A key or a value: nearly always plain (the keys are the harness's own
+ * and the kernel's names), so one pass finds its length and whether it is,
+ * where strlen and then the escaping loop took two. */
 static void string(struct jw *w, const char *s)
 {
-	string_n(w, s, strlen(s));
+	size_t n = plain_len(s);
+
+	if (s[n] == '\0')
+		quoted(w, s, n, "", 0);
+	else
+		string_n(w, s, n + strlen(s + n));
 }
 
 void jw_key(struct jw *w, const char *key)
 {
+	size_t n = plain_len(key);
+
 	sep(w);
-	string(w, key);
+	if (key[n] == '\0') {
+		quoted(w, key, n, ":", 1);
+		return;
+	}
+	string_n(w, key, n + strlen(key + n));
 	put(w, ':');
+}
+
+bool jw_is_plain(const char *s, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	for (size_t i = 0; i < len; i++)
+		if (p[i] < 0x20 || p[i] >= 0x80 || p[i] == '"' || p[i] == '\\')
+			return false;
+	return true;
+}
+
+void jw_key_plain(struct jw *w, const char *key, size_t len)
+{
+	sep(w);
+	quoted(w, key, len, ":", 1);
 }
 
 void jw_key_n(struct jw *w, const char *key, size_t len)
