@@ -172,16 +172,74 @@ static void string_n(struct jw *w, const char *s, size_t len)
 	put(w, '"');
 }
 
+/* The length of the plain bytes at s (a JSON string holds them as they
+ * are), up to its NUL or the first byte that needs escaping. */
+static size_t plain_len(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	while (*p >= 0x20 && *p < 0x80 && *p != '"' && *p != '\\')
+		p++;
+	return (size_t)(p - (const unsigned char *)s);
+}
+
+/* s[0..n), plain, quoted and then tail (a ':' or nothing): one copy. */
+static void quoted(struct jw *w, const char *s, size_t n, const char *tail, size_t tn)
+{
+	char *d;
+
+	if (!grow(w, n + 2 + tn))
+		return;
+	d = w->data + w->len;
+	*d++ = '"';
+	memcpy(d, s, n);
+	d += n;
+	*d++ = '"';
+	memcpy(d, tail, tn);
+	w->len += n + 2 + tn;
+	w->data[w->len] = '\0';
+}
+
+/* A key or a value: nearly always plain (the keys are the harness's own
+ * and the kernel's names), so one pass finds its length and whether it is,
+ * where strlen and then the escaping loop took two. */
 static void string(struct jw *w, const char *s)
 {
-	string_n(w, s, strlen(s));
+	size_t n = plain_len(s);
+
+	if (s[n] == '\0')
+		quoted(w, s, n, "", 0);
+	else
+		string_n(w, s, n + strlen(s + n));
 }
 
 void jw_key(struct jw *w, const char *key)
 {
+	size_t n = plain_len(key);
+
 	sep(w);
-	string(w, key);
+	if (key[n] == '\0') {
+		quoted(w, key, n, ":", 1);
+		return;
+	}
+	string_n(w, key, n + strlen(key + n));
 	put(w, ':');
+}
+
+bool jw_is_plain(const char *s, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	for (size_t i = 0; i < len; i++)
+		if (p[i] < 0x20 || p[i] >= 0x80 || p[i] == '"' || p[i] == '\\')
+			return false;
+	return true;
+}
+
+void jw_key_plain(struct jw *w, const char *key, size_t len)
+{
+	sep(w);
+	quoted(w, key, len, ":", 1);
 }
 
 void jw_key_n(struct jw *w, const char *key, size_t len)
@@ -209,13 +267,29 @@ static char *digits(char *end, unsigned long long v)
 	return end;
 }
 
+/* A number's text b[0..n) (n <= 21) after its comma, copied byte by byte:
+ * a call to memcpy for a few bytes cost more than the copy. */
+static void number(struct jw *w, const char *b, size_t n)
+{
+	char *d;
+
+	if (!grow(w, n + 1))
+		return;
+	if (w->comma)
+		w->data[w->len++] = ',';
+	d = w->data + w->len;
+	for (size_t i = 0; i < n; i++)
+		d[i] = b[i];
+	w->len += n;
+	w->data[w->len] = '\0';
+	w->comma = true;
+}
+
 void jw_u64(struct jw *w, unsigned long long v)
 {
 	char b[24], *p = digits(b + sizeof(b), v);
 
-	sep(w);
-	jw_raw(w, p, (size_t)(b + sizeof(b) - p));
-	w->comma = true;
+	number(w, p, (size_t)(b + sizeof(b) - p));
 }
 
 void jw_i64(struct jw *w, long long v)
@@ -224,9 +298,7 @@ void jw_i64(struct jw *w, long long v)
 
 	if (v < 0)
 		*--p = '-';
-	sep(w);
-	jw_raw(w, p, (size_t)(b + sizeof(b) - p));
-	w->comma = true;
+	number(w, p, (size_t)(b + sizeof(b) - p));
 }
 
 /* As jansson's jsonp_dtostr at its default precision (17): "%.17g", the

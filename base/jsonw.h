@@ -42,6 +42,10 @@ void jw_arr(struct jw *w);              /* '[' */
 void jw_arr_end(struct jw *w);          /* ']' */
 void jw_key(struct jw *w, const char *key);     /* "key": (escaped) */
 void jw_key_n(struct jw *w, const char *key, size_t len);       /* the same, len bytes (no NUL in them) */
+/* Whether s[0..len) needs no escaping (no NUL in it): then jw_key_plain
+ * writes it as it is, without looking at its bytes again. */
+bool jw_is_plain(const char *s, size_t len);
+void jw_key_plain(struct jw *w, const char *key, size_t len);
 void jw_u64(struct jw *w, unsigned long long v);
 void jw_i64(struct jw *w, long long v);
 void jw_real(struct jw *w, double v);

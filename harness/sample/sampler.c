@@ -90,6 +90,7 @@ struct ctx {
 	struct jw scratch;              /* a folded burst's text, discarded */
 	struct { int pid; bool in; } pidcache[64];
 	unsigned pidcache_next;
+	int self_pid;                   /* getpid(): a system call, asked once per trace record */
 	uint64_t held_since_ns;         /* the oldest line the stream holds */
 	/* The sampler's audit of itself (audit.h), and stat_refresh's fd
 	 * ([sample] refresh = fold: written before each burst sample). */
@@ -580,7 +581,7 @@ static bool pid_in_sandbox(void *ctx, int pid)
 	/* --sandbox self: the harness is in the sandbox too, and its own
 	 * allocations reclaim there.  In a container its cgroup is the mount's
 	 * root, "/", which the suffix test below cannot tell from any other. */
-	if (pid == getpid() && sandbox_is_self(c->sb))
+	if (pid == c->self_pid && sandbox_is_self(c->sb))
 		return true;
 	for (size_t i = 0; i < sizeof(c->pidcache) / sizeof(c->pidcache[0]); i++)
 		if (c->pidcache[i].pid == pid)
@@ -1327,6 +1328,7 @@ int sampler_run(const struct run_spec *spec, struct sandbox *sb, const struct sa
 		c.wl[i].argc = spec->workloads[i].argc;
 	}
 	c.t0_ns = now_ns();
+	c.self_pid = (int)getpid();
 	h.ctx = &c;
 	launch_lives_init(&c.lives, c.wl, spec->nr_workloads, sb, o->bindir, c.t0_ns, &h);
 	for (size_t i = 0; i < spec->nr_workloads; i++) {

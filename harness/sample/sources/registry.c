@@ -63,6 +63,11 @@ struct source_slot {
 	 * parsing is not timed apart: two clock reads per source per sample
 	 * for a figure nobody asked would be half the audit's cost. */
 	unsigned long long samples, bytes_sum, bytes_max, errors, plain_reads;
+	/* The name each kept file was opened by (a token of the source's
+	 * files: "memory.stat", "/proc/vmstat"; "" for one opened later), so
+	 * that a sandbox file is found without building its path and
+	 * comparing it with each kept file's, at every tick. */
+	char asked[SLOT_FILES][48];
 	/* Its files, kept open for the run (base/kfile.h), by path. */
 	struct lab_kfile files[SLOT_FILES];
 	struct lab_hist read_ns;
@@ -155,8 +160,11 @@ static void preopen(struct source_slot *sl, const struct source_ctx *ctx)
 			memcpy(tok, p, n);
 			tok[n] = '\0';
 			if (file_path(ctx, tok, path, sizeof(path)) &&
-			    lab_kfile_open(&sl->files[sl->nr_files], path, kfile_flags(ctx, path), &e) == 0)
+			    lab_kfile_open(&sl->files[sl->nr_files], path, kfile_flags(ctx, path), &e) == 0) {
+				if (n < sizeof(sl->asked[0]))
+					memcpy(sl->asked[sl->nr_files], tok, n + 1);
 				sl->nr_files++;
+			}
 		}
 		p += n;
 		while (*p == ' ')
@@ -166,8 +174,10 @@ static void preopen(struct source_slot *sl, const struct source_ctx *ctx)
 
 static void slot_files_close(struct source_slot *sl)
 {
-	for (size_t i = 0; i < sl->nr_files; i++)
+	for (size_t i = 0; i < sl->nr_files; i++) {
 		lab_kfile_close(&sl->files[i]);
+		sl->asked[i][0] = '\0';
+	}
 	sl->nr_files = 0;
 }
 
@@ -585,6 +595,23 @@ static int plain_read(struct source_ctx *ctx, struct source_slot *sl, const char
 	return ret;
 }
 
+/* A kept file read again, into its slot's sample. */
+static int kept_read(struct source_slot *sl, struct lab_kfile *f, const char **text, struct lab_error *err)
+{
+	int ret = lab_kfile_read(f, err);
+
+	/* Its file was removed (a cgroup's): open it again if it is back,
+	 * else -ENOENT (source_read_sandbox tells a gone sandbox). */
+	if (ret == -ENODEV)
+		ret = lab_kfile_reopen(f, err);
+	if (ret < 0)
+		return ret;
+	sl->cur_read_ns += f->ns;
+	sl->cur_bytes += f->buf.len;
+	*text = f->buf.data;
+	return 0;
+}
+
 int source_read(struct source_ctx *ctx, const char *path, const char **text, struct lab_error *err)
 {
 	struct source_slot *sl = ctx->reading;
@@ -597,20 +624,14 @@ int source_read(struct source_ctx *ctx, const char *path, const char **text, str
 	for (size_t i = 0; i < sl->nr_files && f == NULL; i++)
 		if (strcmp(sl->files[i].path, path) == 0)
 			f = &sl->files[i];
-	if (f == NULL) {
-		if (sl->nr_files == SLOT_FILES)
-			return plain_read(ctx, sl, path, text, err);
-		f = &sl->files[sl->nr_files];
-		if ((ret = lab_kfile_open(f, path, kfile_flags(ctx, path), err)) < 0)
-			return ret;
-		sl->nr_files++;
-	} else if ((ret = lab_kfile_read(f, err)) == -ENODEV) {
-		/* Its file was removed (a cgroup's): open it again if it is
-		 * back, else -ENOENT (source_read_sandbox tells a gone sandbox). */
-		ret = lab_kfile_reopen(f, err);
-	}
-	if (ret < 0)
+	if (f != NULL)
+		return kept_read(sl, f, text, err);
+	if (sl->nr_files == SLOT_FILES)
+		return plain_read(ctx, sl, path, text, err);
+	f = &sl->files[sl->nr_files];
+	if ((ret = lab_kfile_open(f, path, kfile_flags(ctx, path), err)) < 0)
 		return ret;
+	sl->nr_files++;
 	sl->cur_read_ns += f->ns;
 	sl->cur_bytes += f->buf.len;
 	*text = f->buf.data;
@@ -620,18 +641,31 @@ int source_read(struct source_ctx *ctx, const char *path, const char **text, str
 int source_read_sandbox(struct source_ctx *ctx, const char *v2name, const char **text,
 			struct lab_error *err)
 {
+	struct source_slot *sl = ctx->reading;
+	struct lab_kfile *f = NULL;
 	char path[4352];
-	const char *name;
+	const char *name, *which = path;
 	int ret;
 
 	*text = NULL;
 	if (ctx->sb == NULL)
 		return lab_error_set(err, ENODEV, "no sandbox");
-	if ((name = sandbox_file_name(ctx->cg, v2name)) == NULL)
-		return lab_error_set(err, EOPNOTSUPP, "%s has no cgroup v1 equivalent", v2name);
-	if ((size_t)snprintf(path, sizeof(path), "%s/%s", sandbox_path(ctx->sb), name) >= sizeof(path))
-		return lab_error_set(err, ENAMETOOLONG, "sandbox path too long");
-	ret = source_read(ctx, path, text, err);
+	/* A file kept open since its source opened is found by the name it
+	 * was opened by: no name mapped, no path built and compared with
+	 * each kept file's (a tick reads five of them). */
+	for (size_t i = 0; sl != NULL && i < sl->nr_files && f == NULL; i++)
+		if (strcmp(sl->asked[i], v2name) == 0)
+			f = &sl->files[i];
+	if (f != NULL) {
+		ret = kept_read(sl, f, text, err);
+		which = f->path;
+	} else {
+		if ((name = sandbox_file_name(ctx->cg, v2name)) == NULL)
+			return lab_error_set(err, EOPNOTSUPP, "%s has no cgroup v1 equivalent", v2name);
+		if ((size_t)snprintf(path, sizeof(path), "%s/%s", sandbox_path(ctx->sb), name) >= sizeof(path))
+			return lab_error_set(err, ENAMETOOLONG, "sandbox path too long");
+		ret = source_read(ctx, path, text, err);
+	}
 	if (ret != -ENOENT && ret != -ENODEV)
 		return ret;
 	if (access(sandbox_path(ctx->sb), F_OK) < 0 && errno == ENOENT) {
@@ -639,5 +673,5 @@ int source_read_sandbox(struct source_ctx *ctx, const char *v2name, const char *
 		snprintf(ctx->sandbox_gone, sizeof(ctx->sandbox_gone), "%s", err->msg);
 		return -ENOENT;
 	}
-	return lab_error_set(err, ENOENT, "%s: no such file", path);
+	return lab_error_set(err, ENOENT, "%s: no such file", which);
 }

@@ -54,6 +54,12 @@ static int packed_make(struct packed *pk, const struct kv_list *l)
 	for (size_t i = 0; i < l->n; i++) {
 		size_t k = strlen(l->items[i].key);         /* < KV_KEY_MAX */
 
+		/* The fast path writes a key as it is (jw_key_plain): a key
+		 * that would need escaping leaves the tick the strict path. */
+		if (!jw_is_plain(l->items[i].key, k)) {
+			packed_free(pk);
+			return -EINVAL;
+		}
 		memcpy(pk->keys + at, l->items[i].key, k);
 		pk->off[i] = (unsigned)at;
 		pk->len[i] = (unsigned char)k;
@@ -108,21 +114,26 @@ static bool delta_in_place(const char *buf, const struct packed *pk, struct jw *
 
 	if (pk->n == 0)
 		return false;
-	for (const char *p = buf; *p != '\0'; p = lex_next_line(lex_line_end(p)), i++) {
-		const char *eol = lex_line_end(p), *sp = p, *end;
+	/* Each line is the base's key, a space and digits up to the line's
+	 * end: matched and read in one pass (the key's bytes — strncmp, which
+	 * stops at the text's end — then the number, which must end the line),
+	 * no search for the line's end first. */
+	for (const char *p = buf; *p != '\0'; p = lex_next_line(p), i++) {
+		const char *end;
 		unsigned long long v;
 		size_t klen;
 
-		while (sp < eol && *sp != ' ')
-			sp++;
-		klen = (size_t)(sp - p);
-		if (i >= pk->n || sp == eol || klen != pk->len[i] || memcmp(pk->keys + pk->off[i], p, klen) != 0 ||
-		    lex_u64(sp + 1, 10, &v, &end) < 0 || end != eol)
+		if (i >= pk->n)
+			return false;
+		klen = pk->len[i];
+		if (strncmp(pk->keys + pk->off[i], p, klen) != 0 || p[klen] != ' ' ||
+		    lex_u64(p + klen + 1, 10, &v, &end) < 0 || (*end != '\n' && *end != '\0'))
 			return false;
 		if (v != pk->val[i]) {
-			jw_key_n(out, p, klen);
+			jw_key_plain(out, p, klen);
 			jw_i64(out, (long long)(v - pk->val[i]));
 		}
+		p = end;
 	}
 	return i == pk->n;
 }

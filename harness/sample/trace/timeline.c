@@ -464,6 +464,11 @@ bool timeline_stall_open(const struct timeline *tl)
 	return false;
 }
 
+size_t timeline_pending(const struct timeline *tl)
+{
+	return tl != NULL ? tl->n_pending : 0;
+}
+
 unsigned long long timeline_stalls_done(const struct timeline *tl)
 {
 	return tl->st[TS_DIRECT].count + tl->st[TS_MEMCG].count;

@@ -65,6 +65,8 @@ bool timeline_kswapd_awake(const struct timeline *tl);
 bool timeline_stall_open(const struct timeline *tl);
 /* Stalls closed so far (the sandbox's memcg ones and every direct one). */
 unsigned long long timeline_stalls_done(const struct timeline *tl);
+/* Records fed but held back for a later horizon. */
+size_t timeline_pending(const struct timeline *tl);
 
 /* Derived figures, with intervals and stalls still open closed at end_ns. */
 json_t *timeline_summary(struct timeline *tl, uint64_t end_ns);
