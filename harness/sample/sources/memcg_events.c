@@ -11,8 +11,7 @@
  *
  * Counts since the group was created; a key the kernel does not print is
  * absent.  v1 has no such file (memcg.events holds its memory.oom_control).
- * O(1): every tick; the text is the one memcg read at the same sample
- * (ctx->facts.events_text) when memcg ran, so the file is read once. */
+ * O(1): every tick. */
 #include "source.h"
 
 #include "base/fileio.h"
@@ -61,10 +60,7 @@ static int events_emit(struct source_ctx *ctx, void *state, struct jw *w, struct
 	int ret;
 
 	(void)state;
-	/* memcg, before it in the table, read the file at this sample: one
-	 * read of memory.events per tick (its cost and bytes are memcg's). */
-	if ((buf = ctx->facts.events_text) == NULL &&
-	    (ret = source_read_sandbox(ctx, "memory.events", &buf, err)) < 0)
+	if ((ret = source_read_sandbox(ctx, "memory.events", &buf, err)) < 0)
 		return ret;
 	return events_emit_text(buf, w, err);
 }

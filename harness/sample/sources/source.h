@@ -91,9 +91,6 @@ struct source_ctx {
 		 * right after it (v2 anon + file + kernel, v1 rss + cache). */
 		bool have_stat_sum;
 		unsigned long long stat_sum_bytes;
-		/* memcg: this sample's memory.events text (v1: oom_control), in
-		 * memcg's kept buffer, so memory_events does not read it again. */
-		const char *events_text;
 	} facts;
 };
 
