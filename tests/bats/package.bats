@@ -33,9 +33,11 @@ setup_file() {
   # PAGELAB_CI_KEEP: the default verb leaves the clean-up to the explicit
   # `clean` below, whose exit status is asserted.
   st=0
+  ls "${TMPDIR:-/tmp}" >"$BATS_FILE_TMPDIR/tmp-before"
   PAGELAB_CI_KEEP=1 "$TOP/scripts/package-ci" $([ "$verb" = deb ] && echo deb) \
     >"$BATS_FILE_TMPDIR/out" 2>"$BATS_FILE_TMPDIR/err" || st=$?
   echo "$st" >"$BATS_FILE_TMPDIR/status"
+  ls "${TMPDIR:-/tmp}" >"$BATS_FILE_TMPDIR/tmp-after"
   st=0
   "$TOP/scripts/package-ci" clean >"$BATS_FILE_TMPDIR/clean.log" 2>&1 || st=$?
   echo "$st" >"$BATS_FILE_TMPDIR/clean.status"
@@ -73,6 +75,8 @@ nothing_left() {
   [ "$verb" != deb ] || [ "$st" -eq 0 ] || { cat "$log"; false; }
   grep -q 'package-ci: built pagelab_.*_amd64.deb' <<<"$err" || { cat "$log"; false; }
   grep -q 'package-ci: lintian: 0 errors' <<<"$err"
+  # lintian's ELF caches stayed in package-ci's own directory, not in TMPDIR
+  ! comm -13 "$BATS_FILE_TMPDIR/tmp-before" "$BATS_FILE_TMPDIR/tmp-after" | grep '^mldbm-'
   grep -q 'installed in a clean Debian 12 container: check, three-paths' <<<"$err" || { cat "$log"; false; }
   if command -v qemu-system-x86_64 >/dev/null; then
     grep -q 'pagelab vm from the unpacked package: madv-free/probe in a 6.12 guest' <<<"$err" || { cat "$log"; false; }
