@@ -4,6 +4,7 @@
  */
 #include "compare.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdbool.h>
 #include <string.h>
@@ -285,9 +286,20 @@ static void md_pair(FILE *o, const json_t *p)
 		json_array_size(figs), tally[0], tally[1], tally[2], tally[3], tally[4]);
 }
 
+void compare_floor_text(const json_t *cmp, char *buf, size_t len)
+{
+	const json_t *tf = json_object_get(cmp, "timing_floor");
+	const char *file = jstr(tf, "file");
+
+	snprintf(buf, len, "A timing's change must also be above its noise floor: %s%s%s%g %% (the default).",
+		 file ? "the spread calibrated in " : "", file ? file : "", file ? ", else " : "",
+		 json_number_value(json_object_get(tf, "default_pct")));
+}
+
 void compare_markdown(const json_t *cmp, FILE *o)
 {
 	const json_t *cs = json_object_get(cmp, "comparisons");
+	char t[PATH_MAX + 200];
 
 	fputs("# pagelab compare", o);
 	if (jstr(cmp, "by")) {
@@ -295,16 +307,11 @@ void compare_markdown(const json_t *cmp, FILE *o)
 		md(o, jstr(cmp, "by"));
 	}
 	fprintf(o, "\n\nA difference is **real** only when Welch's t-test (95 %%) and the LKP rule (change above %g %% "
-		"and disjoint min–max ranges) both say so; with fewer than %d repeats a side: not enough runs. "
-		"A timing's change must also be above its noise floor: ",
+		"and disjoint min–max ranges) both say so; with fewer than %d repeats a side: not enough runs. ",
 		json_number_value(json_object_get(cmp, "threshold_pct")), STATS_MIN_REPEATS);
-	if (jstr(json_object_get(cmp, "timing_floor"), "file")) {
-		fputs("the spread calibrated in ", o);
-		md(o, jstr(json_object_get(cmp, "timing_floor"), "file"));
-		fputs(", else ", o);
-	}
-	fprintf(o, "%g %% (the default). Outcome counts: Fisher's exact test (two-sided).\n",
-		json_number_value(json_object_get(json_object_get(cmp, "timing_floor"), "default_pct")));
+	compare_floor_text(cmp, t, sizeof(t));
+	md(o, t);
+	fputs(" Outcome counts: Fisher's exact test (two-sided).\n", o);
 	for (size_t c = 0; c < json_array_size(cs); c++)
 		md_pair(o, json_array_get(cs, c));
 }
@@ -313,6 +320,16 @@ void compare_markdown(const json_t *cmp, FILE *o)
 static void csv_field(FILE *o, const char *s)
 {
 	lab_esc_csv(o, s, true);
+}
+
+/* A line's first columns: base, new, and the kind with its table ("figure,",
+ * "count,outcome,": written as given, ending in the comma before the row). */
+static void csv_lead(FILE *o, const char *bn, const char *nn, const char *kind)
+{
+	csv_field(o, bn);
+	fputc(',', o);
+	csv_field(o, nn);
+	fprintf(o, ",%s", kind);
 }
 
 static void csv_num(FILE *o, const json_t *v)
@@ -332,10 +349,7 @@ static void csv_fingerprint(FILE *o, const json_t *fp, const char *bn, const cha
 	for (size_t i = 0; i < json_array_size(d); i++) {
 		const json_t *x = json_array_get(d, i);
 
-		csv_field(o, bn);
-		fputc(',', o);
-		csv_field(o, nn);
-		fputs(",fingerprint,host.fingerprint,", o);
+		csv_lead(o, bn, nn, "fingerprint,host.fingerprint,");
 		csv_field(o, jstr(x, "field"));
 		fputc(',', o);
 		csv_field(o, jstr(x, "base"));
@@ -361,10 +375,7 @@ void compare_csv(const json_t *cmp, FILE *o)
 			const json_t *b = json_object_get(f, "base"), *n = json_object_get(f, "new");
 			const json_t *lkp = json_object_get(f, "lkp");
 
-			csv_field(o, bn);
-			fputc(',', o);
-			csv_field(o, nn);
-			fputs(",figure,", o);
+			csv_lead(o, bn, nn, "figure,");
 			csv_field(o, jstr(f, "table"));
 			fputc(',', o);
 			csv_field(o, jstr(f, "row"));
@@ -397,10 +408,7 @@ void compare_csv(const json_t *cmp, FILE *o)
 		for (size_t i = 0; i < json_array_size(counts); i++) {
 			const json_t *x = json_array_get(counts, i);
 
-			csv_field(o, bn);
-			fputc(',', o);
-			csv_field(o, nn);
-			fputs(",count,outcome,", o);
+			csv_lead(o, bn, nn, "count,outcome,");
 			csv_field(o, jstr(x, "variant"));
 			fputc(',', o);
 			csv_field(o, jstr(x, "outcome"));

@@ -81,6 +81,11 @@ void compare_side_text(const json_t *side, const char *unit, char *buf, size_t l
  * "timing (100 %, default)" (floor.h). */
 void compare_class_text(const json_t *figure, char *buf, size_t len);
 
+/* How timings were judged, one sentence: "A timing's change must also be
+ * above its noise floor: the spread calibrated in FILE, else 100 % (the
+ * default)." — FILE (the document's) raw: the caller escapes the text. */
+void compare_floor_text(const json_t *cmp, char *buf, size_t len);
+
 /* What else differs between a pair's sides (its "fingerprint" object), as
  * one sentence: "Also different (host.fingerprint): FIELD BASE → NEW; …."
  * false (buf empty) when neither side's results carry a fingerprint.  The

@@ -253,6 +253,7 @@ static void html_side(FILE *o, const json_t *s, const char *unit)
 static void html_compare(FILE *o, const json_t *cmp)
 {
 	const json_t *cs = json_object_get(cmp, "comparisons");
+	char floor_text[PATH_MAX + 200];
 
 	fputs("<h2 id=\"compare\">Compare", o);
 	if (jstr(cmp, "by")) {
@@ -261,16 +262,12 @@ static void html_compare(FILE *o, const json_t *cmp)
 	}
 	fprintf(o, "</h2>\n<p class=\"notes\">A difference is <b>real</b> only when Welch's t-test (95 %%) and the "
 		"LKP rule (change above %g %% and disjoint min–max ranges) both say so; fewer than %lld repeats a "
-		"side: not enough runs. A timing's change must also be above its noise floor: ",
+		"side: not enough runs. ",
 		json_number_value(json_object_get(cmp, "threshold_pct")),
 		(long long)json_integer_value(json_object_get(cmp, "min_repeats")));
-	if (jstr(json_object_get(cmp, "timing_floor"), "file")) {
-		fputs("the spread calibrated in ", o);
-		esc(o, jstr(json_object_get(cmp, "timing_floor"), "file"));
-		fputs(", else ", o);
-	}
-	fprintf(o, "%g %% (the default). Outcome counts: Fisher's exact test.</p>\n",
-		json_number_value(json_object_get(json_object_get(cmp, "timing_floor"), "default_pct")));
+	compare_floor_text(cmp, floor_text, sizeof(floor_text));
+	esc(o, floor_text);
+	fputs(" Outcome counts: Fisher's exact test.</p>\n", o);
 	for (size_t c = 0; c < json_array_size(cs); c++) {
 		const json_t *p = json_array_get(cs, c), *figs = json_object_get(p, "figures");
 		const json_t *counts = json_object_get(p, "counts");
