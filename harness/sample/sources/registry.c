@@ -255,7 +255,9 @@ static void slot_account(struct source_set *set, struct source_slot *sl, int ret
 		sl->errors++;
 }
 
-/* One source's value at w; an error leaves {"error": msg} in its place. */
+/* One source's value at w; an error leaves {"error": msg} in its place.
+ * 0 when written, 1 when the source had nothing to say (the caller takes
+ * its key back), negative on an error. */
 static int emit_one(struct source_set *set, struct source_slot *sl, struct jw *w)
 {
 	const struct source *s = sl->src;
@@ -274,7 +276,7 @@ static int emit_one(struct source_set *set, struct source_slot *sl, struct jw *w
 		if (ret == 0 && v != NULL)
 			jw_json(w, v);
 		else if (ret == 0)
-			ret = -ENODATA;
+			ret = 1;        /* nothing to say (no workload has a region): no key */
 		json_decref(v);
 	}
 	set->ctx->reading = NULL;
@@ -302,10 +304,19 @@ void source_set_emit(struct source_set *set, unsigned cadences, struct jw *w)
 
 		if (!due(sl, cadences) || s->into != NULL)
 			continue;
-		jw_key(w, s->name);
-		m = jw_mark(w);
-		obj = emit_one(set, sl, w) == 0 && w->len > m.len && w->data[m.len] == '{' &&
-		      w->data[w->len - 1] == '}';
+		{
+			struct jw_mark k = jw_mark(w);
+			int r;
+
+			jw_key(w, s->name);
+			m = jw_mark(w);
+			r = emit_one(set, sl, w);
+			if (r > 0) {
+				jw_rewind(w, k);
+				continue;
+			}
+			obj = r == 0 && w->len > m.len && w->data[m.len] == '{' && w->data[w->len - 1] == '}';
+		}
 		/* The sources that join this one's object ("into") write their
 		 * members before its closing brace; an error in one is its
 		 * "error" member, as a source's own error is. */
