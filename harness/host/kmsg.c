@@ -214,14 +214,20 @@ static bool invoked_line(const char *text, char *trigger, size_t len)
 	return true;
 }
 
-/* "oom-kill:constraint=NAME," at the start. */
-static bool summary_line(const char *text, char *constraint, size_t len)
+/* "oom-kill:constraint=NAME," at the start, and its ",task_memcg=PATH" up to
+ * the ",task=" after it (a comm may hold ",task=" too: the first one ends the
+ * path; a cgroup named with one is read short and matches no sandbox). */
+static bool summary_line(const char *text, struct kmsg_oom *cur)
 {
-	const char *p = after_prefix(text, "oom-kill:constraint="), *c;
+	const char *p = after_prefix(text, "oom-kill:constraint="), *c, *m, *e;
 
 	if (p == NULL || (c = strchr(p, ',')) == NULL)
 		return false;
-	snprintf(constraint, len, "%.*s", (int)(c - p), p);
+	snprintf(cur->constraint, sizeof(cur->constraint), "%.*s", (int)(c - p), p);
+	cur->task_memcg[0] = '\0';
+	if ((m = strstr(c, ",task_memcg=")) != NULL && (e = strstr(m + 12, ",task=")) != NULL &&
+	    (size_t)(e - (m + 12)) < sizeof(cur->task_memcg))
+		snprintf(cur->task_memcg, sizeof(cur->task_memcg), "%.*s", (int)(e - (m + 12)), m + 12);
 	return true;
 }
 
@@ -246,7 +252,7 @@ size_t kmsg_oom_kills(const struct kmsg_rec *recs, size_t n, struct kmsg_oom *ou
 		} else if (open && kmsg_zone_line(t, &z)) {
 			if (cur.nzones < KMSG_ZONES_MAX)
 				cur.zones[cur.nzones++] = z;
-		} else if (open && summary_line(t, cur.constraint, sizeof(cur.constraint))) {
+		} else if (open && summary_line(t, &cur)) {
 			continue;
 		} else if (kmsg_kill_line(t, &kill)) {
 			/* the report it closes; a group member's kill after the
@@ -370,10 +376,11 @@ json_t *kmsg_log_json(const struct kmsg_log *log)
 							       "min_kb", (json_int_t)oom[i].zones[z].min_kb,
 							       "low_kb", (json_int_t)oom[i].zones[z].low_kb,
 							       "high_kb", (json_int_t)oom[i].zones[z].high_kb));
-		json_array_append_new(kills, json_pack("{s:f, s:I, s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:o}",
+		json_array_append_new(kills, json_pack("{s:f, s:I, s:s, s:s, s:s, s:s?, s:I, s:I, s:I, s:I, s:o}",
 						       RK_T_S, (double)oom[i].ts_us / 1e6, RK_PID,
 						       (json_int_t)oom[i].pid, RK_COMM, oom[i].comm, "trigger",
-						       oom[i].trigger, "constraint", oom[i].constraint,
+						       oom[i].trigger, "constraint", oom[i].constraint, RK_TASK_MEMCG,
+						       oom[i].task_memcg[0] ? oom[i].task_memcg : NULL,
 						       "anon_rss_kb", (json_int_t)oom[i].anon_rss_kb,
 						       "file_rss_kb", (json_int_t)oom[i].file_rss_kb,
 						       RK_SHMEM_RSS_KB, (json_int_t)oom[i].shmem_rss_kb,

@@ -49,6 +49,10 @@ struct kmsg_oom {
 	unsigned long long ts_us;       /* of the "Out of memory: Killed process" line */
 	char trigger[KMSG_COMM_MAX];    /* the comm that "invoked oom-killer" */
 	char constraint[32];            /* CONSTRAINT_NONE (global), CONSTRAINT_MEMCG, ... */
+	/* The victim's memory cgroup as the summary line printed it
+	 * (mm/memcontrol.c: mem_cgroup_print_oom_context, ",task_memcg=PATH"),
+	 * the path from the hierarchy's root; "" when the report had none. */
+	char task_memcg[256];
 	long long pid;
 	char comm[KMSG_COMM_MAX];
 	long long anon_rss_kb, file_rss_kb, shmem_rss_kb, oom_score_adj;

@@ -132,7 +132,7 @@
 /* runs[].summary */
 #define RK_DURATION_MS  "duration_ms"
 #define RK_TRACE        "trace"            /* summary.trace: the tracepoints' summary */
-#define RK_OOM_VICTIMS  "oom_victims"
+#define RK_OOM_VICTIMS  "oom_victims"       /* also exit.oom_victims (run/victims.c) */
 
 /* runs[].kmsg */
 #define RK_OOM_KILLS    "oom_kills"
@@ -143,5 +143,6 @@
 #define RK_COMM         "comm"
 #define RK_OOM_SCORE_ADJ "oom_score_adj"
 #define RK_SHMEM_RSS_KB "shmem_rss_kb"
+#define RK_TASK_MEMCG   "task_memcg"       /* oom_kills[]: the victim's memory cgroup */
 
 #endif

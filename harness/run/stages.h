@@ -47,6 +47,16 @@ void run_fail(struct run_ctx *c, enum run_end end, const struct lab_error *e);
  * until then is said first), unless a failure comes after. */
 void run_interrupted(struct run_ctx *c, int signo);
 
+/* ---- victims.c ---------------------------------------------------------------- */
+
+/* runs[].exit.oom_victims: every process of the sandbox the OOM killer took
+ * (the kernel log's, mark_victim's, the counter's), each with the workload
+ * whose tree it was in; seen: the sampler's (sampler_opts.seen), or NULL. */
+void run_oom_victims(json_t *run, json_t *seen);
+
+/* Each victim that was not a workload's own process, said through prog. */
+void run_say_victims(const struct lab_progress *prog, int run_index, const json_t *run);
+
 /* ---- check.c ---------------------------------------------------------------- */
 
 /* Can this host run every variant, before anything is touched?  RUN_ENDED

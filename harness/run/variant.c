@@ -144,7 +144,8 @@ static int sample(struct run_ctx *c, const struct run_spec *r, struct sandbox *s
 				   .trace = tc.set != TRACE_SET_NONE ? &tc : NULL, .burst_ms = r->trace.burst_ms,
 				   .burst_margin_pct = r->trace.burst_margin_pct,
 				   .burst_always = r->trace.burst_always, .burst_raw = r->trace.raw,
-				   .progress = c->prog, .status = c->o->status, .foreign = foreign };
+				   .progress = c->prog, .status = c->o->status, .foreign = foreign,
+				   .seen = json_object() };
 	struct kmsg_log klog = { 0 };
 	int ret;
 
@@ -153,6 +154,8 @@ static int sample(struct run_ctx *c, const struct run_spec *r, struct sandbox *s
 	kmsg_drain(kfd, &klog, kmsg_interesting, KMSG_KEEP_MAX);
 	json_object_set_new(run, RK_KMSG, kmsg_log_json(&klog));
 	victims_from_kmsg(run);
+	run_oom_victims(run, so.seen);
+	json_decref(so.seen);
 	kmsg_log_free(&klog);
 	return ret;
 }
@@ -173,6 +176,7 @@ static void run_done(struct run_ctx *c, json_t *run, int ret)
 		json_number_value(json_object_get(sm, RK_DURATION_MS)) / 1000.0,
 		(int)json_integer_value(json_object_get(sm, RK_SAMPLES)), far ? "; measured far from asked: " : "",
 		far ? far : "");
+	run_say_victims(c->prog, c->run_index, run);
 	if (ret >= 0 && sampler_run_failed(run, why, sizeof(why))) {
 		struct lab_error e;
 

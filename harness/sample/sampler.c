@@ -462,6 +462,7 @@ static const json_t *take_sample(struct ctx *c, const char *cause)
 	c->sctx.at_step = !tick && !walk;
 	c->sctx.burst = false;
 	line_begin_at(c, wall0, cause);
+	c->sctx.sample = c->nr_samples;
 	source_set_emit(c->sources, cadences, w);
 	note_zones(c, c->sctx.facts.zones, cause, t);
 	if (c->sctx.facts.have_usage) {
@@ -1283,6 +1284,19 @@ static void run_exit(struct ctx *c, const char *outcome, int ret)
 	}
 }
 
+/* The processes the per-process source listed, for o->seen. */
+static void seen_out(const struct ctx *c)
+{
+	for (size_t i = 0; c->o->seen != NULL && i < c->sctx.nr_seen; i++) {
+		const struct source_seen *s = &c->sctx.seen[i];
+		char pid[16];
+
+		snprintf(pid, sizeof(pid), "%d", (int)s->pid);
+		json_object_set_new(c->o->seen, pid, json_pack("{s:s, s:s?, s:i}", RK_COMM, s->comm, RK_WORKLOAD,
+							     s->owner, RK_SAMPLE, (int)s->sample));
+	}
+}
+
 static void run_close(struct ctx *c)
 {
 	svc_close(c->svc);
@@ -1359,6 +1373,7 @@ int sampler_run(const struct run_spec *spec, struct sandbox *sb, const struct sa
 		take_sample(&c, "end");
 	trace_pull(&c, true);
 	run_exit(&c, outcome, ret);
+	seen_out(&c);
 	if (ret == 0 && c.sctx.sandbox_gone[0])
 		ret = lab_error_set(err, ENOENT, "%s: removed while the run went on; the run stopped there",
 				    c.sctx.sandbox_gone);

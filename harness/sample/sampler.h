@@ -56,6 +56,12 @@ struct sampler_opts {
 	 * per zone the lowest free seen, when, and the last (harness/result/result.md). */
 	bool burst_raw;
 	const struct sampler_foreign *foreign;  /* NULL: no command workload, no load */
+	/* NULL, or an object filled at the run's end with the sandbox's
+	 * processes the per-process source listed at a sample (the latest 512):
+	 * {"PID": {"comm", "workload" (the command it descends from; null: none
+	 * of two), "sample" (the last that listed it)}} — who a process the
+	 * kernel names by pid alone was (harness/run/victims.c). */
+	json_t *seen;
 };
 
 /* Fills run (a JSON object) with workloads, steps, samples, actions, exit and

@@ -25,7 +25,9 @@
  *
  * Rss summed counts a page every process maps (postgres's shared_buffers)
  * once per process; Pss shares it out, so pss_kb sums to the processes'
- * share.  At most SMAPS_MAX_PROCS processes are read a sample, and listed. */
+ * share.  At most SMAPS_MAX_PROCS processes are read a sample, and listed.
+ * Each one listed is also remembered in ctx->seen (pid, comm, command): the
+ * kernel may name it by pid alone after it is gone (an OOM victim). */
 #include "source.h"
 
 #include <stdio.h>
@@ -193,6 +195,25 @@ static json_t *tree_json(struct tree *t)
 	return o;
 }
 
+/* pid listed at this sample under owner (NULL: "(other)"): remembered,
+ * the oldest forgotten first. */
+static void note_seen(struct source_ctx *ctx, pid_t pid, const char *comm, const char *owner)
+{
+	struct source_seen *s = NULL;
+
+	for (size_t i = 0; i < ctx->nr_seen && s == NULL; i++)
+		if (ctx->seen[i].pid == pid)
+			s = &ctx->seen[i];
+	if (s == NULL && ctx->nr_seen < SOURCE_MAX_SEEN)
+		s = &ctx->seen[ctx->nr_seen++];
+	if (s == NULL)
+		s = &ctx->seen[ctx->seen_next++ % SOURCE_MAX_SEEN];
+	s->pid = pid;
+	snprintf(s->comm, sizeof(s->comm), "%s", comm);
+	s->owner = owner;
+	s->sample = ctx->sample;
+}
+
 /* The command workloads: every process of the sandbox, each to its own. */
 static void read_commands(struct source_ctx *ctx, struct rollup_state *st, json_t *out)
 {
@@ -235,6 +256,7 @@ static void read_commands(struct source_ctx *ctx, struct rollup_state *st, json_
 		if (trees[w].procs == NULL)
 			trees[w].procs = json_array();
 		tree_add(&trees[w], &st->kv, pids[k], comm, cmdline);
+		note_seen(ctx, pids[k], comm[0] ? comm : "?", w < (int)SOURCE_MAX_PROCS ? ctx->procs[w].name : NULL);
 	}
 	for (size_t w = 0; w <= SOURCE_MAX_PROCS; w++)
 		if (trees[w].procs != NULL)

@@ -52,6 +52,7 @@ enum source_where {
 #define SOURCE_CG (SOURCE_CG_V1 | SOURCE_CG_V2)
 
 #define SOURCE_MAX_PROCS 8
+#define SOURCE_MAX_SEEN 512
 
 /* A workload as the sources see it (filled by the sampler). */
 struct source_proc {
@@ -77,6 +78,18 @@ struct source_ctx {
 					 * workload's /proc/PID/…): freed by source_set_close */
 	void *reading;                  /* the registry's: the source being read, whose
 					 * files stay open (source_read) */
+	/* The sandbox's processes the per-process source listed at any sample
+	 * of the run (sources/smaps_rollup.c), the latest SOURCE_MAX_SEEN: who
+	 * a process the kernel later names by pid alone (an OOM victim) was,
+	 * once it is gone.  sample is set by the sampler: this sample's index. */
+	unsigned sample;
+	struct source_seen {
+		pid_t pid;
+		char comm[16];
+		const char *owner;      /* procs[].name of the command it descends from, NULL: none */
+		unsigned sample;        /* the last sample that listed it */
+	} seen[SOURCE_MAX_SEEN];
+	size_t nr_seen, seen_next;
 	/* A sandbox file found the sandbox removed (source_read_sandbox): the
 	 * sampler ends the run, saying this. */
 	char sandbox_gone[LAB_ERROR_MSG_MAX];

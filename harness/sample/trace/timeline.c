@@ -188,6 +188,23 @@ static void lru_add(struct lru_sum *x, const struct trace_rec *r)
 	x->ref_keep += r->lru.nr_ref_keep > 0 ? (unsigned long long)r->lru.nr_ref_keep : 0;
 }
 
+/* An OOM victim: when, its pid, whether it was still in the sandbox when
+ * the record was read, and its comm where the kernel's format has one
+ * (6.18's mark_victim; 6.1's has only pid). */
+static void victim_event(struct timeline *tl, const struct trace_rec *r)
+{
+	json_t *v = json_pack("{s:f, s:I, s:b}", RK_T_MS, ms(tl, r->ts_ns), "pid", (json_int_t)r->victim_pid,
+			      "sandbox", r->in_sandbox);
+	const json_t *comm = r->raw != NULL ? json_object_get(r->raw, RK_COMM) : NULL;
+
+	if (json_is_string(comm))
+		json_object_set(v, RK_COMM, (json_t *)comm);
+	json_array_append_new(tl->victims, v);
+	if (tl->last_victim)
+		json_array_append_new(tl->gaps, json_real((double)(r->ts_ns - tl->last_victim) / 1e6));
+	tl->last_victim = r->ts_ns;
+}
+
 /* RECLAIM_WB_FILE = 0x2, RECLAIM_WB_ANON = 0x1 (include/trace/events/vmscan.h:
  * trace_reclaim_flags); the sandbox's task first, then a kswapd. */
 static void lru_event(struct timeline *tl, const struct trace_rec *r)
@@ -384,11 +401,7 @@ static int process(struct timeline *tl, struct trace_rec *r, json_t *events, jso
 		lru_event(tl, r);
 		break;
 	case TP_MARK_VICTIM:
-		json_array_append_new(tl->victims, json_pack("{s:f, s:I}", RK_T_MS, ms(tl, r->ts_ns),
-							     "pid", (json_int_t)r->victim_pid));
-		if (tl->last_victim)
-			json_array_append_new(tl->gaps, json_real((double)(r->ts_ns - tl->last_victim) / 1e6));
-		tl->last_victim = r->ts_ns;
+		victim_event(tl, r);
 		break;
 	default:
 		break;

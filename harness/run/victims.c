@@ -1,0 +1,231 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* victims.c — runs[].exit.oom_victims: every process of the sandbox the OOM
+ * killer took, whoever started it.  exit.victims names workloads only, so a
+ * process a command forked (a postgres backend, a shell's child) left it
+ * empty while exit.oom_kill_count said a kill happened.  Here each kill is
+ * named where the kernel says it:
+ *
+ *   - its log's OOM report (runs[].kmsg.oom_kills): pid, comm and the
+ *     victim's memory cgroup (mm/memcontrol.c: mem_cgroup_print_oom_context,
+ *     ",task_memcg="), which says it was the sandbox's — the log holds every
+ *     kill on the machine;
+ *   - oom:mark_victim (summary.trace.oom_victims, mm/oom_kill.c:
+ *     mark_oom_victim): pid, 6.18's comm, when;
+ *   - the sandbox's oom_kill counter, which names nobody: a workload that
+ *     died of SIGKILL while it grew is one (launch/lives.c), any kill beyond
+ *     those named is listed with pid null.
+ *
+ * Whose tree a victim was in: a workload's own pid is that workload; else
+ * the command the per-process source gave it to at the last sample that
+ * listed it (sources/smaps_rollup.c; the sampler's seen table); else, as
+ * that source does, the run's only command (not under --sandbox self).
+ *
+ * In a container's pid namespace the log's pids are the host's while the
+ * workloads' and the trace's (victim_run_pid) are the run's: a kill seen by
+ * both is then two entries unless its memcg places it; the log alone still
+ * names it by comm. */
+#include "stages.h"
+
+#include <string.h>
+
+#include "result/keys.h"
+
+/* The run's facts the victims are matched against. */
+struct vin {
+	json_t *ws;             /* exit.workloads */
+	json_t *seen;           /* the sampler's seen table, or NULL */
+	const char *only;       /* the run's only command, or NULL */
+	json_t *out;
+};
+
+/* Is task_memcg (as the kernel log printed it, from the hierarchy's root)
+ * the sandbox at path (a mounted path)?  The one ends with the other. */
+static bool memcg_is_sandbox(const char *path, const char *memcg)
+{
+	size_t n = path ? strlen(path) : 0, m = memcg ? strlen(memcg) : 0;
+
+	if (n < 2 || m < 2 || memcg[0] != '/' || path[0] != '/')
+		return false;
+	return m <= n ? strcmp(path + n - m, memcg) == 0 : strcmp(memcg + m - n, path) == 0;
+}
+
+static const json_t *workload_of(const struct vin *v, json_int_t pid)
+{
+	for (size_t i = 0; i < json_array_size(v->ws); i++)
+		if (json_integer_value(json_object_get(json_array_get(v->ws, i), RK_PID)) == pid)
+			return json_array_get(v->ws, i);
+	return NULL;
+}
+
+static const json_t *seen_of(const struct vin *v, json_int_t pid)
+{
+	char k[24];
+
+	snprintf(k, sizeof(k), "%lld", (long long)pid);
+	return v->seen != NULL ? json_object_get(v->seen, k) : NULL;
+}
+
+static bool known(const struct vin *v, json_int_t pid)
+{
+	return pid > 0 && (workload_of(v, pid) != NULL || seen_of(v, pid) != NULL);
+}
+
+static json_t *entry_of(const struct vin *v, json_int_t pid)
+{
+	for (size_t i = 0; i < json_array_size(v->out); i++)
+		if (json_integer_value(json_object_get(json_array_get(v->out, i), RK_PID)) == pid)
+			return json_array_get(v->out, i);
+	return NULL;
+}
+
+/* Whose tree pid was in: workload, forked, tree_from (and the sample). */
+static void tree_of(const struct vin *v, json_int_t pid, json_t *e)
+{
+	const json_t *w = workload_of(v, pid), *s = seen_of(v, pid);
+	const char *owner = NULL, *from = NULL;
+
+	if (w != NULL) {
+		owner = json_string_value(json_object_get(w, RK_NAME));
+		from = "pid";
+	} else if (s != NULL && json_is_string(json_object_get(s, RK_WORKLOAD))) {
+		owner = json_string_value(json_object_get(s, RK_WORKLOAD));
+		from = "sample";
+	} else if (v->only != NULL) {
+		owner = v->only;
+		from = "only_command";
+	}
+	json_object_set_new(e, RK_WORKLOAD, owner ? json_string(owner) : json_null());
+	json_object_set_new(e, "forked", w != NULL ? json_false() : owner ? json_true() : json_null());
+	json_object_set_new(e, "tree_from", from ? json_string(from) : json_null());
+	if (from != NULL && strcmp(from, "sample") == 0)
+		json_object_set(e, RK_SAMPLE, json_object_get(s, RK_SAMPLE));
+}
+
+/* A new victim (pid > 0), its comm the kernel's, else the last sample's. */
+static json_t *victim_new(const struct vin *v, json_int_t pid, const char *comm)
+{
+	const json_t *s = seen_of(v, pid);
+	json_t *e = json_pack("{s:I}", RK_PID, pid);
+
+	if (comm == NULL && s != NULL)
+		comm = json_string_value(json_object_get(s, RK_COMM));
+	json_object_set_new(e, RK_COMM, comm ? json_string(comm) : json_null());
+	tree_of(v, pid, e);
+	json_object_set_new(e, "seen_by", json_array());
+	json_array_append_new(v->out, e);
+	return e;
+}
+
+static void seen_by(json_t *e, const char *what)
+{
+	json_array_append_new(json_object_get(e, "seen_by"), json_string(what));
+}
+
+/* The kernel log's kills of the sandbox, in its order. */
+static void from_kmsg(struct vin *v, const json_t *run)
+{
+	const json_t *kills = json_object_get(json_object_get(run, RK_KMSG), RK_OOM_KILLS);
+	const char *sp = json_string_value(json_object_get(json_object_get(run, RK_SANDBOX), RK_PATH));
+
+	for (size_t k = 0; k < json_array_size(kills); k++) {
+		const json_t *kill = json_array_get(kills, k);
+		json_int_t pid = json_integer_value(json_object_get(kill, RK_PID));
+		json_t *e;
+
+		if (pid <= 0 || (!known(v, pid) &&
+				 !memcg_is_sandbox(sp, json_string_value(json_object_get(kill, RK_TASK_MEMCG)))))
+			continue;
+		if ((e = entry_of(v, pid)) == NULL)
+			e = victim_new(v, pid, json_string_value(json_object_get(kill, RK_COMM)));
+		seen_by(e, "kmsg");
+	}
+}
+
+/* mark_victim's: the time of those named already, and the sandbox's others. */
+static void from_trace(struct vin *v, const json_t *run)
+{
+	const json_t *tv = json_object_get(json_object_get(json_object_get(run, RK_SUMMARY), RK_TRACE),
+					   RK_OOM_VICTIMS);
+
+	for (size_t k = 0; k < json_array_size(tv); k++) {
+		const json_t *t = json_array_get(tv, k);
+		json_int_t pid = json_integer_value(json_object_get(t, RK_PID));
+		const char *comm = json_string_value(json_object_get(t, RK_COMM));
+		json_t *e = entry_of(v, pid);
+
+		if (pid <= 0 || (e == NULL && !known(v, pid) && !json_is_true(json_object_get(t, "sandbox"))))
+			continue;
+		if (e == NULL)
+			e = victim_new(v, pid, comm);
+		else if (comm != NULL && json_is_null(json_object_get(e, RK_COMM)))
+			json_object_set_new(e, RK_COMM, json_string(comm));
+		json_object_set(e, RK_T_MS, json_object_get(t, RK_T_MS));
+		seen_by(e, "trace");
+	}
+}
+
+void run_oom_victims(json_t *run, json_t *seen)
+{
+	json_t *ex = json_object_get(run, RK_EXIT);
+	const json_t *sb = json_object_get(run, RK_SANDBOX);
+	struct vin v = { .ws = json_object_get(ex, RK_WORKLOADS), .seen = seen, .out = json_array() };
+	bool self = json_is_string(json_object_get(sb, RK_MODE)) &&
+		    strcmp(json_string_value(json_object_get(sb, RK_MODE)), "self") == 0;
+	json_int_t count = json_integer_value(json_object_get(ex, RK_OOM_KILL_COUNT));
+	size_t ncmd = 0;
+
+	if (!json_is_object(ex)) {
+		json_decref(v.out);
+		return;
+	}
+	for (size_t i = 0; i < json_array_size(v.ws); i++) {
+		const json_t *w = json_array_get(v.ws, i);
+
+		if (json_is_string(json_object_get(w, RK_PROGRAM)) &&
+		    strcmp(json_string_value(json_object_get(w, RK_PROGRAM)), "command") == 0 && ncmd++ == 0)
+			v.only = json_string_value(json_object_get(w, RK_NAME));
+	}
+	if (ncmd != 1 || self)
+		v.only = NULL;
+	from_kmsg(&v, run);
+	from_trace(&v, run);
+	/* The counter's: a workload it says was killed, then any kill unnamed. */
+	for (size_t i = 0; i < json_array_size(v.ws); i++) {
+		const json_t *w = json_array_get(v.ws, i);
+		json_int_t pid = json_integer_value(json_object_get(w, RK_PID));
+
+		if (json_is_true(json_object_get(w, RK_OOM_KILLED)) && pid > 0 && entry_of(&v, pid) == NULL)
+			seen_by(victim_new(&v, pid, NULL), "oom_kill_count");
+	}
+	for (json_int_t k = (json_int_t)json_array_size(v.out); k < count; k++)
+		json_array_append_new(v.out, json_pack("{s:n, s:n, s:s?, s:o, s:s?, s:[s]}", RK_PID, RK_COMM, RK_WORKLOAD,
+						       v.only, "forked", v.only ? json_true() : json_null(),
+						       "tree_from", v.only ? "only_command" : NULL, "seen_by",
+						       "oom_kill_count"));
+	json_object_set_new(ex, RK_OOM_VICTIMS, v.out);
+}
+
+void run_say_victims(const struct lab_progress *prog, int run_index, const json_t *run)
+{
+	const json_t *vs = json_object_get(json_object_get(run, RK_EXIT), RK_OOM_VICTIMS);
+
+	/* A workload's own end is said as it is reaped (the sampler). */
+	for (size_t i = 0; i < json_array_size(vs); i++) {
+		const json_t *e = json_array_get(vs, i);
+		const char *comm = json_string_value(json_object_get(e, RK_COMM));
+		const char *w = json_string_value(json_object_get(e, RK_WORKLOAD));
+		json_int_t pid = json_integer_value(json_object_get(e, RK_PID));
+
+		if (json_is_false(json_object_get(e, "forked")))
+			continue;
+		if (pid > 0 && w != NULL)
+			lab_say(prog, LAB_SAY_PHASE, "run %d: OOM kill: %s (pid %lld) of %s's process tree", run_index + 1,
+				comm ? comm : "?", (long long)pid, w);
+		else if (pid > 0)
+			lab_say(prog, LAB_SAY_PHASE, "run %d: OOM kill: %s (pid %lld), in the sandbox, of no workload known",
+				run_index + 1, comm ? comm : "?", (long long)pid);
+		else
+			lab_say(prog, LAB_SAY_PHASE, "run %d: OOM kill the kernel did not name (the sandbox's counter)%s%s%s",
+				run_index + 1, w ? " in " : "", w ? w : "", w ? "'s process tree" : "");
+	}
+}
