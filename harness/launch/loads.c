@@ -127,7 +127,10 @@ static void record_metrics(const struct launch_load *l, json_t *o, bool target_o
 		m = metrics_read(l->metrics, out ? out : "", err ? err : "", code, l->run_argv, l->argc);
 		inv = json_string_value(json_object_get(m, "invalid"));
 	} else if (code != 0) {
-		snprintf(why, sizeof(why), "it exited with code %d", code);
+		const char *slash = l->run_argv && l->run_argv[0] ? strrchr(l->run_argv[0], '/') : NULL;
+
+		snprintf(why, sizeof(why), "%s exited with code %d",
+			 slash && slash[1] ? slash + 1 : l->run_argv && l->run_argv[0] ? l->run_argv[0] : "it", code);
 		inv = why;
 	}
 	/* What its own output cannot say comes first. */

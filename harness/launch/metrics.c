@@ -684,26 +684,56 @@ static const char *invalid_pattern(const struct metrics_table *t, const char *ou
 	return NULL;
 }
 
+/* Who failed, for a message: the program argv runs (its basename: "psql"),
+ * not the table that reads it — keyvalue reads any program's output, and
+ * "key=value exited with code 2" named nobody. */
+static const char *program_of(const struct metrics_table *t, char *const *argv, int argc)
+{
+	const char *slash;
+
+	if (argv == NULL || argc < 1 || argv[0] == NULL || argv[0][0] == '\0')
+		return t->tool;
+	slash = strrchr(argv[0], '/');
+	return slash != NULL && slash[1] != '\0' ? slash + 1 : argv[0];
+}
+
+/* why + " (metrics = TABLE)" when the program is not the table's tool: the
+ * table is what read its output. */
+static const char *with_table(const struct metrics_table *t, const char *prog, char *why, size_t len)
+{
+	const char *base = strrchr(t->path, '/') ? strrchr(t->path, '/') + 1 : t->path;
+	size_t n = strlen(why), bl = strlen(base);
+
+	if (strcmp(prog, t->tool) == 0)
+		return why;
+	if (bl > 5 && strcmp(base + bl - 5, ".json") == 0)
+		bl -= 5;
+	if (n < len)
+		snprintf(why + n, len - n, " (metrics = %.*s)", (int)bl, base);
+	return why;
+}
+
 /* Why the numbers read are not a result (besides a pattern), or NULL. */
 static const char *invalid_why(const struct metrics_table *t, int code, size_t rows, const json_t *ms,
 			       char *const *argv, int argc, char *why, size_t len)
 {
+	const char *prog = program_of(t, argv, argc);
 	bool code_ok = false;
 
 	for (size_t i = 0; i < t->nexit; i++)
 		code_ok |= code == t->exit_codes[i];
 	if (code >= 0 && !code_ok) {
-		snprintf(why, len, "%s exited with code %d", t->tool, code);
-		return why;
+		snprintf(why, len, "%s exited with code %d", prog, code);
+		return with_table(t, prog, why, len);
 	}
 	if (t->csv && rows == 0) {
-		snprintf(why, len, "%s printed no row of numbers (a header alone is a failure)", t->tool);
-		return why;
+		snprintf(why, len, "%s printed no row of numbers (a header alone is a failure)", prog);
+		return with_table(t, prog, why, len);
 	}
 	for (size_t i = 0; i < t->nreq; i++)
 		if (strcmp(t->require[i], "*") == 0 ? json_object_size(ms) == 0 : json_object_get(ms, t->require[i]) == NULL) {
-			snprintf(why, len, "%s printed no %s", t->tool, strcmp(t->require[i], "*") ? t->require[i] : "metric");
-			return why;
+			snprintf(why, len, "%s printed no %s", prog, strcmp(t->require[i], "*") ? t->require[i] : "metric");
+			return with_table(t, prog, why, len);
 		}
 	if (t->count_flag[0]) {
 		const char *fv = flag_value(argv, argc, t->count_flag);
@@ -711,8 +741,8 @@ static const char *invalid_why(const struct metrics_table *t, int code, size_t r
 		double want;
 
 		if (fv != NULL && number(fv, strlen(fv), &want) && json_is_number(m) && json_number_value(m) < want) {
-			snprintf(why, len, "%s did %.0f of the %s %.0f asked", t->tool, json_number_value(m), t->count_flag, want);
-			return why;
+			snprintf(why, len, "%s did %.0f of the %s %.0f asked", prog, json_number_value(m), t->count_flag, want);
+			return with_table(t, prog, why, len);
 		}
 	}
 	return NULL;

@@ -177,7 +177,8 @@ static void say_load(struct svc *s, const json_t *rec)
 			       json_string_value(json_object_get(rec, "outcome")),
 			       json_number_value(json_object_get(rec, "duration_ms")) / 1000.0);
 	if (inv != NULL) {
-		lab_say(s->a.progress, LAB_SAY_WARN, "%s: no result: %s", line, inv);
+		/* A warning stands alone: not indented under the run's line. */
+		lab_say(s->a.progress, LAB_SAY_WARN, "%s: no result: %s", line + 2, inv);
 		return;
 	}
 	json_object_foreach((json_t *)ms, k, v) {

@@ -119,6 +119,69 @@ nothing_left() {
   nothing_left svc-fork
 }
 
+# oom_victim STEM: exit.oom_victims names the kill of dd, svc's child, as the
+# kernel did (its log and mark_victim where the run could read them), and
+# the shell is a victim only if the kernel took it too.
+oom_victim_named() {
+  local f="$RESULTS/$1.json" tree=$2
+  jq -c '.runs[0].exit | del(.workloads)' "$f"
+  [ "$(rq "$1" '.runs[0].exit.oom_kill_count')" = 1 ]
+  # One entry per kill the sandbox counted, each with its pid.
+  jq -e '.runs[0].exit | (.oom_victims | length) == .oom_kill_count and all(.oom_victims[]; .pid > 0)' "$f"
+  jq -e --arg tree "$tree" '.runs[0] | [.exit.oom_victims[] | select(.comm == "dd")] | length == 1 and
+         (.[0] | .workload == "svc" and .forked == true and .tree_from == $tree)' "$f"
+  pid=$(rq "$1" '.runs[0].exit.oom_victims[] | select(.comm == "dd") | .pid')
+  # The pid is the kernel's: its log names it with comm dd, mark_victim names it.
+  if [ "$(rq "$1" '.runs[0].kmsg.readable')" = true ]; then
+    jq -e --argjson p "$pid" '.runs[0] | .sandbox.path as $sp | [.kmsg.oom_kills[] | select(.pid == $p)]
+           | length == 1 and .[0].comm == "dd" and (.[0].task_memcg as $m
+             | ($m | type == "string" and length > 1) and ($sp | endswith($m)))' "$f"
+    jq -e --argjson p "$pid" '[.runs[0].exit.oom_victims[] | select(.pid == $p)][0].seen_by | index("kmsg") != null' "$f"
+  fi
+  if [ "$(rq "$1" '.tracing.available')" = true ]; then
+    jq -e --argjson p "$pid" '.runs[0] | [.events[] | select(.event == "mark_victim") | .pid] == [$p]
+           and ([.exit.oom_victims[] | select(.pid == $p)][0] | (.seen_by | index("trace")) != null and .t_ms > 0)' "$f"
+  fi
+  # The shell: a victim in exit.victims (and a forked = false entry) exactly when the kernel took it.
+  jq -e '.runs[0] | (.workloads[0].fate == "oom_killed") == (.exit.victims == ["svc"])
+         and (.workloads[0].fate == "oom_killed") == ([.exit.oom_victims[] | select(.forked == false)] | length == 1)' "$f"
+  if [ "$(rq "$1" '.runs[0].workloads[0].fate')" = completed ]; then
+    # It lived to see its child die of SIGKILL (128 + 9).
+    [ "$(rq "$1" '.runs[0].workloads[0].stdout.text')" = "dd: 137" ]
+  fi
+  assert_output --regexp "run 1: OOM kill: dd \(pid $pid\) of svc's process tree"
+  nothing_left "$1"
+}
+
+@test "service: the OOM killer takes a command's forked child — exit.oom_victims names it (pid, comm, the tree), nothing left" {
+  run_scenario "$SCN/svc-oom-child.scn" svc-oom-seen
+  echo "$output"
+  assert_success
+  oom_victim_named svc-oom-seen sample
+  # The per-process source listed that pid under svc at the sample it names (still a shell then).
+  s=$(rq svc-oom-seen '.runs[0].exit.oom_victims[] | select(.comm == "dd") | .sample')
+  jq -e --argjson s "$s" --argjson p "$pid" '[.runs[0].samples[$s].workloads.svc.procs[] | select(.pid == $p)] | length == 1' \
+    "$RESULTS/svc-oom-seen.json"
+  # Killed before any sample listed it: svc is the run's only command, so it is svc's.
+  run_scenario "$SCN/svc-oom-child.scn" svc-oom-unseen --set seen=no
+  echo "$output"
+  assert_success
+  oom_victim_named svc-oom-unseen only_command
+  [ "$(rq svc-oom-unseen '.runs[0].exit.oom_victims[0] | has("sample")')" = false ]
+}
+
+@test "service: a load that exits 2 — the warning names the load and its program, the table only as context" {
+  run_scenario "$SCN/svc-load-fail.scn" svc-load-fail
+  echo "$output"
+  assert_success
+  assert_output --partial "warning: load stats: failed after"
+  assert_output --partial "no result: sh exited with code 2 (metrics = keyvalue)"
+  refute_output --partial "key=value exited"
+  [ "$(rq svc-load-fail '.runs[0].loads[0] | "\(.outcome) \(.code) \(.valid)"')" = "failed 2 false" ]
+  [ "$(rq svc-load-fail '.runs[0].loads[0].invalid')" = "sh exited with code 2 (metrics = keyvalue)" ]
+  nothing_left svc-load-fail
+}
+
 @test "service: a service that never becomes ready — stopped at its ready_timeout, exit 1 saying so, nothing left" {
   run_scenario "$SCN/svc-never-ready.scn" svc-never-ready
   echo "$output"

@@ -519,12 +519,24 @@ static void test_keyvalue(void)
 	json_decref(j);
 	/* No server: psql exits 2, its message on stderr. */
 	j = read_with(t, "load/psql-stats-keyvalue.txt", "load/psql-stats-no-server.stderr.txt", 2, "psql");
-	CHECK_CONTAINS(why_not(j), "code 2");
+	CHECK_STR(why_not(j), "psql exited with code 2 (metrics = keyvalue)");
+	json_decref(j);
+	/* The program is argv[0]'s basename, never the table's tool ("key=value"). */
+	j = read_with(t, "load/psql-stats-keyvalue.txt", NULL, 2, "/usr/bin/psql -At");
+	CHECK_STR(why_not(j), "psql exited with code 2 (metrics = keyvalue)");
 	json_decref(j);
 	s = slurp(root, "load/psql-stats-no-server.stderr.txt");
 	j = metrics_read(t, "", s, 0, NULL, 0);
 	CHECK_CONTAINS(why_not(j), "printed no metric");
 	json_decref(j);
+	{
+		char a0[] = "/bin/sh", a1[] = "-c", a2[] = "exit 0";
+		char *av[] = { a0, a1, a2, NULL };
+
+		j = metrics_read(t, "", s, 0, av, 3);
+		CHECK_STR(why_not(j), "sh printed no metric (metrics = keyvalue)");
+		json_decref(j);
+	}
 	free(s);
 	s = cut_before("load/psql-stats-keyvalue.txt", "shared_buffers_bytes=");
 	j = metrics_read(t, s, "", 0, NULL, 0);
