@@ -92,6 +92,11 @@ SMALL=(--set region=128M --set pressure=200M --set memory_max=320M --set ballast
          | [.events[] | select(.event == "mark_victim") | .pid] == [$pid]
            and [.summary.trace.oom_victims[].pid] == [$pid]
            and (.summary.trace.oom_victims | length) == .exit.oom_kill_count' "$f"
+  # exit.oom_victims: the workload itself (its own pid), named by the tracepoint too.
+  jq -e '.runs[0] | .exit.victims[0] as $v | ([.workloads[] | select(.name == $v)][0].pid) as $pid
+         | (.exit.oom_victims | length) == .exit.oom_kill_count
+           and (.exit.oom_victims[0] | .pid == $pid and .workload == $v and .forked == false
+                and .tree_from == "pid" and (.seen_by | index("trace")) != null and .t_ms > 0)' "$f"
   jq -e '.runs[0].summary.trace.lost.total == 0' "$f"
 }
 

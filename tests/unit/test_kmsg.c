@@ -132,6 +132,8 @@ static void test_memcg_oom(void)
 		CHECK_STR(oom[0].trigger, "region");
 		CHECK_STR(oom[0].comm, "region");
 		CHECK_STR(oom[0].constraint, "CONSTRAINT_MEMCG");
+		/* the victim's memcg, from v1's memory hierarchy root */
+		CHECK_STR(oom[0].task_memcg, "/process_api/1a4514338e054440964bfa43092f3b70/pagelab-29415-0");
 		CHECK_EQ_U64(oom[0].oom_score_adj, 1000);
 		CHECK_EQ_U64(oom[0].anon_rss_kb, 888448);
 		CHECK_EQ_U64(oom[0].shmem_rss_kb, 0);
@@ -157,6 +159,7 @@ static void test_global_oom(void)
 		bool normal = false;
 
 		CHECK_STR(oom[0].constraint, "CONSTRAINT_NONE");
+		CHECK_STR(oom[0].task_memcg, "/pagelab-193/sandbox-0");      /* after ",global_oom" */
 		CHECK_STR(oom[0].comm, "stepper");
 		CHECK_EQ_U64(oom[0].oom_score_adj, 1000);
 		CHECK(oom[0].shmem_rss_kb > 0);                /* MAP_SHARED|MAP_ANONYMOUS */
@@ -241,6 +244,34 @@ static void test_kill_line(void)
 
 /* Only the kernel's own records count: the same kill line from user space
  * (facility LOG_USER) is no kill. */
+/* The summary's task_memcg: up to the first ",task=" after it (a comm may
+ * hold the words too); none when the line has none; a path too long is
+ * left out rather than cut to another cgroup's. */
+static void test_task_memcg(void)
+{
+	static const char *const lines[][2] = {
+		{ "oom-kill:constraint=CONSTRAINT_MEMCG,nodemask=(null),cpuset=/,mems_allowed=0,oom_memcg=/a/b,"
+		  "task_memcg=/a/b,task=x,task=y,pid=7,uid=0", "/a/b" },
+		{ "oom-kill:constraint=CONSTRAINT_NONE,nodemask=(null),cpuset=/,mems_allowed=0,global_oom,task=z,pid=7,uid=0",
+		  "" },
+		{ "oom-kill:constraint=CONSTRAINT_MEMCG,task_memcg=/c", "" },
+	};
+	char longl[600];
+
+	snprintf(longl, sizeof(longl), "oom-kill:constraint=CONSTRAINT_MEMCG,task_memcg=/%0300d,task=w,pid=7,uid=0", 0);
+	for (size_t i = 0; i < 4; i++) {
+		struct kmsg_rec r[3] = { { .prio = 3, .seq = 1 }, { .prio = 3, .seq = 2 }, { .prio = 3, .seq = 3 } };
+		struct kmsg_oom oom[1];
+
+		snprintf(r[0].text, sizeof(r[0].text), "w invoked oom-killer: gfp_mask=0xcc0(GFP_KERNEL), order=0, oom_score_adj=0");
+		snprintf(r[1].text, sizeof(r[1].text), "%s", i < 3 ? lines[i][0] : longl);
+		snprintf(r[2].text, sizeof(r[2].text), "Memory cgroup out of memory: Killed process 7 (x) total-vm:8kB, "
+			 "anon-rss:4kB, file-rss:0kB, shmem-rss:0kB, UID:0 pgtables:4kB oom_score_adj:0");
+		CHECK_EQ_U64(kmsg_oom_kills(r, 3, oom, 1), 1);
+		CHECK_STR(oom[0].task_memcg, i < 3 ? lines[i][1] : "");
+	}
+}
+
 static void test_facility(void)
 {
 	struct kmsg_rec r[2];
@@ -285,6 +316,8 @@ static void check_phantom(const char *fixture, long long hog, long long named, l
 		CHECK_STR(oom[1].comm, "Killed process ");
 		CHECK_STR(oom[1].trigger, "Killed process ");
 		CHECK_STR(oom[1].constraint, "CONSTRAINT_MEMCG");
+		CHECK_STR(oom[0].task_memcg, "/kmsg-phantom");
+		CHECK_STR(oom[1].task_memcg, "/kmsg-phantom");
 		CHECK_EQ_U64(oom[1].oom_score_adj, 1000);
 		CHECK(oom[1].ts_us > oom[0].ts_us);
 	}
@@ -310,6 +343,7 @@ int main(int argc, char **argv)
 	test_memcg_oom();
 	test_global_oom();
 	test_kill_line();
+	test_task_memcg();
 	test_facility();
 	test_phantom();
 	printf("test_kmsg: %d checks, %d failed\n", unit_checks, unit_failed);
