@@ -15,7 +15,8 @@
  *     died of SIGKILL while it grew is one (launch/lives.c), any kill beyond
  *     those named is listed with pid null.
  *
- * Whose tree a victim was in: a workload's own pid is that workload; else
+ * Whose tree a victim was in: a workload's own pid is that workload (a
+ * load's, with cgroup = sandbox, that load: "load", workload null); else
  * the command the per-process source gave it to at the last sample that
  * listed it (sources/smaps_rollup.c; the sampler's seen table); else, as
  * that source does, the run's only command (not under --sandbox self).
@@ -33,6 +34,7 @@
 /* The run's facts the victims are matched against. */
 struct vin {
 	json_t *ws;             /* exit.workloads */
+	json_t *loads;          /* runs[].loads: a load with cgroup = sandbox is in it */
 	json_t *seen;           /* the sampler's seen table, or NULL */
 	const char *only;       /* the run's only command, or NULL */
 	json_t *out;
@@ -65,9 +67,22 @@ static const json_t *seen_of(const struct vin *v, json_int_t pid)
 	return v->seen != NULL ? json_object_get(v->seen, k) : NULL;
 }
 
+static const json_t *load_of(const struct vin *v, json_int_t pid)
+{
+	/* Only a load in the sandbox: one in its own cgroup is not the sandbox's. */
+	for (size_t i = 0; i < json_array_size(v->loads); i++) {
+		const json_t *l = json_array_get(v->loads, i);
+		const char *cg = json_string_value(json_object_get(l, "cgroup"));
+
+		if (json_integer_value(json_object_get(l, RK_PID)) == pid && cg != NULL && strcmp(cg, "sandbox") == 0)
+			return l;
+	}
+	return NULL;
+}
+
 static bool known(const struct vin *v, json_int_t pid)
 {
-	return pid > 0 && (workload_of(v, pid) != NULL || seen_of(v, pid) != NULL);
+	return pid > 0 && (workload_of(v, pid) != NULL || seen_of(v, pid) != NULL || load_of(v, pid) != NULL);
 }
 
 static json_t *entry_of(const struct vin *v, json_int_t pid)
@@ -81,9 +96,18 @@ static json_t *entry_of(const struct vin *v, json_int_t pid)
 /* Whose tree pid was in: workload, forked, tree_from (and the sample). */
 static void tree_of(const struct vin *v, json_int_t pid, json_t *e)
 {
-	const json_t *w = workload_of(v, pid), *s = seen_of(v, pid);
+	const json_t *w = workload_of(v, pid), *s = seen_of(v, pid), *l = load_of(v, pid);
 	const char *owner = NULL, *from = NULL;
 
+	if (l != NULL && w == NULL) {
+		/* A load run in the sandbox (cgroup = sandbox): no workload's,
+		 * though the per-process source counted it under the command. */
+		json_object_set_new(e, RK_WORKLOAD, json_null());
+		json_object_set(e, RK_LOAD, json_object_get(l, RK_NAME));
+		json_object_set_new(e, "forked", json_false());
+		json_object_set_new(e, "tree_from", json_string("load"));
+		return;
+	}
 	if (w != NULL) {
 		owner = json_string_value(json_object_get(w, RK_NAME));
 		from = "pid";
@@ -168,7 +192,8 @@ void run_oom_victims(json_t *run, json_t *seen)
 {
 	json_t *ex = json_object_get(run, RK_EXIT);
 	const json_t *sb = json_object_get(run, RK_SANDBOX);
-	struct vin v = { .ws = json_object_get(ex, RK_WORKLOADS), .seen = seen, .out = json_array() };
+	struct vin v = { .ws = json_object_get(ex, RK_WORKLOADS), .loads = json_object_get(run, RK_LOADS),
+			 .seen = seen, .out = json_array() };
 	bool self = json_is_string(json_object_get(sb, RK_MODE)) &&
 		    strcmp(json_string_value(json_object_get(sb, RK_MODE)), "self") == 0;
 	json_int_t count = json_integer_value(json_object_get(ex, RK_OOM_KILL_COUNT));
