@@ -5,7 +5,8 @@
 # (`pagelab vm`, one boot per kernel, a reduced run of
 # tests/scenarios/bench-hold.scn: 32 MiB filled and held, 50 ms ticks):
 #   - every tick file of the machine and the v2 sandbox is kept open and
-#     re-read (the audit's reads >= its samples, "read": "kept");
+#     re-read (the audit's reads >= its samples, "read": "kept"), and
+#     memory.events once a sample: memory_events types memcg's read of it;
 #   - each zone's drift bound is its vm stats threshold x the guest's online
 #     CPUs (the guests' own zoneinfo captures are unit-tested in
 #     tests/unit/test_zoneinfo.c: tests/fixtures/v2-6.1, v2-6.12);
@@ -43,10 +44,17 @@ guest() {
     jq -e '.host.cgroup.memory == "v2" and .runs[0].exit.outcome == "completed"' "$f"
     # The v2 sandbox's files too (memory.current, .stat, .events, .peak, .pressure).
     jq -e '.runs[0] as $r | [$r.sources[] | select(.available and .cadence == "tick")] as $t
-           | ($t | length) >= 7 and all($t[]; .read == "kept")
+           | ($t | length) >= 7 and all($t[]; .read == "kept" or (.name == "memory_events" and .read == "shared"))
            and ([$t[].name] | index("memcg_pressure") != null)
            and all($r.summary.audit.sources[] | select(.name | IN($t[].name));
                    all(.files[]; .read == "kept" and .reads >= 10))' "$f"
+    # memory.events is read once a sample: memory_events types memcg's read
+    # of it (no descriptor of its own), and says so; the two agree.
+    jq -e '.runs[0] as $r | ($r.sources[] | select(.name == "memory_events") | .read == "shared" and .shares == "memcg")
+           and ($r.summary.audit.sources[] | select(.name == "memory_events") | .files == [])
+           and ([$r.summary.audit.sources[] | select(.name == "memcg") | .files[]
+                 | select(.path | endswith("/memory.events")) | .reads][0] >= 10)
+           and all($r.samples[] | select(.memory_events != null); .memory_events == .memcg.events)' "$f"
     jq -e '.vm.cpus as $c | all(.runs[0].samples[] | select(.cause != "burst") | .zones[];
            .threshold_cpus == $c and .stat_threshold >= 1 and .drift == .stat_threshold * .threshold_cpus)' "$f"
     jq -e '.runs[0].summary.audit | .memory_stat_lag.fields == "anon+file+kernel"

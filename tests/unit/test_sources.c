@@ -118,6 +118,16 @@ static void test_table(const char *root)
 				earlier |= strcmp(source_table[j]->name, s->into) == 0 && source_table[j]->into == NULL;
 			CHECK(earlier);
 		}
+		/* A source that shares another's read comes after it, on the same
+		 * cadence (the read it uses was made earlier in the same sample). */
+		if (s->shares != NULL) {
+			bool earlier = false;
+
+			for (size_t j = 0; j < i; j++)
+				earlier |= strcmp(source_table[j]->name, s->shares) == 0 &&
+					   source_table[j]->cadence == s->cadence;
+			CHECK(earlier);
+		}
 		/* A source whose cost grows with the workloads is never on the tick. */
 		if (s->where & SOURCE_WORKLOAD)
 			CHECK(s->cadence == SOURCE_STEP);

@@ -93,6 +93,8 @@ static int memcg_emit(struct source_ctx *ctx, void *state, struct jw *w, struct 
 		return lab_error_set(err, EINVAL, "memory usage: not a number: %.40s", cur);
 	if ((ret = source_read_sandbox(ctx, "memory.events", &events, err)) < 0)
 		return ret;
+	if (ctx->cg == CG_VERSION_V2)
+		ctx->facts.events_v2 = events;  /* memory_events types it: one read (source.h) */
 	kv_reset(&st->events);
 	if ((ret = kv_parse_space(events, &st->events, err)) < 0)
 		return lab_error_prefix(err, "%s", ctx->cg == CG_VERSION_V1 ? "memory.oom_control" : "memory.events");

@@ -11,7 +11,8 @@
  *
  * Counts since the group was created; a key the kernel does not print is
  * absent.  v1 has no such file (memcg.events holds its memory.oom_control).
- * O(1): every tick. */
+ * O(1): every tick, from memcg's read of the file in the same sample
+ * (.shares): no descriptor of its own unless memcg did not read it. */
 #include "source.h"
 
 #include "base/fileio.h"
@@ -60,13 +61,17 @@ static int events_emit(struct source_ctx *ctx, void *state, struct jw *w, struct
 	int ret;
 
 	(void)state;
-	if ((ret = source_read_sandbox(ctx, "memory.events", &buf, err)) < 0)
+	/* memcg read this very text a moment ago, in this sample: type it
+	 * (one read of memory.events a sample, not two); when memcg could not,
+	 * read it here. */
+	if ((buf = ctx->facts.events_v2) == NULL && (ret = source_read_sandbox(ctx, "memory.events", &buf, err)) < 0)
 		return ret;
 	return events_emit_text(buf, w, err);
 }
 
 const struct source source_memcg_events = {
 	.name = "memory_events",
+	.shares = "memcg",
 	.where = SOURCE_CG_V2,
 	.cadence = SOURCE_TICK,
 	.files = "memory.events",

@@ -149,7 +149,9 @@ static void preopen(struct source_slot *sl, const struct source_ctx *ctx)
 {
 	const char *p = sl->src->files;
 
-	if (!keeps_files(sl))
+	/* A source that shares another's read opens its file only if it ever
+	 * has to read it itself (source.h: shares). */
+	if (!keeps_files(sl) || sl->src->shares != NULL)
 		return;
 	while (p != NULL && *p != '\0' && sl->nr_files < SLOT_FILES) {
 		char tok[128], path[4352];
@@ -415,10 +417,17 @@ void source_set_record_start(const struct source_set *set, json_t *run)
 /* How an open source reads its files: "read": "kept" (each opened once,
  * pread from 0 at every sample), "reopen" (open/read/close at every sample:
  * "why" says why — a file that cannot be re-read, PAGELAB_SOURCE_READ=reopen,
- * or a workload's /proc/PID file). */
+ * or a workload's /proc/PID file), "shared" (another source's read of the
+ * same file in the same sample, "shares" naming it: no file of its own). */
 static void describe_reads(const struct source_slot *sl, json_t *o)
 {
 	const char *why = NULL;
+
+	if (sl->src->shares != NULL && sl->nr_files == 0) {
+		json_object_set_new(o, "read", json_string("shared"));
+		json_object_set_new(o, "shares", json_string(sl->src->shares));
+		return;
+	}
 
 	if (!keeps_files(sl))
 		why = "a workload's /proc/PID file: opened at each read";

@@ -104,6 +104,10 @@ struct source_ctx {
 		 * right after it (v2 anon + file + kernel, v1 rss + cache). */
 		bool have_stat_sum;
 		unsigned long long stat_sum_bytes;
+		/* memcg: this sample's v2 memory.events as read, for the source
+		 * that types it (memory_events, .shares = "memcg") to use instead
+		 * of reading the file a second time; NULL when memcg did not. */
+		const char *events_v2;
 	} facts;
 };
 
@@ -111,6 +115,11 @@ struct source {
 	const char *name;               /* key in samples[] (and the source's name) */
 	const char *into;               /* NULL, or an earlier source's key whose object
 					 * this one's fields join (peak -> memcg.peak_bytes) */
+	const char *shares;             /* NULL, or an earlier source whose read of the same
+					 * file this one uses when it made it this sample
+					 * (memory_events: memcg's memory.events, facts.events_v2):
+					 * then it keeps no descriptor of its own, and its
+					 * "sources" line says "read": "shared" */
 	unsigned where;                 /* enum source_where bits */
 	enum source_cadence cadence;
 	bool in_steps;                  /* steps[] carry it too, from their forced sample */
