@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "exitcode.h"
+#include "fitcli.h"
 #include "runopts.h"
 #include "base/size.h"
 #include "fit/fit.h"
@@ -185,8 +186,18 @@ static int fit_parse(int argc, char **argv, struct fit_args *a)
 	return 0;
 }
 
+int fit_cli_parse(int argc, char **argv, struct fit_opts *o)
+{
+	struct fit_args a;
+	int st = fit_parse(argc, argv, &a);
+
+	if (st == 0)
+		*o = a.o;
+	return st;
+}
+
 /* The answer in words, the tables, on stdout. */
-static void print_answer(const json_t *doc)
+void fit_cli_print_answer(const json_t *doc)
 {
 	const json_t *fit = json_object_get(doc, "fit"), *a = json_object_get(fit, "answer");
 	const json_t *br = json_object_get(a, "bracket"), *tables = json_object_get(fit, "tables");
@@ -228,7 +239,7 @@ int cmd_fit(int argc, char **argv)
 		return st;
 	ret = fit_execute(&a.o, &prog, &out, &err);
 	if (out.doc != NULL && json_object_get(json_object_get(json_object_get(out.doc, "fit"), "answer"), "status"))
-		print_answer(out.doc);
+		fit_cli_print_answer(out.doc);
 	if (out.result[0])
 		printf("%s\n", out.result);
 	fflush(stdout);

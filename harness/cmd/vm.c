@@ -25,12 +25,14 @@
 
 #include "cmd.h"
 #include "exitcode.h"
+#include "fitcli.h"
 #include "runopts.h"
 #include "readcmd.h"
 #include "base/escape.h"
 #include "base/fileio.h"
 #include "base/progress.h"
 #include "base/size.h"
+#include "launch/command.h"
 #include "plan/scenario.h"
 #include "read/report/report.h"
 #include "run/run.h"
@@ -65,6 +67,7 @@ static void usage(void)
 	       "                  [--cmdline TEXT]\n"
 	       "                  [--timeout S] [--out-dir DIR] [--flavour generic|cloud]\n"
 	       "                  [--build DIR] [--modules DIR] run NAME|FILE [run options]\n"
+	       "       pagelab vm [vm options] fit NAME|FILE --vary KEY=LO..HI [fit options]\n"
 	       "       pagelab vm [vm options] audit [audit options] [--then [audit options]]...\n"
 	       "(docs/vm.md)\n");
 }
@@ -277,8 +280,9 @@ static int parse_vm_opts(int argc, char **argv, struct vm_opts *o, int *word)
 	}
 	if (end >= argc)
 		return usage_error("expected: pagelab vm [options] run NAME [run options]");
-	if (optind < end || (strcmp(argv[end], "run") != 0 && strcmp(argv[end], "audit") != 0))
-		return usage_error("expected 'run' or 'audit' after the vm options");
+	if (optind < end || (strcmp(argv[end], "run") != 0 && strcmp(argv[end], "fit") != 0 &&
+			     strcmp(argv[end], "audit") != 0))
+		return usage_error("expected 'run', 'fit' or 'audit' after the vm options");
 	*word = end;
 	return 0;
 }
@@ -407,6 +411,67 @@ static int plan_for_guest(const struct vm_opts *o, const struct run_opts *ro, st
 	return 0;
 }
 
+/* The programs of the scenario's command workloads and loads, as this host
+ * resolves them (harness/launch/command.c: the run's own PATH), for the
+ * guests to carry at their own paths with their libraries (guest/vm-run
+ * --carry; a name busybox has an applet for is left to busybox).  They are
+ * this machine's binaries: an arm64 guest cannot run them.  0, or the usage
+ * or "cannot" status after one line. */
+struct vm_carry {
+	char path[SCN_MAX_WORKLOADS + SCN_MAX_LOADS][PATH_MAX];
+	size_t n;
+};
+
+static int carry_add(struct vm_carry *c, const char *argv0)
+{
+	char p[PATH_MAX];
+	struct lab_error err;
+
+	if (cmd_resolve(argv0, p, sizeof(p), &err) < 0) {
+		line("", err.msg);
+		return LAB_EXIT_CANNOT;
+	}
+	for (size_t i = 0; i < c->n; i++)
+		if (strcmp(c->path[i], p) == 0)
+			return 0;
+	if (c->n == sizeof(c->path) / sizeof(c->path[0]))
+		return usage_error("more than %zu programs to carry into the guest", c->n);
+	snprintf(c->path[c->n++], PATH_MAX, "%s", p);
+	return 0;
+}
+
+static int carry_programs(const struct vm_opts *o, const struct run_plan *plan, struct vm_carry *c)
+{
+	int st = 0;
+
+	c->n = 0;
+	for (size_t v = 0; v < plan->nv && st == 0; v++) {
+		const struct run_spec *sp = &plan->specs[v];
+
+		for (size_t w = 0; w < sp->nr_workloads && st == 0; w++)
+			if (sp->workloads[w].command)
+				st = carry_add(c, sp->workloads[w].argv[0]);
+		for (size_t l = 0; l < sp->nr_loads && st == 0; l++)
+			st = carry_add(c, sp->loads[l].argv[0]);
+	}
+	if (st == 0 && c->n > 0 && strcmp(o->arch, VM_HOST_ARCH) != 0) {
+		line("", "this scenario runs programs of this host (its command workloads and loads), which an "
+		     "arm64 guest cannot run: use an amd64 guest");
+		return LAB_EXIT_CANNOT;
+	}
+	return st;
+}
+
+/* Each target in turn (vm_run_target), what each said printed. */
+static void run_targets(struct vm_job *job, const struct vm_run_args *args)
+{
+	catch_signals();
+	for (size_t i = 0; i < job->nt && !vm_interrupted(); i++) {
+		vm_run_target(job, i, args);
+		print_target(&job->t[i]);
+	}
+}
+
 /* `pagelab vm [vm options] run NAME|FILE [run options]`; argv[0] is "run". */
 static int vm_run(const struct vm_opts *o, int argc, char **argv)
 {
@@ -417,6 +482,7 @@ static int vm_run(const struct vm_opts *o, int argc, char **argv)
 	struct vm_shape g;
 	struct vm_run_args args;
 	struct vm_job *job = NULL;
+	struct vm_carry *carry = NULL;
 	struct lab_error err;
 	int status, ret;
 
@@ -432,8 +498,11 @@ static int vm_run(const struct vm_opts *o, int argc, char **argv)
 	status = plan_for_guest(o, &ro, &sc, &plan, &g);
 	if (status != 0)
 		goto out;
+	carry = malloc(sizeof(*carry));
+	if (carry != NULL && (status = carry_programs(o, &plan, carry)) != 0)
+		goto out;
 	job = calloc(1, sizeof(*job));
-	if (job == NULL) {
+	if (job == NULL || carry == NULL) {
 		status = fail(-ENOMEM, &(struct lab_error){ ENOMEM, "out of memory" });
 		goto out;
 	}
@@ -442,18 +511,103 @@ static int vm_run(const struct vm_opts *o, int argc, char **argv)
 		status = fail(ret, &err);
 		goto out;
 	}
-	catch_signals();
-	args = (struct vm_run_args){ .scn = &sc, .name = ro.name, .fwd = fwd.argv, .nfwd = fwd.argc };
-	for (size_t i = 0; i < job->nt && !vm_interrupted(); i++) {
-		vm_run_target(job, i, &args);
-		print_target(&job->t[i]);
-	}
+	args = (struct vm_run_args){ .command = "run", .scn = &sc, .name = ro.name, .fwd = fwd.argv, .nfwd = fwd.argc,
+				     .carry = carry->path, .ncarry = carry->n };
+	run_targets(job, &args);
 	status = run_status(job);
 	summary(job, ro.no_report);
 out:
 	if (job != NULL)
 		vm_job_free(job);
 	free(job);
+	free(carry);
+	run_plan_free(&plan);
+	return status;
+}
+
+/* ---- fit ------------------------------------------------------------------------------ */
+
+/* Each fit's answer (cmd/fitcli.h), under its target's label, then the
+ * documents' paths. */
+static void fit_summary(const struct vm_job *j)
+{
+	for (size_t i = 0; i < j->nt; i++) {
+		const struct vm_target *t = &j->t[i];
+		cleanup_free char *text = NULL;
+		struct lab_error err;
+		json_t *doc;
+		size_t len;
+
+		if (!t->ok)
+			continue;
+		if (lab_read_input(t->result, "result", LAB_RESULT_MAX, LAB_INPUT_NOFOLLOW, &text, &len, &err) < 0 ||
+		    (doc = json_loadb(text, len, 0, NULL)) == NULL) {
+			line("", err.msg);
+			continue;
+		}
+		printf("## ");
+		readcmd_line(stdout, t->label);
+		putchar('\n');
+		fit_cli_print_answer(doc);
+		json_decref(doc);
+	}
+	for (size_t i = 0; i < j->nt; i++)
+		if (j->t[i].ok)
+			readcmd_line(stdout, j->t[i].result);
+}
+
+/* `pagelab vm [vm options] fit NAME|FILE --vary KEY=LO..HI [fit options]`;
+ * argv[0] is "fit".  The options are read here as `pagelab fit` reads them
+ * (bad ones refused before anything boots) and forwarded as given; the
+ * fit's own checks against the guest's memory (the base at its MemTotal,
+ * the scenario reading KEY) run in the guest, as `pagelab fit` runs them. */
+static int vm_fit(const struct vm_opts *o, int argc, char **argv)
+{
+	struct fit_opts fo;
+	struct run_plan plan;
+	struct vm_scenario sc;
+	struct vm_shape g;
+	struct vm_run_args args;
+	struct vm_job *job = NULL;
+	struct vm_carry *carry = NULL;
+	struct lab_error err;
+	int status, ret;
+
+	memset(&plan, 0, sizeof(plan));
+	status = fit_cli_parse(argc, argv, &fo);
+	if (status != 0)
+		return status;
+	if (fo.out != NULL)
+		return usage_error("fit: --out names one file; each target's document goes to --out-dir");
+	if (o->modules != NULL && !o->swap_set && !o->disk_set)
+		return usage_error("--modules is for --swap or --disk with a kernel PATH");
+	status = plan_for_guest(o, &fo.run, &sc, &plan, &g);
+	if (status != 0)
+		goto out;
+	carry = malloc(sizeof(*carry));
+	if (carry != NULL && (status = carry_programs(o, &plan, carry)) != 0)
+		goto out;
+	job = calloc(1, sizeof(*job));
+	if (job == NULL || carry == NULL) {
+		status = fail(-ENOMEM, &(struct lab_error){ ENOMEM, "out of memory" });
+		goto out;
+	}
+	ret = vm_job_prepare(job, o, &g, plan.s.name, &progress, &err);
+	if (ret < 0) {
+		status = fail(ret, &err);
+		goto out;
+	}
+	/* getopt_long moved the scenario to the end: the rest are the options. */
+	args = (struct vm_run_args){ .command = "fit", .scn = &sc, .name = fo.run.name, .fwd = argv + 1,
+				     .nfwd = argc - 2, .carry = carry->path, .ncarry = carry->n };
+	run_targets(job, &args);
+	status = run_status(job);
+	fit_summary(job);
+out:
+	if (job != NULL)
+		vm_job_free(job);
+	free(job);
+	free(carry);
 	run_plan_free(&plan);
 	return status;
 }
@@ -553,5 +707,7 @@ int cmd_vm(int argc, char **argv)
 		return ret;
 	if (strcmp(argv[word], "audit") == 0)
 		return vm_audit(&o, argc - word - 1, argv + word + 1);
+	if (strcmp(argv[word], "fit") == 0)
+		return vm_fit(&o, argc - word, argv + word);
 	return vm_run(&o, argc - word, argv + word);
 }

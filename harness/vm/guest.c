@@ -162,18 +162,19 @@ static int run_host(struct vm_job *j, struct vm_target *t, const struct vm_run_a
 		return vm_target_fail(t, VM_FAILED, &t->err);
 	}
 	vm_argv_add(&av, "/proc/self/exe");
-	vm_argv_add(&av, "run");
+	vm_argv_add(&av, a->command);
 	vm_argv_add(&av, a->scn->is_file ? a->scn->path : a->name);
 	vm_argv_add(&av, "--out");
 	vm_argv_add(&av, out);
-	vm_argv_add(&av, "--no-report");
+	if (strcmp(a->command, "run") == 0)
+		vm_argv_add(&av, "--no-report");
 	for (int i = 0; i < a->nfwd; i++)
 		vm_argv_add(&av, a->fwd[i]);
 	if (av.overflow) {
 		lab_error_set(&t->err, E2BIG, "too many run options");
 		return vm_target_fail(t, VM_FAILED, &t->err);
 	}
-	lab_say(j->p, LAB_SAY_PHASE, "%s: pagelab run on this host", t->label);
+	lab_say(j->p, LAB_SAY_PHASE, "%s: pagelab %s on this host", t->label, a->command);
 	if (vm_spawn(av.argv, NULL, false, 0, &st, &t->err) < 0)
 		return vm_target_fail(t, VM_FAILED, &t->err);
 	vm_target_ran(t, st);
@@ -187,15 +188,19 @@ static int run_host(struct vm_job *j, struct vm_target *t, const struct vm_run_a
 
 /* ---- a guest ------------------------------------------------------------------------ */
 
-/* The scenario for the guest (--file) and its command: env, pagelab run
- * NAME --out /out/files/result.json --no-report [run options]. */
+/* The scenario for the guest (--file), the metrics tables a load's output
+ * is read by (--file DATA/metrics:/pagelab-data/metrics), the programs to
+ * carry (--carry), and its command: env, pagelab run NAME --out
+ * /out/files/result.json --no-report [run options] (or pagelab fit NAME
+ * --out … [fit options]). */
 struct guest_cmd {
 	char file_arg[PATH_MAX + 64];
+	char metrics_arg[PATH_MAX + 64];
 	char scn[PATH_MAX];
 };
 
-static int guest_command(const struct vm_run_args *a, struct guest_cmd *c, struct vm_argv *av,
-			 struct lab_error *err)
+static int guest_command(const struct vm_job *j, const struct vm_run_args *a, struct guest_cmd *c,
+			 struct vm_argv *av, struct lab_error *err)
 {
 	const struct vm_scenario *sc = a->scn;
 
@@ -209,8 +214,16 @@ static int guest_command(const struct vm_run_args *a, struct guest_cmd *c, struc
 		   vm_pathf(c->file_arg, sizeof(c->file_arg), "%s:/scenarios", sc->dir) < 0) {
 		return lab_error_set(err, ENAMETOOLONG, "scenario path too long: %s", sc->dir);
 	}
+	if (vm_pathf(c->metrics_arg, sizeof(c->metrics_arg), "%s/metrics:" VM_GUEST_DATA "/metrics", j->env.src) < 0)
+		return lab_error_set(err, ENAMETOOLONG, "data path too long: %s", j->env.src);
 	vm_argv_add(av, "--file");
 	vm_argv_add(av, c->file_arg);
+	vm_argv_add(av, "--file");
+	vm_argv_add(av, c->metrics_arg);
+	for (size_t i = 0; i < a->ncarry; i++) {
+		vm_argv_add(av, "--carry");
+		vm_argv_add(av, a->carry[i]);
+	}
 	vm_argv_add(av, "--");
 	/* The guest's init exports PAGELAB_GUEST=1 already; it is said again here
 	 * because it is what lets a destructive scenario run (host.c). */
@@ -218,12 +231,14 @@ static int guest_command(const struct vm_run_args *a, struct guest_cmd *c, struc
 	vm_argv_add(av, "PAGELAB_GUEST=1");
 	vm_argv_add(av, "PAGELAB_SCENARIOS=/scenarios");
 	vm_argv_add(av, "PAGELAB_WORKLOADS=/bin");
+	vm_argv_add(av, "PAGELAB_DATA_DIR=" VM_GUEST_DATA);
 	vm_argv_add(av, "pagelab");
-	vm_argv_add(av, "run");
+	vm_argv_add(av, a->command);
 	vm_argv_add(av, c->scn);
 	vm_argv_add(av, "--out");
 	vm_argv_add(av, VM_GUEST_RESULT);
-	vm_argv_add(av, "--no-report");
+	if (strcmp(a->command, "run") == 0)
+		vm_argv_add(av, "--no-report");
 	for (int i = 0; i < a->nfwd; i++)
 		vm_argv_add(av, a->fwd[i]);
 	if (av->overflow)
@@ -372,7 +387,7 @@ static int run_guest(struct vm_job *j, struct vm_target *t, const struct vm_run_
 		return vm_target_fail(t, VM_FAILED, &t->err);
 	}
 	vm_guest_boot_args(j, t, rundir, true, &av);
-	if (guest_command(a, &cmd, &av, &t->err) < 0)
+	if (guest_command(j, a, &cmd, &av, &t->err) < 0)
 		return vm_target_fail(t, VM_FAILED, &t->err);
 	vm_boot_line(j, &av, true, line, sizeof(line));
 	lab_say(j->p, LAB_SAY_PHASE, "%s: %s, timeout %u s", t->label, line, j->o.timeout_s);

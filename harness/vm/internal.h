@@ -13,6 +13,9 @@
 #include "vm.h"
 
 #define VM_GUEST_RESULT "/out/files/result.json"
+/* Where the guest finds the data a run reads besides its scenarios (the
+ * metrics tables of its loads): PAGELAB_DATA_DIR there. */
+#define VM_GUEST_DATA "/pagelab-data"
 #define VM_KV_MAX (1ULL << 20)          /* vm-status, guest-info, an audit's .rc: a few hundred bytes */
 
 /* What a `pagelab run` or `pagelab audit` child exits with (the guest's,

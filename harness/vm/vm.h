@@ -54,6 +54,15 @@ struct run_spec;
 #define VM_DEFAULT_TIMEOUT_S 1800
 #define VM_MIN_MEM (256ULL << 20)       /* the initramfs and the guest's kernel need ~150 MiB */
 #define VM_MAX_NUMA 8
+/* This machine's architecture as --arch names it: the programs of this host
+ * a guest may carry (vm.h: vm_run_args) run only in a guest of it. */
+#if defined(__x86_64__)
+#define VM_HOST_ARCH "amd64"
+#elif defined(__aarch64__)
+#define VM_HOST_ARCH "arm64"
+#else
+#define VM_HOST_ARCH ""
+#endif
 #define VM_AUDIT_MAX_STATES 16
 
 /* ---- the options (harness/cmd/vm.c parses them) ------------------------------ */
@@ -182,13 +191,16 @@ void vm_job_free(struct vm_job *j);
 /* ---- a run (guest.c) ------------------------------------------------------------ */
 
 struct vm_run_args {
+	const char *command;            /* "run" or "fit": the guest's pagelab command */
 	const struct vm_scenario *scn;
 	const char *name;               /* NAME|FILE as given */
-	char *const *fwd;               /* the run options forwarded to every target's pagelab run */
+	char *const *fwd;               /* its options, forwarded to every target's pagelab */
 	int nfwd;
+	char (*carry)[PATH_MAX];        /* programs of this host a guest gets at their own paths */
+	size_t ncarry;
 };
 
-/* `pagelab run` on target i (this host: a child of this very image; a guest:
+/* `pagelab run` (or `fit`: a->command) on target i (this host: a child of this very image; a guest:
  * guest/vm-run), its document and stream (and a guest's console log) into
  * the output directory.  0 when its pagelab ran to its end (outcome VM_RAN,
  * child_status its status; err may still say what it said), else -errno
