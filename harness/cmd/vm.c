@@ -440,7 +440,8 @@ static int carry_add(struct vm_carry *c, const char *argv0)
 	return 0;
 }
 
-static int carry_programs(const struct vm_opts *o, const struct run_plan *plan, struct vm_carry *c)
+static int carry_programs(const struct vm_opts *o, const struct run_plan *plan, const struct vm_shape *g,
+			  struct vm_carry *c)
 {
 	int st = 0;
 
@@ -454,9 +455,9 @@ static int carry_programs(const struct vm_opts *o, const struct run_plan *plan, 
 		for (size_t l = 0; l < sp->nr_loads && st == 0; l++)
 			st = carry_add(c, sp->loads[l].argv[0]);
 	}
-	if (st == 0 && c->n > 0 && strcmp(o->arch, VM_HOST_ARCH) != 0) {
-		line("", "this scenario runs programs of this host (its command workloads and loads), which an "
-		     "arm64 guest cannot run: use an amd64 guest");
+	if (st == 0 && (c->n > 0 || g->ntrees > 0) && strcmp(o->arch, VM_HOST_ARCH) != 0) {
+		line("", "this scenario runs programs of this host (its command workloads and loads, [vm] carry), "
+		     "which an arm64 guest cannot run: use an amd64 guest");
 		return LAB_EXIT_CANNOT;
 	}
 	return st;
@@ -499,7 +500,7 @@ static int vm_run(const struct vm_opts *o, int argc, char **argv)
 	if (status != 0)
 		goto out;
 	carry = malloc(sizeof(*carry));
-	if (carry != NULL && (status = carry_programs(o, &plan, carry)) != 0)
+	if (carry != NULL && (status = carry_programs(o, &plan, &g, carry)) != 0)
 		goto out;
 	job = calloc(1, sizeof(*job));
 	if (job == NULL || carry == NULL) {
@@ -585,7 +586,7 @@ static int vm_fit(const struct vm_opts *o, int argc, char **argv)
 	if (status != 0)
 		goto out;
 	carry = malloc(sizeof(*carry));
-	if (carry != NULL && (status = carry_programs(o, &plan, carry)) != 0)
+	if (carry != NULL && (status = carry_programs(o, &plan, &g, carry)) != 0)
 		goto out;
 	job = calloc(1, sizeof(*job));
 	if (job == NULL || carry == NULL) {

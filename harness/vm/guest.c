@@ -224,6 +224,10 @@ static int guest_command(const struct vm_job *j, const struct vm_run_args *a, st
 		vm_argv_add(av, "--carry");
 		vm_argv_add(av, a->carry[i]);
 	}
+	for (size_t i = 0; i < j->g.ntrees; i++) {
+		vm_argv_add(av, "--tree");
+		vm_argv_add(av, j->g.trees[i]);
+	}
 	vm_argv_add(av, "--");
 	/* The guest's init exports PAGELAB_GUEST=1 already; it is said again here
 	 * because it is what lets a destructive scenario run (host.c). */

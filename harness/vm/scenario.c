@@ -135,6 +135,43 @@ static int shape_size(const struct scenario *s, const struct run_spec *r, const 
 	return 0;
 }
 
+/* Absolute, and no component "." or "..". */
+static bool plain_abs_path(const char *t)
+{
+	if (t[0] != '/')
+		return false;
+	for (const char *c = t; *c != '\0'; c += strcspn(c, "/")) {
+		size_t n;
+
+		c += strspn(c, "/");
+		n = strcspn(c, "/");
+		if ((n == 1 && c[0] == '.') || (n == 2 && c[0] == '.' && c[1] == '.'))
+			return false;
+	}
+	return true;
+}
+
+/* [vm] carry = PATH...: absolute, no "." or ".." component, at most
+ * VM_MAX_TREES; what each holds is checked where it is copied
+ * (guest/vm-initramfs --tree). */
+static int shape_trees(const struct scenario *s, const struct run_spec *r, const char *path, struct vm_shape *g,
+		       struct lab_error *err)
+{
+	char val[VM_MAX_TREES * 256], *save = NULL;
+
+	if (!vm_item(s, r, "carry", val, sizeof(val)))
+		return 0;
+	for (char *t = strtok_r(val, " \t", &save); t != NULL; t = strtok_r(NULL, " \t", &save)) {
+		if (!plain_abs_path(t) || strlen(t) >= sizeof(g->trees[0]))
+			return lab_error_set(err, EINVAL, "%s: [vm] carry: '%s': expected an absolute path of this host "
+					     "without . or .. (under 256 bytes)", path, t);
+		if (g->ntrees == VM_MAX_TREES)
+			return lab_error_set(err, EINVAL, "%s: [vm] carry: at most %d paths", path, VM_MAX_TREES);
+		snprintf(g->trees[g->ntrees++], sizeof(g->trees[0]), "%s", t);
+	}
+	return 0;
+}
+
 int vm_shape_for_run(const struct vm_opts *o, const struct scenario *s, const struct run_spec *first,
 		     const char *path, const struct lab_progress *p, struct vm_shape *g, struct lab_error *err)
 {
@@ -183,7 +220,7 @@ int vm_shape_for_run(const struct vm_opts *o, const struct scenario *s, const st
 	snprintf(g->cmdline, sizeof(g->cmdline), "%s", o->cmdline);
 	if (!vm_item(s, first, "kernel", g->kernel, sizeof(g->kernel)))
 		snprintf(g->kernel, sizeof(g->kernel), "%s", VM_DEFAULT_KERNEL);
-	return 0;
+	return shape_trees(s, first, path, g, err);
 }
 
 int vm_shape_for_audit(const struct vm_opts *o, struct vm_shape *g, struct lab_error *err)

@@ -54,6 +54,7 @@ struct run_spec;
 #define VM_DEFAULT_TIMEOUT_S 1800
 #define VM_MIN_MEM (256ULL << 20)       /* the initramfs and the guest's kernel need ~150 MiB */
 #define VM_MAX_NUMA 8
+#define VM_MAX_TREES 8
 /* This machine's architecture as --arch names it: the programs of this host
  * a guest may carry (vm.h: vm_run_args) run only in a guest of it. */
 #if defined(__x86_64__)
@@ -119,6 +120,11 @@ struct vm_shape {
 	unsigned long long disk;
 	char cmdline[1024];
 	char kernel[16];                /* the default kernel: [vm] kernel, else 6.12 */
+	/* [vm] carry: trees of this host the guest gets at their own paths
+	 * (guest/vm-run --tree: root's, not writable by others, readable by
+	 * all; links kept as links), e.g. a JDK a launcher finds its libraries in. */
+	char trees[VM_MAX_TREES][256];
+	size_t ntrees;
 };
 
 /* A run's guest: the options, else the scenario's [vm] (its ${...} from the
