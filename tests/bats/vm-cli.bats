@@ -67,7 +67,7 @@ ran() {
   [[ "$stderr" == *"pagelab: vm: run: unknown option '--mem'"* ]]
   standin_vm --kernel "$K" stray run madv-free/probe
   assert_equal "$status" 2
-  [[ "$stderr" == *"expected 'run' or 'audit' after the vm options"* ]]
+  [[ "$stderr" == *"expected 'run', 'fit' or 'audit' after the vm options"* ]]
   standin_vm --kernel "$K" --build "$BUILD"
   assert_equal "$status" 2
   [[ "$stderr" == *"expected: pagelab vm [options] run NAME [run options]"* ]]
