@@ -473,56 +473,80 @@ static void run_targets(struct vm_job *job, const struct vm_run_args *args)
 	}
 }
 
+/* What run and fit prepare alike, before anything boots: the plan for the
+ * guest, the programs to carry, the job (vm_job_prepare). */
+struct vm_launch {
+	struct run_plan plan;
+	struct vm_scenario sc;
+	struct vm_shape g;
+	struct vm_carry carry;
+	struct vm_job job;
+	bool prepared;
+};
+
+static void launch_free(struct vm_launch *l)
+{
+	if (l == NULL)
+		return;
+	if (l->prepared)
+		vm_job_free(&l->job);
+	run_plan_free(&l->plan);
+	free(l);
+}
+
+/* *out the launch, or NULL when the status returned is not 0 (said). */
+static int launch_prepare(const struct vm_opts *o, const struct run_opts *ro, struct vm_launch **out)
+{
+	struct vm_launch *l = calloc(1, sizeof(*l));
+	struct lab_error err;
+	int status, ret;
+
+	*out = NULL;
+	if (l == NULL)
+		return fail(-ENOMEM, &(struct lab_error){ ENOMEM, "out of memory" });
+	if (o->modules != NULL && !o->swap_set && !o->disk_set)
+		status = usage_error("--modules is for --swap or --disk with a kernel PATH");
+	else
+		status = plan_for_guest(o, ro, &l->sc, &l->plan, &l->g);
+	if (status == 0)
+		status = carry_programs(o, &l->plan, &l->g, &l->carry);
+	if (status == 0) {
+		ret = vm_job_prepare(&l->job, o, &l->g, l->plan.s.name, &progress, &err);
+		l->prepared = true;     /* what it resolved is freed by vm_job_free */
+		if (ret < 0)
+			status = fail(ret, &err);
+	}
+	if (status != 0) {
+		launch_free(l);
+		return status;
+	}
+	*out = l;
+	return 0;
+}
+
 /* `pagelab vm [vm options] run NAME|FILE [run options]`; argv[0] is "run". */
 static int vm_run(const struct vm_opts *o, int argc, char **argv)
 {
 	struct run_opts ro;
 	struct run_opts_argv fwd;
-	struct run_plan plan;
-	struct vm_scenario sc;
-	struct vm_shape g;
+	struct vm_launch *l;
 	struct vm_run_args args;
-	struct vm_job *job = NULL;
-	struct vm_carry *carry = NULL;
-	struct lab_error err;
-	int status, ret;
+	int status;
 
-	memset(&plan, 0, sizeof(plan));
 	/* --out has no meaning with several targets: --out-dir names the
 	 * directory (run_opts_parse refuses it for RUN_OPTS_VM). */
 	status = run_opts_parse(argc, argv, RUN_OPTS_VM, &ro);
 	if (status != 0)
 		return status;
 	run_opts_forward(&ro, &fwd);
-	if (o->modules != NULL && !o->swap_set && !o->disk_set)
-		return usage_error("--modules is for --swap or --disk with a kernel PATH");
-	status = plan_for_guest(o, &ro, &sc, &plan, &g);
-	if (status != 0)
-		goto out;
-	carry = malloc(sizeof(*carry));
-	if (carry != NULL && (status = carry_programs(o, &plan, &g, carry)) != 0)
-		goto out;
-	job = calloc(1, sizeof(*job));
-	if (job == NULL || carry == NULL) {
-		status = fail(-ENOMEM, &(struct lab_error){ ENOMEM, "out of memory" });
-		goto out;
-	}
-	ret = vm_job_prepare(job, o, &g, plan.s.name, &progress, &err);
-	if (ret < 0) {
-		status = fail(ret, &err);
-		goto out;
-	}
-	args = (struct vm_run_args){ .command = "run", .scn = &sc, .name = ro.name, .fwd = fwd.argv, .nfwd = fwd.argc,
-				     .carry = carry->path, .ncarry = carry->n };
-	run_targets(job, &args);
-	status = run_status(job);
-	summary(job, ro.no_report);
-out:
-	if (job != NULL)
-		vm_job_free(job);
-	free(job);
-	free(carry);
-	run_plan_free(&plan);
+	if ((status = launch_prepare(o, &ro, &l)) != 0)
+		return status;
+	args = (struct vm_run_args){ .command = "run", .scn = &l->sc, .name = ro.name, .fwd = fwd.argv,
+				     .nfwd = fwd.argc, .carry = l->carry.path, .ncarry = l->carry.n };
+	run_targets(&l->job, &args);
+	status = run_status(&l->job);
+	summary(&l->job, ro.no_report);
+	launch_free(l);
 	return status;
 }
 
@@ -565,51 +589,24 @@ static void fit_summary(const struct vm_job *j)
 static int vm_fit(const struct vm_opts *o, int argc, char **argv)
 {
 	struct fit_opts fo;
-	struct run_plan plan;
-	struct vm_scenario sc;
-	struct vm_shape g;
+	struct vm_launch *l;
 	struct vm_run_args args;
-	struct vm_job *job = NULL;
-	struct vm_carry *carry = NULL;
-	struct lab_error err;
-	int status, ret;
+	int status;
 
-	memset(&plan, 0, sizeof(plan));
 	status = fit_cli_parse(argc, argv, &fo);
 	if (status != 0)
 		return status;
 	if (fo.out != NULL)
 		return usage_error("fit: --out names one file; each target's document goes to --out-dir");
-	if (o->modules != NULL && !o->swap_set && !o->disk_set)
-		return usage_error("--modules is for --swap or --disk with a kernel PATH");
-	status = plan_for_guest(o, &fo.run, &sc, &plan, &g);
-	if (status != 0)
-		goto out;
-	carry = malloc(sizeof(*carry));
-	if (carry != NULL && (status = carry_programs(o, &plan, &g, carry)) != 0)
-		goto out;
-	job = calloc(1, sizeof(*job));
-	if (job == NULL || carry == NULL) {
-		status = fail(-ENOMEM, &(struct lab_error){ ENOMEM, "out of memory" });
-		goto out;
-	}
-	ret = vm_job_prepare(job, o, &g, plan.s.name, &progress, &err);
-	if (ret < 0) {
-		status = fail(ret, &err);
-		goto out;
-	}
+	if ((status = launch_prepare(o, &fo.run, &l)) != 0)
+		return status;
 	/* getopt_long moved the scenario to the end: the rest are the options. */
-	args = (struct vm_run_args){ .command = "fit", .scn = &sc, .name = fo.run.name, .fwd = argv + 1,
-				     .nfwd = argc - 2, .carry = carry->path, .ncarry = carry->n };
-	run_targets(job, &args);
-	status = run_status(job);
-	fit_summary(job);
-out:
-	if (job != NULL)
-		vm_job_free(job);
-	free(job);
-	free(carry);
-	run_plan_free(&plan);
+	args = (struct vm_run_args){ .command = "fit", .scn = &l->sc, .name = fo.run.name, .fwd = argv + 1,
+				     .nfwd = argc - 2, .carry = l->carry.path, .ncarry = l->carry.n };
+	run_targets(&l->job, &args);
+	status = run_status(&l->job);
+	fit_summary(&l->job);
+	launch_free(l);
 	return status;
 }
 
