@@ -50,11 +50,15 @@ fitdoc() { ls "$RESULTS"/vm-fit/*-guest-*.json; }
   # Below the footprint memory.high throttles: the bench never finishes (its
   # timeout), memory.events high counts, PSI some near 100 %, and no run is
   # OOM-killed — memory.high never kills (mm/memcontrol.c).
+  # Every probe at or below the bracket's failed end failed with no OOM kill;
+  # the range's bottom (6 MiB, well below the footprint) stalled outright.
   jq -e --argjson lo "$lo" '[.fit.probes[] | select(.base == false and .quota_bytes <= $lo)]
-        | length >= 1 and all(.completed_runs == 0 and .oom_runs == 0
+        | length >= 1 and all(.meets == false and .oom_runs == 0)' "$f"
+  jq -e '[.fit.probes[] | select(.base == false and .quota_bytes == 6291456)]
+        | length == 1 and all(.completed_runs == 0 and .oom_runs == 0
                               and any(.why[]; test("killed at its timeout")) and any(.why[]; test("^psi<=10")))' "$f"
-  jq -e --argjson lo "$lo" '[.fit.probes[] as $p | select($p.base == false and $p.quota_bytes <= $lo) | $p.runs[] as $i
-        | .runs[$i] | [.samples[].memory_events.high // 0] | max] | all(. > 0)' "$f"
+  jq -e '[.fit.probes[] as $p | select($p.base == false and $p.quota_bytes == 6291456) | $p.runs[] as $i
+        | .runs[$i] | [.samples[].memory_events.high // 0] | max] | length == 3 and all(. > 0)' "$f"
   # At and above the quota found every repeat completed.
   jq -e --argjson q "$q" '[.fit.probes[] | select(.quota_bytes >= $q)] | all(.completed_runs == 3 and .oom_runs == 0)' "$f"
 }
