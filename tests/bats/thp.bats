@@ -192,6 +192,23 @@ check_guest_thp() {
   jq -e '.runs[0].summary.trace.lru.file | (.sandbox.nr_scanned // 0) + (.kswapd.nr_scanned // 0) > 0' "$f"
 }
 
+@test "thp vm 6.12: rig-fork at a quarter size — a child mapping the region across MADV_FREE leaves every huge page unmarked: LazyFree is exactly the small part, then an OOM kill, both orders" {
+  [ -z "$VM_SKIP" ] || skip "$VM_SKIP"
+  guest_run vm-rig-fork --kernel 6.12 --mem 1G --thp madvise --timeout 300 run thp/rig-fork \
+    --set region=128M --set memory_max=256M --set ballast=38M --set pressure=175M --no-report
+  assert_success
+  f=$(ls "$RESULTS"/vm-rig-fork/*-guest-*.json | grep -v '\.jsonl$')
+  [ "$(jq -r '[.runs[].variant.release] | sort | join(" ")' "$f")" = "join mincore" ]
+  # madvise_free_huge_pmd skips a THP mapped twice (mm/huge_memory.c); the
+  # small pages are marked: LazyFree after the drain = Rss - AnonHugePages of the fill.
+  jq -e 'all(.runs[]; ([.steps[] | select(.step == "fill")][0].counters.region) as $fill
+         | ([.steps[] | select(.step == "drain")][0].counters.region.lazyfree_kb) == ($fill.rss_kb - $fill.anonhuge_kb)
+         and $fill.anonhuge_kb > 0 and $fill.anonhuge_kb < $fill.rss_kb)' "$f"
+  # The huge part cannot be reclaimed without swap: a memcg OOM kill at the pressure.
+  jq -e 'all(.runs[]; .exit.outcome == "oom_killed" and .exit.oom_kill_count >= 1)' "$f"
+  echo "# $(jq -r '.host.kernel' "$f"): $(jq -r '[.runs[] | "\(.variant.release): LazyFree \([.steps[] | select(.step == "drain")][0].counters.region.lazyfree_kb) kB of \([.steps[] | select(.step == "fill")][0].counters.region.rss_kb), \(.exit.oom_kill_count) OOM kills"] | join("; ")' "$f")" >&3
+}
+
 @test "thp vm: compare 6.1 against 6.12 names what else differs (host.fingerprint), MGLRU not: it was pinned to 0x0000 in 6.12's run" {
   [ -z "$VM_SKIP" ] || skip "$VM_SKIP"
   a=$(ls "$RESULTS"/vm-thp-6.1/*-guest-*.json 2>/dev/null) || skip "needs the 6.1 guest's run"
