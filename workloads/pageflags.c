@@ -18,6 +18,7 @@
 #define KPF_ANON 12
 #define KPF_SWAPBACKED 14
 #define KPF_COMPOUND_HEAD 15
+#define KPF_COMPOUND_TAIL 16
 #define KPF_UNEVICTABLE 18
 #define KPF_THP 22
 #define KPF_ZERO_PAGE 24
@@ -67,10 +68,33 @@ static void add_flags(struct pageflags_count *c, uint64_t k)
 	c->unevictable += (k >> KPF_UNEVICTABLE) & 1;
 }
 
+/* The flags a folio keeps on its head page only (PG_lru, PG_active,
+ * PG_dirty, PG_swapbacked, PG_unevictable).  6.1's stable_page_flags
+ * (fs/proc/page.c) reports each 4 KiB page by its own page->flags, so a
+ * THP's tail pages read "anon, not swap-backed, not on an LRU" — every tail
+ * counted lazily freed; 6.12 and later report a folio's flags for each of
+ * its pages.  A tail seen right after its head (frames are read in
+ * physical order) takes these bits from the head, which changes nothing
+ * where the kernel already did; a tail whose head was not read keeps its
+ * own. */
+#define KPF_PER_FOLIO ((1ull << KPF_LRU) | (1ull << KPF_ACTIVE) | (1ull << KPF_DIRTY) | \
+		       (1ull << KPF_SWAPBACKED) | (1ull << KPF_UNEVICTABLE))
+
+static uint64_t folio_flags(uint64_t k, uint64_t *head)
+{
+	if ((k >> KPF_COMPOUND_HEAD) & 1)
+		*head = k;
+	else if (((k >> KPF_COMPOUND_TAIL) & 1) && *head != 0)
+		k = (k & ~KPF_PER_FOLIO) | (*head & KPF_PER_FOLIO);
+	else
+		*head = 0;
+	return k;
+}
+
 /* The flags of n consecutive frames from pfn, read in one pread, counted. */
 static int count_run(struct pageflags *pf, uint64_t pfn, size_t n, struct pageflags_count *c, struct lab_error *err)
 {
-	uint64_t flags[CHUNK];
+	uint64_t flags[CHUNK], head = 0;
 	int ret;
 
 	while (n > 0) {
@@ -79,7 +103,7 @@ static int count_run(struct pageflags *pf, uint64_t pfn, size_t n, struct pagefl
 		if ((ret = pread_all(pf->kpageflags_fd, flags, m * 8, (off_t)(pfn * 8), err, "/proc/kpageflags")) < 0)
 			return ret;
 		for (size_t i = 0; i < m; i++)
-			add_flags(c, flags[i]);
+			add_flags(c, folio_flags(flags[i], &head));
 		pfn += m;
 		n -= m;
 	}

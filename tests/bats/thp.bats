@@ -192,6 +192,23 @@ check_guest_thp() {
   jq -e '.runs[0].summary.trace.lru.file | (.sandbox.nr_scanned // 0) + (.kswapd.nr_scanned // 0) > 0' "$f"
 }
 
+@test "thp vm 6.1: kpageflags read per folio — a THP's tail pages take its head's flags, so a shared region counts every page swap-backed and none lazily freed, as 6.12 and 6.18 do" {
+  [ -z "$VM_SKIP" ] || skip "$VM_SKIP"
+  # 6.1's stable_page_flags reports a tail page by its own page->flags
+  # (fs/proc/page.c): before workloads/pageflags.c took the head's, this
+  # counted 256 swap-backed and 130,816 lazily freed pages of a 512 MiB
+  # shared THP region whose LazyFree was 0.
+  guest_run vm-thp-pf --kernel 6.1 --mem 1G --thp madvise --timeout 300 run "$TOP/tests/scenarios/thp-host.scn" --no-report
+  f=$(ls "$RESULTS"/vm-thp-pf/*-guest-*.json | grep -v '\.jsonl$')
+  jq -e '.host.kernel | startswith("6.1.")' "$f"
+  jq -e '[.runs[] | select(.variant.first == "fork")] | length == 2 and all(
+      ([.steps[] | select(.step == "drain")][0].counters.region | .lazyfree_kb == 0 and .anonhuge_kb == 65536)
+      and ([.steps[] | select(.step == "pageflags")][0].counters.pageflags | .swapbacked == 16384 and .lazyfree == 0
+           and .thp == 16384 and .compound_head == 32))' "$f"
+  jq -e '[.runs[] | select(.variant.first == "mincore")] | length == 2 and all(
+      [.steps[] | select(.step == "pageflags")][0].counters.pageflags | .lazyfree == 15872 and .swapbacked == 512)' "$f"
+}
+
 @test "thp vm 6.12: rig-fork at a quarter size — a child mapping the region across MADV_FREE leaves every huge page unmarked: LazyFree is exactly the small part, then an OOM kill, both orders" {
   [ -z "$VM_SKIP" ] || skip "$VM_SKIP"
   guest_run vm-rig-fork --kernel 6.12 --mem 1G --thp madvise --timeout 300 run thp/rig-fork \
