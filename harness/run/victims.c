@@ -16,7 +16,9 @@
  *     those named is listed with pid null.
  *
  * Whose tree a victim was in: a workload's own pid is that workload (a
- * load's, with cgroup = sandbox, that load: "load", workload null); else
+ * load's, with cgroup = sandbox, that load: "load", workload null); a
+ * child a built-in workload's fork step made (counters.child_pid) is that
+ * workload's ("fork_step"); else
  * the command the per-process source gave it to at the last sample that
  * listed it (sources/smaps_rollup.c; the sampler's seen table); else, as
  * that source does, the run's only command (not under --sandbox self).
@@ -34,6 +36,7 @@
 /* The run's facts the victims are matched against. */
 struct vin {
 	json_t *ws;             /* exit.workloads */
+	json_t *steps;          /* runs[].steps: a built-in's fork step names its child */
 	json_t *loads;          /* runs[].loads: a load with cgroup = sandbox is in it */
 	json_t *seen;           /* the sampler's seen table, or NULL */
 	const char *only;       /* the run's only command, or NULL */
@@ -80,9 +83,22 @@ static const json_t *load_of(const struct vin *v, json_int_t pid)
 	return NULL;
 }
 
+/* The workload whose fork step made pid (region's `fork`: counters.child_pid). */
+static const char *forker_of(const struct vin *v, json_int_t pid)
+{
+	for (size_t i = 0; i < json_array_size(v->steps); i++) {
+		const json_t *st = json_array_get(v->steps, i);
+
+		if (json_integer_value(json_object_get(json_object_get(st, RK_COUNTERS), "child_pid")) == pid)
+			return json_string_value(json_object_get(st, RK_WORKLOAD));
+	}
+	return NULL;
+}
+
 static bool known(const struct vin *v, json_int_t pid)
 {
-	return pid > 0 && (workload_of(v, pid) != NULL || seen_of(v, pid) != NULL || load_of(v, pid) != NULL);
+	return pid > 0 && (workload_of(v, pid) != NULL || seen_of(v, pid) != NULL || load_of(v, pid) != NULL ||
+			   forker_of(v, pid) != NULL);
 }
 
 static json_t *entry_of(const struct vin *v, json_int_t pid)
@@ -111,6 +127,8 @@ static void tree_of(const struct vin *v, json_int_t pid, json_t *e)
 	if (w != NULL) {
 		owner = json_string_value(json_object_get(w, RK_NAME));
 		from = "pid";
+	} else if ((owner = forker_of(v, pid)) != NULL) {
+		from = "fork_step";
 	} else if (s != NULL && json_is_string(json_object_get(s, RK_WORKLOAD))) {
 		owner = json_string_value(json_object_get(s, RK_WORKLOAD));
 		from = "sample";
@@ -192,8 +210,8 @@ void run_oom_victims(json_t *run, json_t *seen)
 {
 	json_t *ex = json_object_get(run, RK_EXIT);
 	const json_t *sb = json_object_get(run, RK_SANDBOX);
-	struct vin v = { .ws = json_object_get(ex, RK_WORKLOADS), .loads = json_object_get(run, RK_LOADS),
-			 .seen = seen, .out = json_array() };
+	struct vin v = { .ws = json_object_get(ex, RK_WORKLOADS), .steps = json_object_get(run, RK_STEPS),
+			 .loads = json_object_get(run, RK_LOADS), .seen = seen, .out = json_array() };
 	bool self = json_is_string(json_object_get(sb, RK_MODE)) &&
 		    strcmp(json_string_value(json_object_get(sb, RK_MODE)), "self") == 0;
 	json_int_t count = json_integer_value(json_object_get(ex, RK_OOM_KILL_COUNT));

@@ -94,6 +94,12 @@ check_fingerprint() {
       ([.steps[] | select(.step == "fork")][0].counters.child_pid > 0)
       and ([.steps[] | select(.step == "drain")][0].counters.region | .lazyfree_kb == 0 and .anonhuge_kb == 65536)
       and ([.steps[] | select(.step == "pageflags")][0].counters.pageflags | .swapbacked == 16384 and .lazyfree == 0))' "$f"
+  # Every victim the kernel named is placed in a tree; the forked child, if
+  # taken, is region's by its fork step (exit.oom_victims, tree_from fork_step).
+  jq -e '[.runs[] | select(.variant.first == "fork")] | all(
+      ([.steps[] | select(.step == "fork")][0].counters.child_pid) as $c
+      | all(.exit.oom_victims[] | select(.pid != null); .workload == "region")
+      and all(.exit.oom_victims[] | select(.pid == $c); .tree_from == "fork_step" and .forked))' "$f"
   # Nothing to reclaim without swap: the pressure kills (the region or its child).
   jq -e '[.runs[] | select(.variant.first == "fork")] | all(.exit.oom_kill_count >= 1)' "$f"
 }
