@@ -456,8 +456,12 @@ static int carry_programs(const struct vm_opts *o, const struct run_plan *plan, 
 			st = carry_add(c, sp->loads[l].argv[0]);
 	}
 	if (st == 0 && (c->n > 0 || g->ntrees > 0) && strcmp(o->arch, VM_HOST_ARCH) != 0) {
-		line("", "this scenario runs programs of this host (its command workloads and loads, [vm] carry), "
-		     "which an arm64 guest cannot run: use an amd64 guest");
+		char msg[256];
+
+		snprintf(msg, sizeof(msg), "this scenario runs programs of this host (its command workloads and loads, "
+			 "[vm] carry), which an %s guest cannot run: use an %s guest", o->arch,
+			 *VM_HOST_ARCH ? VM_HOST_ARCH : "amd64");
+		line("", msg);
 		return LAB_EXIT_CANNOT;
 	}
 	return st;
