@@ -196,3 +196,31 @@ setup() {
   assert_equal "$stderr" "pagelab report: calibration file nosuch.json does not exist"
   [ ! -e page2 ]
 }
+
+# Ten A/A pairs run here and now, not recorded: twenty sets of three back to
+# back at 175M, then one at 200M.  No figure of any pair may be real, counts
+# (at their 1 % threshold) and timings (at the default floor) alike; 175 vs
+# 200M must still be, in its counts.  About 30 s on the 6.18 host.
+@test "compare: ten fresh A/A pairs call no figure real, ten times in a row; 175 vs 200 MiB still is" {
+  require_memcg
+  S=(--set thp=off --set region=128M --set memory_max=256M --set ballast=38M)
+  for i in $(seq 1 20); do
+    run_scenario madv-free/pressure "aa-$i" "${S[@]}" --set pressure=175M --repeat 3
+    assert_success
+  done
+  run_scenario madv-free/pressure aa-p200 "${S[@]}" --set pressure=200M --repeat 3
+  assert_success
+  [ -z "$(pagelab_cgroups)" ]
+  for i in $(seq 1 2 19); do
+    run --separate-stderr "$PAGELAB" compare --format json "$RESULTS/aa-$i.json" -- "$RESULTS/aa-$((i + 1)).json"
+    assert_success
+    jq -e '.timing_floor.default_pct > 0 and (.comparisons[0].figures | length > 20)' <<<"$output"
+    real=$(jq -c '[.comparisons[0].figures[] | select(.verdict == "real" or .verdict == "not enough runs") |
+                  "\(.figure): \(.base.median) -> \(.new.median)"]' <<<"$output")
+    [ "$real" = "[]" ] || { echo "pair $i/$((i + 1)): $real"; false; }
+  done
+  run --separate-stderr "$PAGELAB" compare --format json "$RESULTS/aa-1.json" -- "$RESULTS/aa-p200.json"
+  assert_success
+  jq -e '.comparisons[0].figures[] | select(.table == "pressure" and .figure == "Reclaimed, median") |
+         .class == "count" and .verdict == "real" and .new.median > .base.median' <<<"$output"
+}
