@@ -19,6 +19,17 @@
  *   zones      /proc/zoneinfo "vm stats threshold" (mm/vmstat.c:
  *              zoneinfo_show_print; the value kswapd's wake-ups switch between
  *              the normal and the pressure threshold: read at the run's start)
+ *   clock      /sys/devices/system/clocksource/clocksource0/current_clocksource:
+ *              every timing figure and every clock read the sampler makes goes
+ *              through it.  Only tsc (and the paravirtual clocks) have a vDSO
+ *              read mode on x86 (arch/x86/kernel/tsc.c: .vdso_clock_mode =
+ *              VDSO_CLOCKMODE_TSC; hpet.c and acpi_pm set none), so under hpet
+ *              each clock_gettime is a system call (lib/vdso/gettimeofday.c:
+ *              do_hres returns -1, clock_gettime_fallback) and, in a TCG guest,
+ *              an emulated device read.  6.1 marks a TSC without constant_tsc
+ *              unsynchronized on any non-Intel machine with more than one
+ *              possible CPU (arch/x86/kernel/tsc.c: unsynchronized_tsc), which
+ *              QEMU's default x86 CPU is; 6.12 asks for more than one package
  *   kernel     uname -r and -v
  *   config     /proc/config.gz (CONFIG_IKCONFIG_PROC), else /boot/config-RELEASE
  */
@@ -559,6 +570,8 @@ json_t *host_fingerprint(void)
 	json_object_set_new(o, "pmd_size", json_incref(json_object_get(thp, "hpage_pmd_size")));
 	json_object_set_new(o, "thp", thp);
 	json_object_set_new(o, "swap", swap_facts());
+	json_object_set_new(o, "clocksource",
+			    sysfs_value("/sys/devices/system/clocksource/clocksource0/current_clocksource"));
 	json_object_set_new(o, "cpus_online", json_integer(sysconf(_SC_NPROCESSORS_ONLN)));
 	json_object_set_new(o, "cpus_online_list", online != NULL ? json_string(online) : json_null());
 	if (lab_read_file("/proc/zoneinfo", &zi, NULL, &e) == 0)
