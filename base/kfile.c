@@ -86,6 +86,7 @@ again:
 
 static void account(struct lab_kfile *f, uint64_t t0)
 {
+	f->t0 = t0;
 	f->ns = mono_ns() - t0;
 	f->nr++;
 	if (f->reads > 1)

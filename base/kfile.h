@@ -52,6 +52,7 @@ struct lab_kfile {
 	/* The last read. */
 	unsigned reads;                 /* read(2)/pread(2) calls that returned data */
 	uint64_t ns;                    /* its wall time (CLOCK_MONOTONIC), ns */
+	uint64_t t0;                    /* when it began (CLOCK_MONOTONIC), ns */
 	/* Over the file's life. */
 	unsigned long long nr;          /* reads done */
 	unsigned long long splits;      /* reads that took more than one call: split snapshots */

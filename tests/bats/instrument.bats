@@ -67,6 +67,14 @@ start_hold() {
   jq -e '[.runs[0].samples[] | select(.cause == "tick") | .psi.some.total_us] | length >= 10' "$f"
   # No stat_refresh unless asked ([sample] refresh = fold).
   jq -e '.runs[0].summary.audit.refresh == null' "$f"
+  # Each source's offset within its samples: memcg is read first in every
+  # one (+0), the others after it, later in the order they are read; a
+  # source with no file of its own (memory.events, shared) has none.
+  jq -e '.runs[0].summary.audit.sources as $s
+         | ($s[0].name == "memcg" and $s[0].offset_ns == {"p50": 0, "p99": 0, "max": 0})
+         and ([$s[] | select(.offset_ns != null) | .offset_ns | .p50 <= .p99 and .p99 <= .max] | all)
+         and ([$s[] | select(.name | IN("vmstat_delta", "meminfo", "zones")) | .offset_ns.p50 > 0] | length == 3 and all)' "$f"
+  "$PAGELAB" report "$f" | grep -q '^| Reads | memcg .* · read +0 µs |$'
 }
 
 @test "[sample] refresh = fold: stat_refresh before each burst sample, its cost recorded" {

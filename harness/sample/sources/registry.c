@@ -57,6 +57,7 @@ struct source_slot {
 	bool open;
 	size_t nr_files;
 	uint64_t cur_read_ns;           /* this sample's reads so far */
+	uint64_t cur_start_ns;          /* when this sample's first read of it began; 0: none yet */
 	unsigned long long cur_bytes;
 	/* The audit (source_set_audit), per sample it was read in: its reads'
 	 * wall time (a histogram, fed through the set's stage) and bytes.  Its
@@ -71,6 +72,10 @@ struct source_slot {
 	/* Its files, kept open for the run (base/kfile.h), by path. */
 	struct lab_kfile files[SLOT_FILES];
 	struct lab_hist read_ns;
+	/* How long after the sample's first read its own first read began:
+	 * the figures of one sample are read one source after the other, and
+	 * this is how much later than the first this one's are. */
+	struct lab_hist offset_ns;
 	char reason[LAB_ERROR_MSG_MAX];  /* why it is not read here */
 };
 
@@ -81,6 +86,7 @@ struct source_set {
 	 * walks, the start and the end: page walks too) (source_set_reads). */
 	struct lab_hist sample_read_ns[3];
 	struct lab_hist_stage stage;    /* the adds to these and the slots' (base/hist.h) */
+	uint64_t first_ns;              /* the sample's first read's start; 0: none yet */
 	size_t n;
 	struct source_slot slots[];
 };
@@ -249,6 +255,11 @@ static uint64_t mono_ns(void)
 static void slot_account(struct source_set *set, struct source_slot *sl, int ret)
 {
 	lab_hist_stage_add(&set->stage, &sl->read_ns, sl->cur_read_ns);
+	if (sl->cur_start_ns != 0) {
+		if (set->first_ns == 0)         /* the sources are read in turn: this was the first */
+			set->first_ns = sl->cur_start_ns;
+		lab_hist_stage_add(&set->stage, &sl->offset_ns, sl->cur_start_ns - set->first_ns);
+	}
 	sl->samples++;
 	sl->bytes_sum += sl->cur_bytes;
 	if (sl->cur_bytes > sl->bytes_max)
@@ -269,6 +280,7 @@ static int emit_one(struct source_set *set, struct source_slot *sl, struct jw *w
 	int ret;
 
 	sl->cur_read_ns = 0;
+	sl->cur_start_ns = 0;
 	sl->cur_bytes = 0;
 	set->ctx->reading = sl;
 	if (s->emit != NULL) {
@@ -298,6 +310,7 @@ void source_set_emit(struct source_set *set, unsigned cadences, struct jw *w)
 	uint64_t reads = 0;
 
 	memset(&set->ctx->facts, 0, sizeof(set->ctx->facts));
+	set->first_ns = 0;
 	for (size_t i = 0; i < set->n; i++) {
 		struct source_slot *sl = &set->slots[i];
 		const struct source *s = sl->src;
@@ -337,6 +350,7 @@ void source_set_emit(struct source_set *set, unsigned cadences, struct jw *w)
 				int r;
 
 				in->cur_read_ns = 0;
+				in->cur_start_ns = 0;
 				in->cur_bytes = 0;
 				set->ctx->reading = in;
 				r = in->src->emit(set->ctx, in->state, w, &e);
@@ -500,6 +514,8 @@ json_t *source_set_audit(const struct source_set *set)
 			      (json_int_t)sl->errors, "files", files);
 		if (sl->plain_reads > 0)
 			json_object_set_new(o, "plain_reads", json_integer((json_int_t)sl->plain_reads));
+		if (sl->offset_ns.n > 0)        /* a source that reads no file of its own has none */
+			json_object_set_new(o, "offset_ns", q_json(&sl->offset_ns));
 		json_array_append_new(a, o);
 	}
 	return a;
@@ -607,6 +623,8 @@ static int plain_read(struct source_ctx *ctx, struct source_slot *sl, const char
 	int ret = lab_read_fileat_buf(AT_FDCWD, path, &ctx->buf, err);
 
 	if (sl != NULL) {
+		if (sl->cur_start_ns == 0)
+			sl->cur_start_ns = t0;
 		sl->cur_read_ns += mono_ns() - t0;
 		sl->cur_bytes += ret == 0 ? ctx->buf.len : 0;
 		sl->plain_reads++;
@@ -626,6 +644,8 @@ static int kept_read(struct source_slot *sl, struct lab_kfile *f, const char **t
 		ret = lab_kfile_reopen(f, err);
 	if (ret < 0)
 		return ret;
+	if (sl->cur_start_ns == 0)
+		sl->cur_start_ns = f->t0;
 	sl->cur_read_ns += f->ns;
 	sl->cur_bytes += f->buf.len;
 	*text = f->buf.data;
@@ -652,6 +672,8 @@ int source_read(struct source_ctx *ctx, const char *path, const char **text, str
 	if ((ret = lab_kfile_open(f, path, kfile_flags(ctx, path), err)) < 0)
 		return ret;
 	sl->nr_files++;
+	if (sl->cur_start_ns == 0)
+		sl->cur_start_ns = f->t0;
 	sl->cur_read_ns += f->ns;
 	sl->cur_bytes += f->buf.len;
 	*text = f->buf.data;
