@@ -36,6 +36,7 @@
 
 #include "base/fileio.h"
 #include "base/kv.h"
+#include "base/zoneinfo.h"
 
 #define MAX_ROUNDS 64
 #define MAX_STALLS 3
@@ -74,20 +75,83 @@ int fragment_setup(struct fragmenter *f, size_t page_size, struct lab_error *err
 	return 0;
 }
 
-unsigned long long fragment_free_blocks(const char *buddyinfo, unsigned pmd_order)
+/* Whether a THP fault of the region can take a block from this zone.  The
+ * fault's mask (GFP_TRANSHUGE_LIGHT, or GFP_TRANSHUGE with MADV_HUGEPAGE) is
+ * GFP_HIGHUSER_MOVABLE's zone bits (include/linux/gfp_types.h), so its
+ * highest_zoneidx is ZONE_MOVABLE and every populated zone is in its zonelist;
+ * the fast path takes a zone only while its free pages, less the 2^order - 1
+ * a block of that order leaves unusable, stay above the low line plus the
+ * zone's lowmem reserve for that index (mm/page_alloc.c: __alloc_pages starts
+ * at ALLOC_WMARK_LOW; zone_watermark_fast, __zone_watermark_ok:
+ * free_pages <= min + z->lowmem_reserve[highest_zoneidx] fails).  The reserve
+ * of index j is the managed pages of the zones above this one up to j over
+ * this zone's lowmem_reserve_ratio (setup_per_zone_lowmem_reserve), so it
+ * grows with j and the largest "protection" entry is ZONE_MOVABLE's
+ * (ZONE_DEVICE above it manages nothing).  On x86_64 ZONE_DMA (16 MiB,
+ * 3,840 pages managed) has a reserve larger than itself once the zones above
+ * manage more than 256 times that (3.75 GiB): 4,576 pages against 3,584 free
+ * in a 4800 MiB guest, and the fill never gets there.
+ * On arm64 ZONE_DMA is all RAM below 4 GiB of physical address
+ * (arch/arm64/mm/init.c: zone_sizes_init, zone_dma_bits / zone_dma_limit
+ * capped at 32 bits, max_zone_phys), 3 GiB of a 4800 MiB QEMU virt guest
+ * whose RAM starts at 1 GiB, with a reserve of Normal's managed pages / 256:
+ * the fill takes most of its huge pages there. */
+static bool zone_serves_thp(const struct zone_info *z, unsigned pmd_order)
+{
+	unsigned long long reserve = 0;
+
+	for (size_t i = 0; i < z->nr_protection; i++)
+		if (z->protection[i] > reserve)
+			reserve = z->protection[i];
+	return z->managed > 0 && z->free > z->low + reserve + (1ULL << pmd_order) - 1;
+}
+
+static const struct zone_info *zone_find(const struct zoneinfo *zi, int node, const char *name)
+{
+	for (size_t i = 0; i < zi->n; i++)
+		if (zi->zones[i].node == node && strcmp(zi->zones[i].name, name) == 0)
+			return &zi->zones[i];
+	return NULL;
+}
+
+/* "DMA32,Normal": the zones counted, each name once (NUMA nodes repeat them). */
+static void zones_add(char *zones, size_t len, const char *name)
+{
+	size_t n = strlen(name), used = strlen(zones);
+
+	for (const char *p = zones; *p != '\0';) {
+		size_t t = strcspn(p, ",");
+
+		if (t == n && memcmp(p, name, n) == 0)
+			return;
+		p += t + (p[t] == ',');
+	}
+	if (used + (used > 0) + n + 1 > len)
+		return;
+	snprintf(zones + used, len - used, "%s%s", used > 0 ? "," : "", name);
+}
+
+unsigned long long fragment_free_blocks(const char *buddyinfo, const struct zoneinfo *zi, unsigned pmd_order,
+					char *zones, size_t zones_len)
 {
 	unsigned long long blocks = 0;
 	const char *p = buddyinfo;
 
+	if (zones_len > 0)
+		zones[0] = '\0';
 	/* "Node 0, zone   Normal   1122   1232 …" one count per order from 0. */
 	while (p != NULL && *p) {
 		const char *nl = strchr(p, '\n');
+		const struct zone_info *z;
 		char zone[32];
 		int node, off = 0;
 
-		if (sscanf(p, "Node %d, zone %31s%n", &node, zone, &off) == 2 && strcmp(zone, "DMA") != 0) {
+		if (sscanf(p, "Node %d, zone %31s%n", &node, zone, &off) == 2 &&
+		    (z = zone_find(zi, node, zone)) != NULL && zone_serves_thp(z, pmd_order)) {
 			const char *q = p + off;
 
+			if (zones_len > 0)
+				zones_add(zones, zones_len, zone);
 			for (unsigned order = 0;; order++) {
 				char *end;
 				unsigned long long n = strtoull(q, &end, 10);
@@ -104,15 +168,25 @@ unsigned long long fragment_free_blocks(const char *buddyinfo, unsigned pmd_orde
 	return blocks;
 }
 
-static int free_blocks_now(const struct fragmenter *f, unsigned long long *out, struct lab_error *err)
+/* buddyinfo's free blocks in the zones zoneinfo says a THP fault can use,
+ * both read now. */
+static int free_blocks_now(const struct fragmenter *f, unsigned long long *out, char *zones, size_t zones_len,
+			   struct lab_error *err)
 {
-	cleanup_free char *buf = NULL;
-	int ret = lab_read_file("/proc/buddyinfo", &buf, NULL, err);
+	cleanup_free char *buf = NULL, *zbuf = NULL;
+	struct zoneinfo *zi;
+	int ret;
 
-	if (ret < 0)
+	if ((ret = lab_read_file("/proc/buddyinfo", &buf, NULL, err)) < 0 ||
+	    (ret = lab_read_file("/proc/zoneinfo", &zbuf, NULL, err)) < 0)
 		return ret;
-	*out = fragment_free_blocks(buf, f->pmd_order);
-	return 0;
+	zi = calloc(1, sizeof(*zi));
+	if (zi == NULL)
+		return lab_error_errno(err, ENOMEM, "fragment: zoneinfo");
+	if ((ret = zoneinfo_parse(zbuf, zi, err)) == 0)
+		*out = fragment_free_blocks(buf, zi, f->pmd_order, zones, zones_len);
+	free(zi);
+	return ret;
 }
 
 /* One block: fault it (a huge page when one is free), split its folio by a
@@ -143,7 +217,7 @@ int fragment_run(struct fragmenter *f, unsigned long long region_bytes, unsigned
 	out->target_pct = target_pct;
 	out->region_blocks = (region_bytes + f->pmd - 1) / f->pmd;
 	out->target_blocks = (out->region_blocks * target_pct + 99) / 100;
-	if ((ret = free_blocks_now(f, &free_now, err)) < 0)
+	if ((ret = free_blocks_now(f, &free_now, out->zones, sizeof(out->zones), err)) < 0)
 		return ret;
 	out->free_before = free_now;
 	while (free_now > out->target_blocks && out->rounds < MAX_ROUNDS && stalls < MAX_STALLS) {
@@ -153,7 +227,7 @@ int fragment_run(struct fragmenter *f, unsigned long long region_bytes, unsigned
 		for (unsigned long long i = 0; i < want && f->pinned < f->blocks; i++)
 			if ((ret = pin_one(f, err)) < 0)
 				return ret;
-		if ((ret = free_blocks_now(f, &free_now, err)) < 0)
+		if ((ret = free_blocks_now(f, &free_now, out->zones, sizeof(out->zones), err)) < 0)
 			return ret;
 		stalls = free_now < before ? 0 : stalls + 1;
 		if (f->pinned >= f->blocks)

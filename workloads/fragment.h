@@ -10,8 +10,10 @@
  * block can never be whole again while its first page is held, so each pin
  * takes one block out of the free lists for 4 KiB of memory (of the sandbox's
  * charge).  /proc/buddyinfo is read between rounds: the free blocks of
- * PMD order or more, outside ZONE_DMA, are what a THP fault can still get
- * without compaction.
+ * PMD order or more are what a THP fault can still get without compaction,
+ * in the zones /proc/zoneinfo says such a fault may use (free pages above
+ * the low line plus the zone's lowmem reserve: x86_64's 16 MiB ZONE_DMA is
+ * left out, arm64's ZONE_DMA — all RAM below 4 GiB — counts).
  */
 #ifndef PAGELAB_FRAGMENT_H
 #define PAGELAB_FRAGMENT_H
@@ -20,6 +22,7 @@
 #include <stddef.h>
 
 #include "base/error.h"
+#include "base/zoneinfo.h"
 
 struct fragmenter {
 	unsigned char *base;            /* the pins' reservation, PMD-aligned */
@@ -37,6 +40,7 @@ struct frag_result {
 	unsigned long long pinned, rounds;
 	unsigned predicted_pct;                 /* min(100, free_after * 100 / region_blocks) */
 	bool reached;                           /* free_after <= target_blocks */
+	char zones[64];                         /* the zones free_after counts: "DMA32,Normal" */
 };
 
 /* Before the lockdown: the PMD size (THP's hpage_pmd_size) and a reservation
@@ -50,7 +54,12 @@ int fragment_run(struct fragmenter *f, unsigned long long region_bytes, unsigned
 		 struct frag_result *out, struct lab_error *err);
 
 /* The free blocks of the PMD order or more in /proc/buddyinfo's text, in PMD
- * blocks (an order-10 block is two), ZONE_DMA left out. */
-unsigned long long fragment_free_blocks(const char *buddyinfo, unsigned pmd_order);
+ * blocks (an order-10 block is two), of the zones whose /proc/zoneinfo entry
+ * (zi, parsed) can serve a THP fault: free pages above low + the largest
+ * protection entry + 2^pmd_order - 1 (fragment.c: zone_serves_thp).  A zone
+ * zi lacks is not counted.  The names of the zones counted go to zones
+ * ("DMA32,Normal", each once; cut short rather than overflow). */
+unsigned long long fragment_free_blocks(const char *buddyinfo, const struct zoneinfo *zi, unsigned pmd_order,
+					char *zones, size_t zones_len);
 
 #endif

@@ -624,6 +624,7 @@ static void more_fields(struct ev_line *l, const struct step *st, const struct s
 		ev_u64(l, "rounds", f->rounds);
 		ev_u64(l, "predicted_pct", f->predicted_pct);
 		ev_bool(l, "reached", f->reached);
+		ev_str(l, "zones", f->zones);
 		ev_obj_end(l);
 		break;
 	case ST_FORK:

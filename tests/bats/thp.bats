@@ -7,7 +7,9 @@
 # the sandbox.  On this host (tests/scenarios/thp-host.scn, four runs of a 64 MiB
 # region), then in one 6.12 and one 6.1 guest boot each (tests/scenarios/thp-guest.scn):
 # the guests run what the host must not (THP always, MGLRU and mTHP knobs, the
-# fragmentation of the whole machine, the outside ballast).
+# fragmentation of the whole machine, the outside ballast).  Then thp/rig-fork and
+# thp/fork-after at a quarter size in 6.12 guests of 1 GiB, and thp/article-rig's
+# fragment step in an arm64 6.12 guest of 1 GiB (all of it ZONE_DMA there).
 # It changes knobs (thp_defrag here, more in the guests): run it under
 # flock /tmp/pagelab-heavy.lock.
 
@@ -17,6 +19,17 @@ setup_file() {
   export BATS_NO_PARALLELIZE_WITHIN_FILE=true
   VM_SKIP=$(vm_skip_reason 6.1 6.12)
   export VM_SKIP
+  # The arm64 guest (one test): its emulator, Debian's arm64 6.12 and the cross compiler
+  # here; whether the static cross build links is decided by the run (skip on its message).
+  ARM_SKIP=""
+  if ! command -v qemu-system-aarch64 >/dev/null; then
+    ARM_SKIP="no qemu-system-aarch64 (apt-get install qemu-system-arm)"
+  elif ! command -v aarch64-linux-gnu-gcc >/dev/null; then
+    ARM_SKIP="no aarch64-linux-gnu-gcc (apt-get install gcc-aarch64-linux-gnu libc6-dev-arm64-cross)"
+  elif ! "$TOP/guest/vm-kernel" 6.12 --arch arm64 --info >/dev/null 2>"$BATS_FILE_TMPDIR/arm-k.err"; then
+    ARM_SKIP="cannot get Debian's arm64 6.12 kernel: $(tail -n1 "$BATS_FILE_TMPDIR/arm-k.err")"
+  fi
+  export ARM_SKIP
 }
 
 # The fields of host.fingerprint (harness/result/result.md): every one must be there,
@@ -237,6 +250,63 @@ check_guest_thp() {
   # The huge part cannot be reclaimed without swap: a memcg OOM kill at the pressure.
   jq -e 'all(.runs[]; .exit.outcome == "oom_killed" and .exit.oom_kill_count >= 1)' "$f"
   echo "# $(jq -r '.host.kernel' "$f"): $(jq -r '[.runs[] | "\(.variant.release): LazyFree \([.steps[] | select(.step == "drain")][0].counters.region.lazyfree_kb) kB of \([.steps[] | select(.step == "fill")][0].counters.region.rss_kb), \(.exit.oom_kill_count) OOM kills"] | join("; ")' "$f")" >&3
+}
+
+@test "thp vm 6.12: fork-after at a quarter size — a child forked after MADV_FREE changes nothing: LazyFree the whole region, the lazily freed huge folios reclaimed with the child there or gone, survived" {
+  [ -z "$VM_SKIP" ] || skip "$VM_SKIP"
+  # scenarios/thp/fork-after.scn with THP on (MADV_HUGEPAGE), at the article's sizes / 4:
+  # 38M ballast + 128 MiB region + 200 MiB pressure in 256 MiB, so at least 110 MiB of
+  # the region must go, and it is all huge: survival needs its huge folios reclaimed.
+  # Full size (docs/findings/thp.md, fork-after): 445-447 MiB reclaimed of 512, 24/24
+  # survived on 6.1 and 6.12, x86_64 and arm64.
+  guest_run vm-fork-after --kernel 6.12 --mem 1G --thp madvise --timeout 300 run thp/fork-after --set thp=on \
+    --set region=128M --set memory_max=256M --set ballast=38M --set pressure=200M --no-report
+  assert_success
+  f=$(ls "$RESULTS"/vm-fork-after/*-guest-*.json | grep -v '\.jsonl$')
+  [ "$(jq -r '[.runs[].variant.release] | sort | join(" ")' "$f")" = "join mincore" ]
+  # Marked before the fork: every page lazily freed (LazyFree = the region, as without a
+  # fork), and the child's mapping changes no page's flags (kpageflags after the fork).
+  jq -e 'all(.runs[]; ([.steps[] | select(.step == "fill")][0].counters.region | .rss_kb == 131072 and .anonhuge_kb == 131072)
+         and ([.steps[] | select(.step == "drain")][0].counters.region.lazyfree_kb == 131072)
+         and ([.steps[] | select(.step == "fork")][0].counters.child_pid > 0)
+         and ([.steps[] | select(.step == "pageflags")][0].counters.pageflags | .available and .lazyfree == 32768 and .swapbacked == 0))' "$f"
+  # The pressure reclaimed huge folios (AnonHugePages down by 110 MiB or more) and the
+  # sandbox survived, with the child there (mincore) or gone (join).
+  jq -e 'all(.runs[]; .exit.outcome == "completed" and (.exit.oom_kill_count // 0) == 0
+         and ([.steps[] | select(.step == "pressure")][0].counters.region | (131072 - .anonhuge_kb) >= 112640 and (.size_kb - .rss_kb) >= 112640))' "$f"
+  # "Changes nothing": the child staying reclaims what the child gone reclaims, to 4 MiB
+  # (full size: 447 against 445), and no lazily freed folio went back to anon on the file list.
+  jq -e '[.runs[] | [.steps[] | select(.step == "pressure")][0].counters.region | .size_kb - .rss_kb] | (max - min) <= 4096' "$f"
+  jq -e 'all(.runs[]; (.summary.trace.lru.file.sandbox | .nr_scanned > 0 and .nr_activate0 == 0)
+         and (.summary.trace.lru.file.kswapd.nr_activate0 // 0) == 0)' "$f"
+  # Recorded (kernel-dependent): thp_split_pmd over the pressure, two per reclaimed THP with
+  # the child staying on 6.12.117 (one per mapping), one with it gone.
+  echo "# $(jq -r '.host.kernel' "$f"): $(jq -r '[.runs[] | ([.steps[] | select(.step == "pressure")][0]) as $p | ([.steps[] | select(.step == "mincore")][0]) as $m | "\(.variant.release): reclaimed \(($p.counters.region.size_kb - $p.counters.region.rss_kb) / 1024 | floor) MiB, thp_split_pmd \(($p.vmstat_delta.thp_split_pmd // 0) - ($m.vmstat_delta.thp_split_pmd // 0)), \(.exit.outcome)"] | join("; ")' "$f")" >&3
+}
+
+@test "thp vm arm64 6.12: the fragment step fragments ZONE_DMA where it is all the RAM — pins made, coverage below 100 % (it pinned nothing when it left DMA out)" {
+  [ -z "$ARM_SKIP" ] || skip "$ARM_SKIP"
+  # On arm64 ZONE_DMA is all RAM below 4 GiB of physical address (arch/arm64/mm/init.c:
+  # zone_sizes_init) and virt's RAM starts at 1 GiB: a 1 GiB guest has DMA only, Normal
+  # empty.  Before workloads/fragment.c read zoneinfo it counted every zone but DMA, so
+  # here it found 0 free blocks, pinned nothing, and the fill was 100 % huge (at 4800 MiB:
+  # 100 % in all 59 full-size rig runs).  Now DMA counts where a THP fault can use it.
+  guest_run vm-arm-rig --arch arm64 --kernel 6.12 --mem 1G --thp madvise --timeout 300 run thp/article-rig \
+    --set defrag=madvise --set region=128M --set memory_max=256M --set ballast=38M --set pressure=200M --no-report
+  if [ "$status" -ne 0 ] && grep -qE 'building the static binaries failed|configuring .* failed' <<<"$output"; then
+    skip "the arm64 static cross build failed here: $(grep -m1 -E 'failed' <<<"$output")"
+  fi
+  assert_success
+  f=$(ls "$RESULTS"/vm-arm-rig/*-guest-*arm64.json)
+  jq -e '.vm.arch == "arm64" and (.runs | length == 1) and ([.host.zones[] | select(.managed_pages > 0) | .zone] == ["DMA"])' "$f"
+  # The step counted DMA, pinned, and reached its target; the fill without madvise
+  # (THP always, defrag madvise: no compaction) then got huge pages for part of the region.
+  jq -e '.runs[0] | ([.steps[] | select(.step == "fragment")][0].counters.fragment | .zones == "DMA" and .pinned > 0
+         and .reached and .free_blocks_before > .free_blocks_after and .free_blocks_after <= .target_blocks)
+         and ([.steps[] | select(.step == "fill")][0].counters.region | .rss_kb == 131072 and .anonhuge_kb > 0 and .anonhuge_kb < .rss_kb)' "$f"
+  # The lazily freed region is reclaimed under the pressure as at full size: survived.
+  jq -e '.runs[0].exit.outcome == "completed" and ([.runs[0].steps[] | select(.step == "drain")][0].counters.region.lazyfree_kb == 131072)' "$f"
+  echo "# $(jq -r '.host.kernel' "$f"): $(jq -r '.runs[0] | ([.steps[] | select(.step == "fragment")][0].counters.fragment) as $g | ([.steps[] | select(.step == "fill")][0].counters.region) as $r | ([.steps[] | select(.step == "pressure")][0].counters.region) as $p | "\($g.pinned) pins in \($g.zones), free PMD blocks \($g.free_blocks_before) -> \($g.free_blocks_after) (target \($g.target_blocks)), coverage \($r.anonhuge_kb * 100 / $r.rss_kb | floor) %, reclaimed \(($p.size_kb - $p.rss_kb) / 1024 | floor) MiB"' "$f"), boot $(jq -r .vm.boot_wall_s "$f") s, guest $(jq -r .vm.wall_s "$f") s" >&3
 }
 
 @test "thp vm: compare 6.1 against 6.12 names what else differs (host.fingerprint), MGLRU not: it was pinned to 0x0000 in 6.12's run" {

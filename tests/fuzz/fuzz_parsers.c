@@ -8,7 +8,10 @@
  * leaves the list as it was, zoneinfo counts stay in bounds, a failed smaps
  * parse leaves zeros, a parsed size formats without overflowing, and every
  * parser of the sampler's source table (PSI, buddyinfo, pagemap, …) either
- * refuses with a message or gives a value that serialises.
+ * refuses with a message or gives a value that serialises; the fragment
+ * step's count of free PMD blocks (workloads/fragment.c) reads the input as
+ * /proc/buddyinfo against the zones it parsed as /proc/zoneinfo (or none),
+ * and its list of zone names stays inside its buffer.
  *
  * Built and run by scripts/fuzz (not part of the CMake build).
  */
@@ -22,6 +25,7 @@
 #include "base/smaps.h"
 #include "sample/sources/source.h"
 #include "base/zoneinfo.h"
+#include "workloads/fragment.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -86,11 +90,18 @@ static void fuzz_zoneinfo(const char *buf)
 	struct lab_error err = { 0 };
 	size_t i;
 
+	char zones[16];
+
 	if (zoneinfo_parse(buf, &zi, &err) < 0) {
 		if (zi.n != 0 || err.code != EINVAL)
 			abort();
+		if (fragment_free_blocks(buf, &zi, 9, zones, sizeof(zones)) != 0 || zones[0] != '\0')
+			abort();
 		return;
 	}
+	fragment_free_blocks(buf, &zi, 9, zones, sizeof(zones));
+	if (strnlen(zones, sizeof(zones)) >= sizeof(zones))
+		abort();
 	if (zi.n == 0 || zi.n > ZONEINFO_MAX_ZONES)
 		abort();
 	for (i = 0; i < zi.n; i++)
