@@ -35,6 +35,18 @@ host_state() {
   tail -n +2 /proc/swaps
 }
 
+# quiet_hold: from here to the end of the test nothing of scripts/test's other
+# lane starts or runs beside it (its lanes' lock, PAGELAB_TEST_QUIET; the other
+# lane takes it shared a step at a time); outside scripts/test it does nothing.
+# For tests that judge timings of runs made one after the other.
+quiet_hold() {
+  local f=${PAGELAB_TEST_QUIET:-}
+  case $f in /tmp/pagelab-test.*/quiet.lock) ;; *) return 0 ;; esac
+  [ -f "$f" ] && [ ! -L "$f" ] && [ "$(stat -c %u "$f")" = "$(id -u)" ] || return 0
+  exec 8>>"$f"
+  flock -x 8
+}
+
 require_memcg() {
   [ "$(id -u)" = 0 ] || skip "needs root"
   "$PAGELAB" check >/dev/null 2>&1 || skip "pagelab check: this host cannot run the MADV_FREE scenarios"
