@@ -8,7 +8,7 @@
 # region), then in one 6.12 and one 6.1 guest boot each (tests/scenarios/thp-guest.scn):
 # the guests run what the host must not (THP always, MGLRU and mTHP knobs, the
 # fragmentation of the whole machine, the outside ballast).  Then thp/rig-fork and
-# thp/fork-after at a quarter size in 6.12 guests of 1 GiB, and thp/article-rig's
+# thp/fork-after and thp/reclaim-order at a quarter size in 6.12 guests of 1 GiB, and thp/article-rig's
 # fragment step in an arm64 6.12 guest of 1 GiB (all of it ZONE_DMA there).
 # It changes knobs (thp_defrag here, more in the guests): run it under
 # flock /tmp/pagelab-heavy.lock.
@@ -282,6 +282,42 @@ check_guest_thp() {
   # Recorded (kernel-dependent): thp_split_pmd over the pressure, two per reclaimed THP with
   # the child staying on 6.12.117 (one per mapping), one with it gone.
   echo "# $(jq -r '.host.kernel' "$f"): $(jq -r '[.runs[] | ([.steps[] | select(.step == "pressure")][0]) as $p | ([.steps[] | select(.step == "mincore")][0]) as $m | "\(.variant.release): reclaimed \(($p.counters.region.size_kb - $p.counters.region.rss_kb) / 1024 | floor) MiB, thp_split_pmd \(($p.vmstat_delta.thp_split_pmd // 0) - ($m.vmstat_delta.thp_split_pmd // 0)), \(.exit.outcome)"] | join("; ")' "$f")" >&3
+}
+
+@test "thp vm 6.12: reclaim-order at a quarter size — the classic LRU reclaims the lazily freed region in address order (every huge page but the written one first), MGLRU not" {
+  [ -z "$VM_SKIP" ] || skip "$VM_SKIP"
+  # scenarios/thp/reclaim-order.scn at the article's sizes / 4: the rig's fill puts the
+  # huge pages at the region's low addresses; 175 MiB of pressure reclaims about two
+  # thirds of it.  MADV_FREE queues the folios in address order and the classic LRU
+  # reclaims from the list's tail (mm/vmscan.c: isolate_lru_folios): what is left is
+  # the written THP at page 0 and one range at the top.  Full size (docs/findings/thp.md,
+  # "The order of reclaim"): 6.1 and 6.12 with lru_gen 0x0000 split and reclaimed every
+  # huge page of the region but the written one; 6.12 with MGLRU half of them.
+  guest_run vm-order --kernel 6.12 --mem 1G --thp madvise --timeout 300 run thp/reclaim-order \
+    --set region=128M --set memory_max=256M --set ballast=38M --set pressure=175M --no-report
+  assert_success
+  f=$(ls "$RESULTS"/vm-order/*-guest-*.json | grep -v '\.jsonl$')
+  [ "$(jq -r '[.runs[].variant.lru_gen] | join(" ")' "$f")" = "0x0000 0x0003" ]
+  # Both: part of the region huge, all of it lazily freed, part reclaimed, survived.
+  jq -e 'all(.runs[]; .exit.outcome == "completed"
+         and ([.steps[] | select(.step == "pageflags")][0].counters.pageflags | .lazyfree == 32768 and .thp > 1024 and .thp < 32768)
+         and ([.steps[] | select(.step == "pressure")][0].counters.region | .rss_kb < .size_kb))' "$f"
+  # The classic LRU: left are [0, 512) (the written THP, kept as referenced) and one
+  # range at the top that starts past the huge part: every other huge page was split
+  # (thp_split_pmd, one each) and reclaimed before any small page.
+  jq -e '.runs[] | select(.variant.lru_gen == "0x0000") |
+         ([.steps[] | select(.step == "pageflags")]) as $pf | ($pf[0].counters.pageflags.thp) as $huge |
+         ([.steps[] | select(.step == "pressure")][0].vmstat_delta.thp_split_pmd // 0) as $sp_end |
+         ([.steps[] | select(.step == "mincore")][0].vmstat_delta.thp_split_pmd // 0) as $sp_start |
+         ($pf[1].pagemap.region.present_ranges) as $r |
+         ($r | length) == 2 and $r[0] == [0, 512] and $r[1][0] >= $huge and $r[1][1] == 32768
+         and $pf[1].counters.pageflags.thp == 512 and ($sp_end - $sp_start) == ($huge / 512 - 1)' "$f"
+  # MGLRU: not in address order: huge pages past the written one are left while small
+  # pages were reclaimed.
+  jq -e '.runs[] | select(.variant.lru_gen == "0x0003") |
+         ([.steps[] | select(.step == "pageflags")]) as $pf |
+         $pf[1].counters.pageflags.thp > 512 and $pf[1].counters.pageflags.present < (32768 - $pf[0].counters.pageflags.thp)' "$f"
+  echo "# $(jq -r '.host.kernel' "$f"): $(jq -r '[.runs[] | ([.steps[] | select(.step == "pageflags")]) as $pf | "lru_gen \(.variant.lru_gen): huge \($pf[0].counters.pageflags.thp / 512) THPs, left \($pf[1].pagemap.region.present_ranges | map("[\(.[0]),\(.[1]))") | join(" ")) with \($pf[1].counters.pageflags.thp / 512) THPs"] | join("; ")' "$f")" >&3
 }
 
 @test "thp vm arm64 6.12: the fragment step fragments ZONE_DMA where it is all the RAM — pins made, coverage below 100 % (it pinned nothing when it left DMA out)" {
