@@ -31,7 +31,11 @@ get_property(_pagelab_try GLOBAL PROPERTY IN_TRY_COMPILE)
 if(NOT _pagelab_try)
   set(PAGELAB_ARM64_SYSROOT "" CACHE STRING
       "pkg-config directory of the arm64 packages unpacked by guest/vm-sysroot (OFF: none)")
-  if(NOT PAGELAB_ARM64_SYSROOT STREQUAL "OFF" AND NOT IS_DIRECTORY "${PAGELAB_ARM64_SYSROOT}")
+  # CMake reads this file more than once per configure: one try is enough.
+  get_property(_pagelab_tried GLOBAL PROPERTY PAGELAB_ARM64_SYSROOT_TRIED)
+  if(NOT _pagelab_tried AND NOT PAGELAB_ARM64_SYSROOT STREQUAL "OFF"
+     AND NOT IS_DIRECTORY "${PAGELAB_ARM64_SYSROOT}")
+    set_property(GLOBAL PROPERTY PAGELAB_ARM64_SYSROOT_TRIED TRUE)
     execute_process(COMMAND "${CMAKE_CURRENT_LIST_DIR}/../guest/vm-sysroot"
                     OUTPUT_VARIABLE _pagelab_sysroot OUTPUT_STRIP_TRAILING_WHITESPACE
                     RESULT_VARIABLE _pagelab_rc)
