@@ -19,44 +19,66 @@
 #    suite's budget; the article's sizes are results/recorded/madv-free-arm64.md):
 #    a 128 MiB region in a 256 MiB sandbox with 38M of ballast (the article's
 #    baseline scaled by 1/4), 200 MiB of pressure (800 MiB / 4).
+#    Traced as the x86 guests are (the static arm64 build links libtracefs,
+#    libtraceevent and GSL; the lru group added to madv-free's default set): the
+#    memcg reclaim stalls with their quantiles, and the file list's
+#    shrink_inactive sums that read lead A (nr_activate0, docs/findings/thp.md).
+#    What the tracepoints add up must agree with the counters: the file list's
+#    nr_reclaimed over every scanner is the region's pages lost over the run
+#    (nothing else in the sandbox can be reclaimed without swap; measured on
+#    6.1.0-57-arm64 and 6.12.117+deb12-arm64, 2026-12-02: equal to the page).
 #
 # Skips (with the reason) when qemu-system-aarch64 is missing, when the cross
 # compiler cannot link a static arm64 program with the arm64 static libraries
-# (tried: arm_links), or when Debian's arm64 kernel cannot be had (scripts/setup
-# installs them).
+# (tried: arm_links), when libgsl-dev:arm64 cannot be fetched into the cache
+# (guest/vm-sysroot: not installable beside the amd64 one), or when Debian's arm64
+# kernel cannot be had (scripts/setup installs the rest).
 
 load helpers
 
-# arm_links DIR: whether the cross compiler links a static arm64 program
-# against the four libraries the guest's static build links (libcgroup,
-# jansson, libseccomp, yajl), decided by doing it: looking for the .a files
+# arm_links DIR GSL_LIBDIR: whether the cross compiler links a static arm64
+# program against the libraries the guest's static build links (libcgroup,
+# jansson, libseccomp, yajl, libtracefs, libtraceevent, and GSL from the
+# unpacked libgsl-dev:arm64), decided by doing it: looking for the .a files
 # passed on a fresh machine where the cross C library (libc6-dev-arm64-cross,
 # a Recommends of gcc-aarch64-linux-gnu) was missing and the build then failed
 # at link ("cannot find crt1.o", "-lc").  The compiler's messages: DIR/arm-cc.err.
 arm_links() {
-  local d=$1
+  local d=$1 gsl=$2
   cat >"$d/arm-probe.c" <<'EOF'
 extern void *json_object(void);
 extern int cgroup_init(void);
 extern void *seccomp_init(unsigned int def_action);
 extern void *yajl_alloc(const void *callbacks, const void *afs, void *ctx);
+extern void *tracefs_instance_create(const char *name);
+extern void *tep_alloc(void);
+extern double gsl_cdf_tdist_P(double x, double nu);
 int main(void)
 {
-	return json_object() != 0 && cgroup_init() >= 0 && seccomp_init(0) != 0 && yajl_alloc(0, 0, 0) != 0 ? 0 : 1;
+	return json_object() != 0 && cgroup_init() >= 0 && seccomp_init(0) != 0 && yajl_alloc(0, 0, 0) != 0 &&
+	       tracefs_instance_create(0) != 0 && tep_alloc() != 0 && gsl_cdf_tdist_P(0, 1) > 0 ? 0 : 1;
 }
 EOF
-  aarch64-linux-gnu-gcc -static -o "$d/arm-probe" "$d/arm-probe.c" -L/usr/lib/aarch64-linux-gnu \
-    -lcgroup -ljansson -lseccomp -lyajl_s -lpthread >"$d/arm-cc.err" 2>&1 &&
+  aarch64-linux-gnu-gcc -static -o "$d/arm-probe" "$d/arm-probe.c" -L/usr/lib/aarch64-linux-gnu -L"$gsl" \
+    -lcgroup -ljansson -lseccomp -lyajl_s -ltracefs -ltraceevent -lgsl -lgslcblas -lm -lpthread >"$d/arm-cc.err" 2>&1 &&
     LC_ALL=C readelf -h "$d/arm-probe" 2>/dev/null | grep -q 'Machine:.*AArch64'
 }
 
 setup_file() {
   export BATS_NO_PARALLELIZE_WITHIN_FILE=true
   ARM_SKIP=""
+  local pc rc=0
+  # GSL for arm64: unpacked into the cache, as the static build's configure does
+  # (cmake/aarch64-linux-gnu.cmake).  1: it cannot be had here (a skip); 3: it
+  # was fetched and is not what apt says, or would not unpack (a failure).
+  pc=$("$TOP/guest/vm-sysroot" 2>"$BATS_FILE_TMPDIR/sysroot.err") || rc=$?
+  [ "$rc" != 3 ] || { cat "$BATS_FILE_TMPDIR/sysroot.err" >&2; return 1; }
   if ! command -v qemu-system-aarch64 >/dev/null; then
     ARM_SKIP="no qemu-system-aarch64 (apt-get install qemu-system-arm)"
-  elif ! arm_links "$BATS_FILE_TMPDIR"; then
-    ARM_SKIP="aarch64-linux-gnu-gcc cannot link a static arm64 program with the guest's libraries: $(grep -m1 -E 'cannot find|not found|error' "$BATS_FILE_TMPDIR/arm-cc.err" | sed 's/^.*ld: //') (apt-get install gcc-aarch64-linux-gnu libc6-dev-arm64-cross; dpkg --add-architecture arm64; apt-get install libcgroup-dev:arm64 libjansson-dev:arm64 libseccomp-dev:arm64 libyajl-dev:arm64)"
+  elif [ "$rc" != 0 ]; then
+    ARM_SKIP="guest/vm-sysroot cannot get libgsl-dev:arm64: $(tail -n1 "$BATS_FILE_TMPDIR/sysroot.err")"
+  elif ! arm_links "$BATS_FILE_TMPDIR" "$(sed -n 's/^libdir=//p' "$pc/gsl.pc")"; then
+    ARM_SKIP="aarch64-linux-gnu-gcc cannot link a static arm64 program with the guest's libraries: $(grep -m1 -E 'cannot find|not found|error' "$BATS_FILE_TMPDIR/arm-cc.err" | sed 's/^.*ld: //') (apt-get install gcc-aarch64-linux-gnu libc6-dev-arm64-cross; dpkg --add-architecture arm64; apt-get install libcgroup-dev:arm64 libjansson-dev:arm64 libseccomp-dev:arm64 libyajl-dev:arm64 libtracefs-dev:arm64 libtraceevent-dev:arm64)"
   else
     for k in 6.1 6.12; do
       if ! "$TOP/guest/vm-kernel" $k --arch arm64 --info >/dev/null 2>"$BATS_FILE_TMPDIR/k.err"; then
@@ -109,12 +131,29 @@ arm_result() {
 # 256 MiB sandbox with 38M of ballast, 200 MiB of pressure; THP on and off.
 ARM_SMALL=(--set region=128M --set memory_max=256M --set ballast=38M --set pressure=200M)
 
-@test "vm arm64 pressure-800 at 1/4 size (6.1 and 6.12): THP off survives; THP on: coverage, outcome and what was reclaimed recorded" {
+@test "vm arm64 pressure-800 at 1/4 size (6.1 and 6.12), traced: THP off survives; THP on: coverage, outcome and what was reclaimed recorded; the tracepoints agree with the counters" {
   guest_run arm-p800 --arch arm64 --kernel 6.1 --kernel 6.12 --mem 1G --timeout 600 \
-    run madv-free/pressure-800 --repeat 1 "${ARM_SMALL[@]}"
+    run madv-free/pressure-800 --repeat 1 "${ARM_SMALL[@]}" --trace memcg,direct,oom,markers,lru
   assert_success
   for f in "$RESULTS"/arm-p800/*-guest-*arm64.json; do
     jq -e '.status == "ok" and .vm.arch == "arm64" and .vm.machine == "aarch64" and .host.cgroup.memory == "v2"' "$f"
+    # Traced in the guest: every event of the set in this kernel, nothing lost.
+    jq -e '.tracing.available and all(.runs[]; .summary.trace | .set == "direct memcg oom markers lru"
+           and .missing_events == [] and .lost.total == 0 and .clock == "mono")' "$f"
+    # The memcg reclaim stalls: GSL's quantiles in order, the per-interval
+    # histograms adding up to the count, and each run reclaimed under its limit.
+    jq -e 'all(.runs[]; .summary.trace.stalls.memcg as $m
+           | $m.count > 0 and $m.pages > 0 and $m.other_tasks_count == 0 and $m.quantiles_of == $m.count
+             and 0 < $m.p50_us and $m.p50_us <= $m.p99_us and $m.p99_us <= $m.max_us
+             and ([.trace_intervals[].memcg.count // 0] | add) == $m.count)' "$f"
+    # The file list's shrink_inactive sums (lead A's counter): the sandbox's
+    # passes scanned and reclaimed, and over every scanner exactly the region's
+    # pages lost (a lazily freed page reclaimed is a page the region lost).
+    jq -e 'all(.runs[]; .summary.trace.lru.file as $l
+           | ([.steps[] | select(.workload == "region" and .step == "pressure")][0].counters.region) as $r
+           | ($l.sandbox | .nr_scanned >= .nr_reclaimed and .nr_reclaimed > 0
+              and (.nr_activate0 | type) == "number" and (.nr_unmap_fail | type) == "number")
+             and ([$l[].nr_reclaimed] | add) * 4 == $r.size_kb - $r.rss_kb)' "$f"
     for r in 0 1; do
       thp=$(jq -r ".runs[$r].variant.thp" "$f")
       fill=$(jq -c "[.runs[$r].steps[] | select(.workload == \"region\" and .step == \"fill\")][0]" "$f")
@@ -130,7 +169,7 @@ ARM_SMALL=(--set region=128M --set memory_max=256M --set ballast=38M --set press
         jq -e '.counters.region.anonhuge_kb >= 65536 and .counters.region.anonhuge_kb % 2048 == 0' <<<"$fill"
         [ "$out" = completed ] || { [ "$out" = oom_killed ] && jq -e ".runs[$r].exit.victims | index(\"region\")" "$f"; }
       fi
-      echo "# $(jq -r .vm.release "$f") THP $thp: AnonHugePages $(jq .counters.region.anonhuge_kb <<<"$fill") kB after the fill, $out" >&3
+      echo "# $(jq -r .vm.release "$f") THP $thp: AnonHugePages $(jq .counters.region.anonhuge_kb <<<"$fill") kB after the fill, $out; $(jq -r ".runs[$r].summary.trace | \"\(.stalls.memcg.count) memcg stalls (p50 \(.stalls.memcg.p50_us | floor) µs, p99 \(.stalls.memcg.p99_us | floor) µs), file list: \(.lru.file.sandbox | \"\(.nr_scanned) scanned, \(.nr_reclaimed) reclaimed, nr_activate0 \(.nr_activate0), nr_unmap_fail \(.nr_unmap_fail), nr_ref_keep \(.nr_ref_keep)\")\"" "$f")" >&3
     done
   done
 }
