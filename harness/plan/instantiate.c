@@ -6,6 +6,7 @@
  * (scn.h, harness/plan/scenario.md). */
 #include "scn.h"
 #include "tracedef.h"
+#include "vmkernel.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -576,7 +577,7 @@ static int vm_inst(struct scn_inst *in)
 		enum scn_kind k = !strcmp(vi->key, "mem") || !strcmp(vi->key, "swap") || !strcmp(vi->key, "disk")
 				      ? K_POSITIVE_SIZE
 			: !strcmp(vi->key, "cpus") ? K_POSITIVE_UINT : K_ENUM;
-		const char *enums = !strcmp(vi->key, "thp") ? "always|madvise|never" : "6.1|6.12";
+		const char *enums = !strcmp(vi->key, "thp") ? "always|madvise|never" : vm_series_names();
 		struct scn_expanded x;
 		unsigned long long val;
 		int ret;
