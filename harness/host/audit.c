@@ -333,11 +333,13 @@ double audit_mib(unsigned long long pages, unsigned page_kb)
  * setup_per_zone_wmarks draws the new ones.  So right after a drop the value
  * is a little below what the new lines give (measured on a 2 GB 6.12 guest:
  * 5,590 kB, 1.5 % under the 5,673 kB of the lines it drew). */
-static unsigned long long sqrt_under_lines(const struct audit_host *h, unsigned long long from_kb)
+/* nr_free_buffer_pages under the high lines min_free_kbytes = from_kb
+ * draws (0 when they cannot be predicted). */
+static unsigned long long free_buffer_under_lines(const struct audit_host *h, unsigned long long from_kb)
 {
 	struct wm_params p = h->params;
 	struct wm_prediction pr;
-	unsigned long long fb = 0, raw;
+	unsigned long long fb = 0;
 
 	p.min_free_kbytes = from_kb;
 	if (wmark_predict(h->zi, &p, &pr) < 0)
@@ -348,7 +350,32 @@ static unsigned long long sqrt_under_lines(const struct audit_host *h, unsigned 
 		if (wmark_zone_lowmem(z) && z->managed > pr.zones[i].high)
 			fb += z->managed - pr.zones[i].high;
 	}
-	return wmark_sqrt_min_free_kb(fb + lazy_pages(h), h->page_kb, &raw);
+	return fb + lazy_pages(h);
+}
+
+static unsigned long long sqrt_under_lines(const struct audit_host *h, unsigned long long from_kb)
+{
+	unsigned long long raw;
+
+	return wmark_sqrt_min_free_kb(free_buffer_under_lines(h, from_kb), h->page_kb, &raw);
+}
+
+/* khugepaged's value when its 5 % cap binds, as the kernel computed it at
+ * boot: mm/huge_memory.c: hugepage_init (a subsys_initcall) ->
+ * start_stop_khugepaged -> set_recommended_min_free_kbytes reads
+ * nr_free_buffer_pages under the lines of the sqrt value then in force
+ * (init_per_zone_wmark_min, a core_initcall), and before the kernel's init
+ * memory and the initrd are freed, so the zones held fewer managed pages than
+ * now.  The cap binds where pageblocks are large: arm64's 16K kernel
+ * (pageblock 2048 pages of 16 KiB = 32 MiB; 2 zones x 11 blocks = 704 MiB
+ * against 5 % of a few GiB).  Measured on a 2 GiB 6.12.117+deb12-arm64-16k
+ * guest: 100,992 kB, 0.8 % under this (101,792 kB), 6.7 % over the cap under
+ * its own lines (94,704 kB). */
+static unsigned long long khugepaged_capped_at_boot(const struct audit_host *h, unsigned nz, unsigned long long sq)
+{
+	unsigned long long fb = free_buffer_under_lines(h, sq);
+
+	return fb ? wmark_khugepaged_min_free_kb(h->pageblock_pages, nz, fb, h->page_kb, NULL) : 0;
 }
 
 /* Who set min_free_kbytes, and what THP off would make of it. */
@@ -362,13 +389,19 @@ static json_t *min_free_json(const struct audit_host *h, const struct kmsg_facts
 	unsigned long long sq = wmark_sqrt_min_free_kb(fb, h->page_kb, &raw);
 	unsigned long long m = h->params.min_free_kbytes;
 	const char *by, *why;
-	unsigned long long never, sqk = 0;
+	unsigned long long never, sqk = 0, kboot = 0;
 
 	sysctl_files_naming("min_free_kbytes", files);
 	if (h->thp_pmd_on && m == khp && khp >= sq) {
 		by = "khugepaged";
 		why = "khugepaged's formula (THP is on): pageblock_nr_pages x populated zones x (2 + 3 x 3); "
 		      "larger than the sqrt value, so it replaced it when THP started";
+	} else if (h->thp_pmd_on && capped && (kboot = khugepaged_capped_at_boot(h, nz, sq)) > 0 && m <= kboot &&
+		   m * 100 >= kboot * 98) {
+		by = "khugepaged";
+		why = "khugepaged's formula, capped at 5 % of lowmem (nr_free_buffer_pages / 20): computed at boot "
+		      "under the sqrt value's lines and before the init memory and the initrd were freed, so up "
+		      "to 2 % under the cap those lines give today";
 	} else if (m == sq || (!h->thp_pmd_on && m * 100 >= sq * 99 && m * 100 <= sq * 101)) {
 		by = "sqrt";
 		why = "the sqrt formula: int_sqrt(lowmem_kb x 16), clamped to [128, 262144]";
@@ -402,6 +435,9 @@ static json_t *min_free_json(const struct audit_host *h, const struct kmsg_facts
 		"lazy_pages", (json_int_t)lazy_pages(h), "raw_kb", (json_int_t)raw, "kb", (json_int_t)sq,
 		"source", "mm/page_alloc.c: calculate_min_free_kbytes (nr_free_buffer_pages = sum of managed - high)"));
 	json_object_set_new(o, "with_thp_never_kb", json_integer((json_int_t)never));
+	if (capped)
+		json_object_set_new(json_object_get(o, "khugepaged"), "kb_capped_at_boot",
+				    json_integer((json_int_t)khugepaged_capped_at_boot(h, nz, sq)));
 	json_object_set_new(json_object_get(o, "sqrt"), "kb_under_khugepaged_lines",
 			    json_integer((json_int_t)sqrt_under_lines(h, khp)));
 	json_object_set_new(o, "sysctl_files", files);
