@@ -228,11 +228,12 @@ static enum run_end hugetlb_check(const struct run_knob *k, const struct run_spe
 /* The knob's file must be there: MGLRU's without CONFIG_LRU_GEN (the host),
  * an mTHP size before 6.8 (Debian's 6.1) are not, and a run that asks for
  * them is one this host cannot run (exit 3), refused before anything changes. */
-/* The per-size THP directories this kernel lists, "64kB 128kB ... 32768kB"
- * in size order (mm/huge_memory.c: hugepage_init_sysfs makes one for each
- * order THP_ORDERS_ALL_ANON allows, so the set follows the page size), or
- * "none". */
-static void thp_sizes(char *out, size_t len)
+/* The per-size THP directories this kernel lists that hold FILE ("enabled"
+ * for anon, "shmem_enabled"), "64kB 128kB ... 32768kB" in size order, or
+ * "none".  mm/huge_memory.c: hugepage_init_sysfs makes a directory for each
+ * order anon or shmem THP allows, so the set follows the page size; an order
+ * only shmem takes has no "enabled" (hugepages-32kB on arm64's 16K kernel). */
+static void thp_sizes(const char *file, char *out, size_t len)
 {
 	unsigned long long kb[32];
 	size_t n = 0, off = 0;
@@ -248,8 +249,11 @@ static void thp_sizes(char *out, size_t len)
 
 		if (strncmp(e->d_name, "hugepages-", 10) != 0)
 			continue;
+		char path[300];
+
 		v = strtoull(e->d_name + 10, &end, 10);
-		if (end != e->d_name + 10 && strcmp(end, "kB") == 0)
+		snprintf(path, sizeof(path), "/sys/kernel/mm/transparent_hugepage/%.64s/%.32s", e->d_name, file);
+		if (end != e->d_name + 10 && strcmp(end, "kB") == 0 && access(path, F_OK) == 0)
 			kb[n++] = v;
 	}
 	closedir(d);
@@ -275,7 +279,7 @@ static enum run_end knob_file_check(const struct run_knob *k, const struct run_s
 	if (strstr(d->path, "/hugepages-") != NULL) {
 		char list[360];
 
-		thp_sizes(list, sizeof(list));
+		thp_sizes(strrchr(d->path, '/') + 1, list, sizeof(list));
 		snprintf(sizes, sizeof(sizes), " (this kernel lists %s)", list);
 	}
 	lab_error_set(err, ENOENT, "%s (run %s): %s = %s, but %s is absent: %s%s", name, r->label, k->name, k->text,
