@@ -381,7 +381,7 @@ static unsigned long long sqrt_under_lines(const struct audit_host *h, unsigned 
  * boot: mm/huge_memory.c: hugepage_init (a subsys_initcall) ->
  * start_stop_khugepaged -> set_recommended_min_free_kbytes reads
  * nr_free_buffer_pages under the lines of the sqrt value then in force
- * (init_per_zone_wmark_min, a core_initcall), and before the kernel's init
+ * (init_per_zone_wmark_min, a postcore_initcall), and before the kernel's init
  * memory and the initrd are freed, so the zones held fewer managed pages than
  * now.  The cap binds where pageblocks are large: arm64's 16K kernel
  * (pageblock 2048 pages of 16 KiB = 32 MiB; 2 zones x 11 blocks = 704 MiB
