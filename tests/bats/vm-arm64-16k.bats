@@ -24,7 +24,7 @@
 #    more), and the kernel took the cap at boot under the sqrt value's lines, before the
 #    initrd and the init sections were freed; the kernel log says how much that was
 #    (harness/host/audit.c: khugepaged_capped_at_boot).  Measured 2026-12-02 in a 1 GiB
-#    guest: 49,104 kB; 49,920 kB without the 16,032 kB freed late.
+#    guest: 49,104 kB; the rule gives 49,120 with the 16,032 kB freed late, 49,920 without.
 #
 # Skips (with the reason) when qemu-system-aarch64 or the cross compiler is missing,
 # or when guest/vm-kernel cannot get the 16K kernel (it exits 1: apt cannot resolve or
