@@ -8,6 +8,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "base/fileio.h"
 #include "base/size.h"
 
 const struct wl_decl *const wl_decls[] = {
@@ -336,22 +337,29 @@ const char *wl_advice_names(const char *step)
 	return cache[slot].names;
 }
 
-/* A 4 MiB private mapping, the advice on its first page, 2 MiB-aligned: a
+/* Two PMDs of private mapping, the advice on its first page, PMD-aligned: a
  * kernel that does not know the advice answers EINVAL before looking at the
  * range (mm/madvise.c: madvise_behavior_valid); one that knows it takes a
  * page.  MADV_COLLAPSE answers EINVAL for a range it cannot collapse too
  * (measured on 6.18: one empty page), so it gets one written PMD-sized range,
  * which a kernel that has it collapses (or finds a huge page already:
  * mm/khugepaged.c: madvise_collapse); EAGAIN/ENOMEM there still mean it is
- * known. */
+ * known.  The PMD size is the running kernel's (hpage_pmd_size: 2 MiB with
+ * 4 KiB pages, 32 MiB on arm64's 16K kernel), else 2 MiB. */
 int wl_advice_probe(const struct wl_advice *a, struct lab_error *err)
 {
-	size_t len = 4UL << 20, align = 2UL << 20, ps = (size_t)sysconf(_SC_PAGESIZE);
+	size_t len, align = 2UL << 20, ps = (size_t)sysconf(_SC_PAGESIZE);
+	unsigned long long pmd = 0;
+	struct lab_error perr;
 	unsigned char *p, *q;
 	int ret = 0;
 
 	if (a->advice < 0)
 		return 0;
+	if (lab_read_u64("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size", &pmd, &perr) == 0 && pmd >= ps &&
+	    pmd <= (1ULL << 30) && (pmd & (pmd - 1)) == 0)
+		align = (size_t)pmd;
+	len = 2 * align;
 	p = mmap(NULL, len + align, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (p == MAP_FAILED)
 		return lab_error_errno(err, errno, "probe %s: mmap", a->madv);

@@ -44,11 +44,16 @@
  * readings of up to 10 digits and a comma is about 1.1 KiB. */
 #define SERIES_MAX 100
 
-/* A PMD-sized huge page on x86_64 and on arm64 with 4 KiB pages.  Aligning
- * the region to it lets every 2 MiB of it be a huge page when THP is on
- * (mm/huge_memory.c: thp_vma_suitable_order wants the PMD range inside the
- * VMA); it costs nothing when THP is off. */
-#define THP_ALIGN (2UL << 20)
+/* The region is aligned to the running kernel's PMD size, which lets every
+ * PMD-sized part of it be a huge page when THP is on (mm/huge_memory.c:
+ * thp_vma_suitable_order wants the PMD range inside the VMA); it costs
+ * nothing when THP is off.  The size is THP's hpage_pmd_size
+ * (mm/huge_memory.c: hpage_pmd_size_show, HPAGE_PMD_SIZE): 2 MiB with 4 KiB
+ * pages (x86_64, arm64's 4K kernels), 32 MiB on arm64's 16K kernel, 512 MiB
+ * on its 64K one.  Without the file (no THP) the old 2 MiB, which is harmless. */
+#define THP_PMD_FILE "/sys/kernel/mm/transparent_hugepage/hpage_pmd_size"
+#define THP_ALIGN_DEFAULT (2UL << 20)
+#define THP_ALIGN_MAX (1UL << 30)
 
 enum thp_mode { THP_DEFAULT, THP_ON, THP_OFF };
 
@@ -80,6 +85,7 @@ struct config {
 struct region {
 	unsigned char *start;
 	size_t size, pages, page_size;
+	size_t align;                   /* the mapping's alignment: THP's PMD size (region_align) */
 	unsigned char *vec;             /* mincore vector, one byte a page */
 	unsigned char *scratch;         /* one untouched page for `drain` */
 	char *smaps;                    /* the last /proc/self/smaps read */
@@ -274,17 +280,30 @@ static int parse_args(int argc, char **argv, struct config *cfg, struct events *
 
 /* ---- the region ------------------------------------------------------- */
 
+/* The alignment of the region: hpage_pmd_size when the kernel has one that is
+ * a power of two between the page size and THP_ALIGN_MAX (anything else read
+ * there is not trusted), else THP_ALIGN_DEFAULT. */
+static size_t region_align(size_t ps)
+{
+	unsigned long long v = 0;
+	struct lab_error e;
+
+	if (lab_read_u64(THP_PMD_FILE, &v, &e) < 0 || v < ps || v > THP_ALIGN_MAX || (v & (v - 1)) != 0)
+		return THP_ALIGN_DEFAULT > ps ? THP_ALIGN_DEFAULT : ps;
+	return (size_t)v;
+}
+
 /* Reserve size + alignment + two pages PROT_NONE, map the region over the
- * 2 MiB-aligned middle of it with MAP_FIXED, and trim the reservation to one
+ * PMD-aligned middle of it with MAP_FIXED, and trim the reservation to one
  * guard page on each side.  The guards keep the region's VMA from merging
  * with any neighbour (the pressure region above all), so its smaps entry is
  * the region and nothing else.  Mapping the region itself (rather than
  * mprotect'ing the middle of the reservation) gives a shared region file
- * offset 0 at a 2 MiB boundary, which shmem huge pages need too. */
+ * offset 0 at a PMD boundary, which shmem huge pages need too. */
 static int region_map(struct region *r, const struct config *cfg, struct lab_error *err)
 {
 	size_t ps = r->page_size;
-	size_t align = THP_ALIGN > ps ? THP_ALIGN : ps;
+	size_t align = r->align;
 	size_t total = cfg->size + align + 2 * ps;
 	uintptr_t res, start, lo, hi;
 	void *p;
@@ -790,6 +809,7 @@ int main(int argc, char **argv)
 	}
 	events_init(&ev, "region");
 	r.page_size = (size_t)sysconf(_SC_PAGESIZE);
+	r.align = region_align(r.page_size);
 	if (parse_args(argc, argv, &cfg, &ev, r.page_size, &err) < 0) {
 		fprintf(stderr, "region: %s\n", err.msg);
 		return 2;
@@ -808,6 +828,7 @@ int main(int argc, char **argv)
 	ev_u64(&l, "region_start", (unsigned long long)(uintptr_t)r.start);
 	ev_u64(&l, "region_end", (unsigned long long)(uintptr_t)r.start + r.size);
 	ev_u64(&l, "region_pages", r.pages);
+	ev_u64(&l, "align_bytes", r.align);
 	ev_u64(&l, "steps", cfg.nsteps);
 	if (cfg.pressure_procs > 1)
 		ev_u64(&l, "pressure_procs", cfg.pressure_procs);

@@ -25,6 +25,7 @@
 #include "exitcode.h"
 #include "base/size.h"
 #include "host/audit.h"
+#include "host/host.h"
 #include "host/knobdef.h"
 #include "host/knobs.h"
 
@@ -127,6 +128,11 @@ static int with_apply(const struct with_knob *w, size_t n, unsigned long long me
 		fprintf(stderr, "pagelab audit: --with changes a machine-wide knob: that needs root\n");
 		return AUDIT_CANNOT;
 	}
+	/* The default huge page's size: 2 MiB with 4 KiB pages, 32 MiB on arm64's 16K kernel. */
+	unsigned long long huge_kb = host_meminfo_bytes("Hugepagesize") / 1024;
+
+	if (huge_kb == 0)
+		huge_kb = 2048;
 	for (size_t i = 0; i < n; i++) {
 		unsigned long long v = strtoull(w[i].value, NULL, 10);
 
@@ -134,7 +140,7 @@ static int with_apply(const struct with_knob *w, size_t n, unsigned long long me
 		 * beyond a quarter of memory starves the host.  VM mode is for more. */
 		if ((!strcmp(w[i].d->name, "vm.min_free_kbytes") && v > 262144) ||
 		    ((!strcmp(w[i].d->name, "hugetlb_pages") || !strcmp(w[i].d->name, "vm.nr_hugepages")) &&
-		     v * 2048 > memtotal_kb / 4)) {
+		     v * huge_kb > memtotal_kb / 4)) {
 			fprintf(stderr, "pagelab audit: --with %s=%s could starve this machine: use a destructive "
 				"scenario in VM mode\n", w[i].d->name, w[i].text);
 			return AUDIT_CANNOT;

@@ -34,6 +34,7 @@
 #include "base/size.h"
 #include "launch/command.h"
 #include "plan/scenario.h"
+#include "plan/vmkernel.h"
 #include "read/report/report.h"
 #include "run/run.h"
 #include "vm/vm.h"
@@ -61,7 +62,9 @@ static const struct option vm_longopts[] = {
 
 static void usage(void)
 {
-	printf("usage: pagelab vm [--kernel 6.1|6.12|PATH]... [--host] [--arch amd64|arm64]\n"
+	size_t i = 0;
+
+	printf("usage: pagelab vm [--kernel %s|PATH]... [--host] [--arch amd64|arm64]\n"
 	       "                  [--mem SIZE] [--numa N] [--cpus N]\n"
 	       "                  [--thp always|madvise|never] [--swap SIZE] [--disk SIZE]\n"
 	       "                  [--cmdline TEXT]\n"
@@ -69,7 +72,10 @@ static void usage(void)
 	       "                  [--build DIR] [--modules DIR] run NAME|FILE [run options]\n"
 	       "       pagelab vm [vm options] fit NAME|FILE --vary KEY=LO..HI [fit options]\n"
 	       "       pagelab vm [vm options] audit [audit options] [--then [audit options]]...\n"
-	       "(docs/vm.md)\n");
+	       "the Debian series (guest/vm-kernel fetches them; docs/vm.md):\n",
+	       vm_series_names());
+	for (const struct vm_series *s; (s = vm_series_at(i)) != NULL; i++)
+		printf("  %-9s --arch %s, --flavour %s: %s\n", s->name, s->arches, s->flavours, s->what);
 }
 
 static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -182,7 +188,8 @@ static int vm_option(int c, const char *arg, struct vm_opts *o)
 		if (o->nr_kernels == VM_MAX_KERNELS)
 			return usage_error("at most %d --kernel", VM_MAX_KERNELS);
 		if (!vm_is_series(arg) && access(arg, R_OK) < 0)
-			return usage_error("--kernel '%s': neither 6.1, 6.12 nor a readable vmlinuz file", arg);
+			return usage_error("--kernel '%s': neither a Debian series (%s) nor a readable vmlinuz file", arg,
+					   vm_series_names());
 		o->kernels[o->nr_kernels++] = arg;
 		return 0;
 	case 'H':

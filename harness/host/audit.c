@@ -225,6 +225,10 @@ void audit_host_free(struct audit_host *h)
 	free(h);
 }
 
+static const char *const late_frees[] = {
+	"Freeing initrd memory:", "Freeing unused kernel memory:", "Freeing unused kernel image (initmem) memory:",
+};
+
 /* The kernel log, from the start of the ring buffer (root; nothing consumed:
  * /dev/kmsg readers each have their own position). */
 static void kmsg_scan(struct kmsg_facts *k)
@@ -250,6 +254,19 @@ static void kmsg_scan(struct kmsg_facts *k)
 			k->oom_kills++;         /* a global OOM's kill line (kmsg.h) */
 		if (strstr(msg, "raising min_free_kbytes from"))
 			k->raising++;
+		/* Memory the zones get after khugepaged's subsys_initcall: the initrd
+		 * (init/initramfs.c: free_initrd_mem, "Freeing initrd memory: %ldK") and
+		 * the kernel's init sections (mm/page_alloc.c: free_reserved_area,
+		 * "Freeing %s memory: %ldK", from free_initmem after every initcall). */
+		for (size_t f = 0; f < sizeof(late_frees) / sizeof(late_frees[0]); f++) {
+			unsigned long long kb;
+			size_t n = strlen(late_frees[f]);
+
+			if (strncmp(msg, late_frees[f], n) == 0 && sscanf(msg + n, " %lluK", &kb) == 1) {
+				k->freed_late_kb += kb;
+				k->freed_late_seen = true;
+			}
+		}
 		if ((p = strstr(msg, "min_free_kbytes is not updated to ")) != NULL) {
 			long long to = 0, user = 0;
 
@@ -333,11 +350,13 @@ double audit_mib(unsigned long long pages, unsigned page_kb)
  * setup_per_zone_wmarks draws the new ones.  So right after a drop the value
  * is a little below what the new lines give (measured on a 2 GB 6.12 guest:
  * 5,590 kB, 1.5 % under the 5,673 kB of the lines it drew). */
-static unsigned long long sqrt_under_lines(const struct audit_host *h, unsigned long long from_kb)
+/* nr_free_buffer_pages under the high lines min_free_kbytes = from_kb
+ * draws (0 when they cannot be predicted). */
+static unsigned long long free_buffer_under_lines(const struct audit_host *h, unsigned long long from_kb)
 {
 	struct wm_params p = h->params;
 	struct wm_prediction pr;
-	unsigned long long fb = 0, raw;
+	unsigned long long fb = 0;
 
 	p.min_free_kbytes = from_kb;
 	if (wmark_predict(h->zi, &p, &pr) < 0)
@@ -348,7 +367,50 @@ static unsigned long long sqrt_under_lines(const struct audit_host *h, unsigned 
 		if (wmark_zone_lowmem(z) && z->managed > pr.zones[i].high)
 			fb += z->managed - pr.zones[i].high;
 	}
-	return wmark_sqrt_min_free_kb(fb + lazy_pages(h), h->page_kb, &raw);
+	return fb + lazy_pages(h);
+}
+
+static unsigned long long sqrt_under_lines(const struct audit_host *h, unsigned long long from_kb)
+{
+	unsigned long long raw;
+
+	return wmark_sqrt_min_free_kb(free_buffer_under_lines(h, from_kb), h->page_kb, &raw);
+}
+
+/* khugepaged's value when its 5 % cap binds, as the kernel computed it at
+ * boot: mm/huge_memory.c: hugepage_init (a subsys_initcall) ->
+ * start_stop_khugepaged -> set_recommended_min_free_kbytes reads
+ * nr_free_buffer_pages under the lines of the sqrt value then in force
+ * (init_per_zone_wmark_min, a postcore_initcall), and before the kernel's init
+ * memory and the initrd are freed, so the zones held fewer managed pages than
+ * now.  The cap binds where pageblocks are large: arm64's 16K kernel
+ * (pageblock 2048 pages of 16 KiB = 32 MiB; 2 zones x 11 blocks = 704 MiB
+ * against 5 % of a few GiB).  What was freed after it is in the kernel log
+ * (kmsg_scan: freed_late_kb); taken off the managed pages, the value comes out
+ * to the page.  Measured on a 2 GiB 6.12.117+deb12-arm64-16k guest: 100,992 kB;
+ * the sqrt lines over today's zones give 101,792 kB, less the 6,048 + 9,984 kB
+ * freed late 100,992 kB; the cap under its own lines is 94,704 kB. */
+static unsigned long long khugepaged_capped_at_boot(const struct audit_host *h, const struct kmsg_facts *k,
+						    unsigned nz, unsigned long long sq)
+{
+	unsigned long long fb = free_buffer_under_lines(h, sq), late = k->freed_late_kb / h->page_kb;
+
+	if (fb == 0)
+		return 0;
+	fb = fb > late ? fb - late : 0;
+	return wmark_khugepaged_min_free_kb(h->pageblock_pages, nz, fb, h->page_kb, NULL);
+}
+
+/* m is that value: within two pages when the log said what was freed late,
+ * else up to 2 % under the value without it. */
+static bool khugepaged_capped_match(const struct audit_host *h, const struct kmsg_facts *k, unsigned long long m,
+				    unsigned long long kboot)
+{
+	if (kboot == 0)
+		return false;
+	if (k->freed_late_seen)
+		return m + 2 * h->page_kb >= kboot && m <= kboot + 2 * h->page_kb;
+	return m <= kboot && m * 100 >= kboot * 98;
 }
 
 /* Who set min_free_kbytes, and what THP off would make of it. */
@@ -362,13 +424,19 @@ static json_t *min_free_json(const struct audit_host *h, const struct kmsg_facts
 	unsigned long long sq = wmark_sqrt_min_free_kb(fb, h->page_kb, &raw);
 	unsigned long long m = h->params.min_free_kbytes;
 	const char *by, *why;
-	unsigned long long never, sqk = 0;
+	unsigned long long never, sqk = 0, kboot = 0;
 
 	sysctl_files_naming("min_free_kbytes", files);
 	if (h->thp_pmd_on && m == khp && khp >= sq) {
 		by = "khugepaged";
 		why = "khugepaged's formula (THP is on): pageblock_nr_pages x populated zones x (2 + 3 x 3); "
 		      "larger than the sqrt value, so it replaced it when THP started";
+	} else if (h->thp_pmd_on && capped &&
+		   khugepaged_capped_match(h, k, m, kboot = khugepaged_capped_at_boot(h, k, nz, sq))) {
+		by = "khugepaged";
+		why = "khugepaged's formula, capped at 5 % of lowmem (nr_free_buffer_pages / 20): computed at boot "
+		      "under the sqrt value's lines, before the init memory and the initrd (the kernel log's "
+		      "\"Freeing ... memory\" lines) joined the zones";
 	} else if (m == sq || (!h->thp_pmd_on && m * 100 >= sq * 99 && m * 100 <= sq * 101)) {
 		by = "sqrt";
 		why = "the sqrt formula: int_sqrt(lowmem_kb x 16), clamped to [128, 262144]";
@@ -402,6 +470,12 @@ static json_t *min_free_json(const struct audit_host *h, const struct kmsg_facts
 		"lazy_pages", (json_int_t)lazy_pages(h), "raw_kb", (json_int_t)raw, "kb", (json_int_t)sq,
 		"source", "mm/page_alloc.c: calculate_min_free_kbytes (nr_free_buffer_pages = sum of managed - high)"));
 	json_object_set_new(o, "with_thp_never_kb", json_integer((json_int_t)never));
+	if (capped) {
+		json_object_set_new(json_object_get(o, "khugepaged"), "kb_capped_at_boot",
+				    json_integer((json_int_t)khugepaged_capped_at_boot(h, k, nz, sq)));
+		json_object_set_new(json_object_get(o, "khugepaged"), "freed_after_kb",
+				    k->freed_late_seen ? json_integer((json_int_t)k->freed_late_kb) : json_null());
+	}
 	json_object_set_new(json_object_get(o, "sqrt"), "kb_under_khugepaged_lines",
 			    json_integer((json_int_t)sqrt_under_lines(h, khp)));
 	json_object_set_new(o, "sysctl_files", files);

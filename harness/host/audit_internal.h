@@ -41,6 +41,9 @@ struct kmsg_facts {
 	unsigned long long not_updated;         /* "min_free_kbytes is not updated to" (user value preferred) */
 	long long last_user_value;              /* from the last "not updated" line, -1 if none */
 	long long last_not_updated_to;
+	unsigned long long freed_late_kb;       /* "Freeing initrd memory", "Freeing unused kernel
+						 * memory": what joined the zones after the initcalls */
+	bool freed_late_seen;
 };
 
 /* nr_free_buffer_pages() as this kernel computes it (audit.c). */

@@ -279,6 +279,7 @@ bool kmsg_interesting(const char *text)
 		"invoked oom-killer", "oom-kill:", "Out of memory", "Killed process", "oom_reaper:",
 		"page allocation failure", "min_free_kbytes", "Mem-Info:", "active_anon:",
 		"lowmem_reserve[]:", "Free swap", "Total swap", "pages RAM", "Tasks state",
+		"Freeing initrd memory:", "Freeing unused kernel memory:", "Freeing unused kernel image (initmem) memory:",
 	};
 	struct kmsg_zone_line z;
 

@@ -114,7 +114,22 @@ static const struct knob_def table[] = {
 	  "an mTHP size: kept khugepaged and its min_free_kbytes on in 6.8-6.10 (hugepage_flags_enabled), no longer since 6.11 (hugepage_pmd_enabled)" },
 	{ "thp_2048k", KNOB_THP, KT_ENUM, THP "hugepages-2048kB/enabled", 0, 0, "always|inherit|madvise|never",
 	  NULL, true, "mm/huge_memory.c: anon_enabled_store (per-size anon THP, 6.8+; default: the PMD size inherit, the others never)",
-	  "the PMD size: since 6.11 the only anon size that keeps khugepaged (and its min_free_kbytes) on (mm/khugepaged.c: hugepage_pmd_enabled)" },
+	  "the PMD size with 4 KiB pages: since 6.11 the only anon size that keeps khugepaged (and its min_free_kbytes) on (mm/khugepaged.c: hugepage_pmd_enabled); an mTHP size on arm64's 16K kernel, whose PMD size is 32768 kB (thp_32768k)" },
+	/* Sizes above 2 MiB exist only where the PMD is larger: arm64's 16K kernel offers
+	 * hugepages-64kB .. hugepages-32768kB (orders 2..11 of 16 KiB; mm/huge_memory.c:
+	 * THP_ORDERS_ALL_ANON = BIT(PMD_ORDER + 1) - 1 without orders 0 and 1). */
+	{ "thp_4096k", KNOB_THP, KT_ENUM, THP "hugepages-4096kB/enabled", 0, 0, "always|inherit|madvise|never",
+	  NULL, true, "mm/huge_memory.c: anon_enabled_store (per-size anon THP, 6.8+; default: the PMD size inherit, the others never)",
+	  "an mTHP size of arm64's 16K kernel (absent with 4 KiB pages, whose largest is the PMD's 2048 kB)" },
+	{ "thp_8192k", KNOB_THP, KT_ENUM, THP "hugepages-8192kB/enabled", 0, 0, "always|inherit|madvise|never",
+	  NULL, true, "mm/huge_memory.c: anon_enabled_store (per-size anon THP, 6.8+; default: the PMD size inherit, the others never)",
+	  "an mTHP size of arm64's 16K kernel (absent with 4 KiB pages)" },
+	{ "thp_16384k", KNOB_THP, KT_ENUM, THP "hugepages-16384kB/enabled", 0, 0, "always|inherit|madvise|never",
+	  NULL, true, "mm/huge_memory.c: anon_enabled_store (per-size anon THP, 6.8+; default: the PMD size inherit, the others never)",
+	  "an mTHP size of arm64's 16K kernel (absent with 4 KiB pages)" },
+	{ "thp_32768k", KNOB_THP, KT_ENUM, THP "hugepages-32768kB/enabled", 0, 0, "always|inherit|madvise|never",
+	  NULL, true, "mm/huge_memory.c: anon_enabled_store (per-size anon THP, 6.8+; default: the PMD size inherit, the others never)",
+	  "the PMD size on arm64's 16K kernel (32 MiB: 2048 entries of 16 KiB): there the only anon size that keeps khugepaged (and its min_free_kbytes) on since 6.11 (mm/khugepaged.c: hugepage_pmd_enabled); absent with 4 KiB pages" },
 	{ "thp_shmem", KNOB_THP, KT_ENUM, THP "shmem_enabled", 0, 0, "always|within_size|advise|never|deny|force",
 	  NULL, true, "mm/shmem.c: shmem_enabled_store (default never; deny and force are for testing)",
 	  "with the PMD size's shmem_enabled at inherit, anything but never/deny keeps khugepaged on in 6.11+ "
@@ -122,6 +137,10 @@ static const struct knob_def table[] = {
 	{ "thp_shmem_2048k", KNOB_THP, KT_ENUM, THP "hugepages-2048kB/shmem_enabled", 0, 0,
 	  "always|inherit|within_size|advise|never", NULL, true,
 	  "mm/shmem.c: thpsize_shmem_enabled_store (per-size shmem THP, 6.11+; default: the PMD size inherit)", NULL },
+	{ "thp_shmem_32768k", KNOB_THP, KT_ENUM, THP "hugepages-32768kB/shmem_enabled", 0, 0,
+	  "always|inherit|within_size|advise|never", NULL, true,
+	  "mm/shmem.c: thpsize_shmem_enabled_store (per-size shmem THP, 6.11+; the PMD size on arm64's 16K kernel)",
+	  NULL },
 	/* The multi-generational LRU (CONFIG_LRU_GEN): which LRU reclaim uses. */
 	{ "lru_gen", KNOB_SYSCTL, KT_ENUM, "/sys/kernel/mm/lru_gen/enabled", 0, 0,
 	  "0x0000|0x0001|0x0003|0x0007", NULL, true,

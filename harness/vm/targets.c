@@ -17,6 +17,7 @@
 #include "base/fileio.h"
 #include "base/paths.h"
 #include "base/spawn.h"
+#include "plan/vmkernel.h"
 
 #ifndef PAGELAB_SOURCE_DIR
 #define PAGELAB_SOURCE_DIR "."
@@ -57,7 +58,7 @@ bool vm_arch_known(const char *arch)
 
 bool vm_is_series(const char *k)
 {
-	return strcmp(k, "6.1") == 0 || strcmp(k, "6.12") == 0;
+	return vm_series_find(k) != NULL;
 }
 
 void vm_opts_init(struct vm_opts *o)
@@ -314,6 +315,11 @@ static int add_targets(struct vm_job *j, struct lab_error *err)
 		struct vm_target *t = &j->t[j->nt++];
 
 		t->kernel = j->o.kernels[k];
+		/* A series exists for some architectures and flavours only
+		 * (plan/vmkernel.c): refused before anything is fetched. */
+		if (vm_is_series(t->kernel) &&
+		    (ret = vm_series_check(t->kernel, j->o.arch, j->o.flavour, err)) < 0)
+			return ret;
 		if (!vm_is_series(t->kernel) && with_modules && j->o.modules == NULL)
 			return lab_error_set(err, EINVAL, "%s with --kernel %s needs --modules DIR (its "
 					     "lib/modules/<release>, with zram, virtio_blk, ext4)",

@@ -92,7 +92,8 @@ struct vm_opts {
 /* The defaults: generic flavour, amd64, VM_DEFAULT_TIMEOUT_S. */
 void vm_opts_init(struct vm_opts *o);
 
-/* "6.1" or "6.12": a Debian kernel series guest/vm-kernel resolves. */
+/* A Debian kernel series guest/vm-kernel resolves ("6.1", "6.12", "6.12-16k":
+ * plan/vmkernel.h, which also says for which --arch and --flavour). */
 bool vm_is_series(const char *kernel);
 
 /* "amd64" or "arm64". */
@@ -148,7 +149,7 @@ enum vm_outcome {
 };
 
 struct vm_target {
-	const char *kernel;             /* "6.1", "6.12", a vmlinuz path; NULL = this host */
+	const char *kernel;             /* a series (plan/vmkernel.h), a vmlinuz path; NULL = this host */
 	char label[160];                /* "host-6.18.44-…", "guest-6.12.117+deb12-amd64" */
 	json_t *kinfo;                  /* guest/vm-kernel --info, as key: value ({"vmlinuz"} for a path) */
 	char stem[PATH_MAX];            /* OUT-DIR/BASE-STAMP-LABEL */

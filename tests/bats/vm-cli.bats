@@ -130,3 +130,28 @@ ran() {
   assert_equal "$output" "$va"
   [[ "$stderr" != *downloading* ]]
 }
+
+# The 16K-page kernel exists as arm64's generic build only (guest/vm-kernel's header,
+# harness/plan/vmkernel.c): any other --arch or --flavour is bad usage (exit 2), said
+# before apt is asked or anything is made, by the script and by pagelab vm alike.
+@test "vm: --kernel 6.12-16k is arm64's generic kernel only: exit 2 elsewhere, before anything is fetched; vm --help lists the series" {
+  c="$BATS_TEST_TMPDIR/cache16k"
+  run --separate-stderr "$TOP/guest/vm-kernel" 6.12-16k --cache "$c"
+  assert_equal "$status" 2
+  [[ "$stderr" == *"6.12-16k (16 KiB pages) exists only as Debian's arm64 generic kernel"*"--arch amd64"* ]]
+  run --separate-stderr "$TOP/guest/vm-kernel" 6.12-16k --arch arm64 --flavour cloud --cache "$c"
+  assert_equal "$status" 2
+  [[ "$stderr" == *"--flavour cloud"* ]]
+  [ ! -e "$c" ]
+  run --separate-stderr "$PAGELAB" vm --kernel 6.12-16k --out-dir "$OUT" run madv-free/probe
+  assert_equal "$status" 2
+  [[ "$stderr" == *"--kernel 6.12-16k exists for --arch arm64 --flavour generic only"*"not for --arch amd64 --flavour generic"* ]]
+  run --separate-stderr "$PAGELAB" vm --arch arm64 --flavour cloud --kernel 6.12-16k --out-dir "$OUT" run madv-free/probe
+  assert_equal "$status" 2
+  [[ "$stderr" == *"not for --arch arm64 --flavour cloud"* ]]
+  [ -z "$(ls -A "$OUT")" ]
+  run "$PAGELAB" vm --help
+  assert_success
+  assert_output --partial "[--kernel 6.1|6.12|6.12-16k|PATH]"
+  assert_output --partial "6.12-16k  --arch arm64, --flavour generic"
+}

@@ -17,6 +17,7 @@
  * argv[1] (the fixtures) is not used.
  */
 #include "unit.h"
+#include "plan/vmkernel.h"
 #include "vm/internal.h"
 #include "vm/vm.h"
 
@@ -109,6 +110,15 @@ static void test_shape(void)
 	CHECK(vm_shape_for_audit(&o, &g, &err) == -EINVAL);
 	CHECK_CONTAINS(err.msg, "do not split evenly into 3 nodes");
 	CHECK(vm_is_series("6.1") && vm_is_series("6.12") && !vm_is_series("6.18") && !vm_is_series(""));
+	CHECK(vm_is_series("6.12-16k") && !vm_is_series("6.1-16k"));
+	/* plan/vmkernel.c: the 16K kernel is arm64's generic build alone. */
+	CHECK(vm_series_check("6.12-16k", "arm64", "generic", &err) == 0);
+	CHECK(vm_series_check("6.12-16k", "amd64", "generic", &err) == -EINVAL);
+	CHECK_CONTAINS(err.msg, "--arch arm64 --flavour generic only");
+	CHECK(vm_series_check("6.12-16k", "arm64", "cloud", &err) == -EINVAL);
+	CHECK(vm_series_check("6.12", "arm64", "cloud", &err) == 0);
+	CHECK(vm_series_check("6.2", "amd64", "generic", &err) == -ENOENT);
+	CHECK_STR(vm_series_names(), "6.1|6.12|6.12-16k");
 	CHECK(vm_arch_known("arm64") && !vm_arch_known("riscv64"));
 }
 

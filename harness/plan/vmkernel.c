@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* vmkernel.c — the Debian kernel series of VM mode (vmkernel.h). */
+#include "vmkernel.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+/* Debian 12's kernels (guest/vm-kernel's header: the metapackages).  The 16K
+ * kernel is linux-image-6.12-arm64-16k: Debian builds it for arm64 only
+ * (CONFIG_ARM64_16K_PAGES) and in no cloud flavour. */
+static const struct vm_series series[] = {
+	{ "6.1", "amd64|arm64", "generic|cloud", "Debian 12's kernel" },
+	{ "6.12", "amd64|arm64", "generic|cloud", "Debian 12 security's 6.12" },
+	{ "6.12-16k", "arm64", "generic", "the 6.12 arm64 kernel with 16 KiB pages, PMD 32 MiB" },
+};
+
+#define NSERIES (sizeof(series) / sizeof(series[0]))
+
+const struct vm_series *vm_series_find(const char *name)
+{
+	for (size_t i = 0; name != NULL && i < NSERIES; i++)
+		if (strcmp(series[i].name, name) == 0)
+			return &series[i];
+	return NULL;
+}
+
+const struct vm_series *vm_series_at(size_t i)
+{
+	return i < NSERIES ? &series[i] : NULL;
+}
+
+const char *vm_series_names(void)
+{
+	static char names[64];
+
+	if (names[0] == '\0') {
+		size_t off = 0;
+
+		for (size_t i = 0; i < NSERIES; i++)
+			off += (size_t)snprintf(names + off, sizeof(names) - off, "%s%s", i ? "|" : "", series[i].name);
+	}
+	return names;
+}
+
+/* WORD is one of LIST's '|'-separated words. */
+static bool in_list(const char *list, const char *word)
+{
+	size_t n = strlen(word);
+
+	for (const char *p = list; *p;) {
+		const char *e = strchr(p, '|');
+		size_t len = e ? (size_t)(e - p) : strlen(p);
+
+		if (len == n && strncmp(p, word, n) == 0)
+			return true;
+		if (e == NULL)
+			break;
+		p = e + 1;
+	}
+	return false;
+}
+
+int vm_series_check(const char *name, const char *arch, const char *flavour, struct lab_error *err)
+{
+	const struct vm_series *s = vm_series_find(name);
+
+	if (s == NULL)
+		return lab_error_set(err, ENOENT, "no Debian kernel series '%s' (expected %s)", name,
+				     vm_series_names());
+	if (!in_list(s->arches, arch) || !in_list(s->flavours, flavour))
+		return lab_error_set(err, EINVAL, "--kernel %s exists for --arch %s --flavour %s only (%s), "
+				     "not for --arch %s --flavour %s", s->name, s->arches, s->flavours, s->what,
+				     arch, flavour);
+	return 0;
+}
