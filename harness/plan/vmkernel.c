@@ -8,11 +8,14 @@
 
 /* Debian 12's kernels (guest/vm-kernel's header: the metapackages).  The 16K
  * kernel is linux-image-6.12-arm64-16k: Debian builds it for arm64 only
- * (CONFIG_ARM64_16K_PAGES) and in no cloud flavour. */
+ * (CONFIG_ARM64_16K_PAGES) and in no cloud flavour.  6.18 is Debian 13's, from
+ * trixie-backports through vm-kernel's private apt tree: the first kernel here
+ * with the lazily freed THP unmapped whole at reclaim (6.15+). */
 static const struct vm_series series[] = {
 	{ "6.1", "amd64|arm64", "generic|cloud", "Debian 12's kernel" },
 	{ "6.12", "amd64|arm64", "generic|cloud", "Debian 12 security's 6.12" },
 	{ "6.12-16k", "arm64", "generic", "the 6.12 arm64 kernel with 16 KiB pages, PMD 32 MiB" },
+	{ "6.18", "amd64|arm64", "generic|cloud", "Debian 13 backports' 6.18 (trixie-backports)" },
 };
 
 #define NSERIES (sizeof(series) / sizeof(series[0]))

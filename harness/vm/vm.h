@@ -92,7 +92,7 @@ struct vm_opts {
 /* The defaults: generic flavour, amd64, VM_DEFAULT_TIMEOUT_S. */
 void vm_opts_init(struct vm_opts *o);
 
-/* A Debian kernel series guest/vm-kernel resolves ("6.1", "6.12", "6.12-16k":
+/* A Debian kernel series guest/vm-kernel resolves ("6.1", "6.12", "6.12-16k", "6.18":
  * plan/vmkernel.h, which also says for which --arch and --flavour). */
 bool vm_is_series(const char *kernel);
 

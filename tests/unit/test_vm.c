@@ -109,7 +109,7 @@ static void test_shape(void)
 	o.mem = 4ULL << 30;
 	CHECK(vm_shape_for_audit(&o, &g, &err) == -EINVAL);
 	CHECK_CONTAINS(err.msg, "do not split evenly into 3 nodes");
-	CHECK(vm_is_series("6.1") && vm_is_series("6.12") && !vm_is_series("6.18") && !vm_is_series(""));
+	CHECK(vm_is_series("6.1") && vm_is_series("6.12") && vm_is_series("6.18") && !vm_is_series("6.17") && !vm_is_series(""));
 	CHECK(vm_is_series("6.12-16k") && !vm_is_series("6.1-16k"));
 	/* plan/vmkernel.c: the 16K kernel is arm64's generic build alone. */
 	CHECK(vm_series_check("6.12-16k", "arm64", "generic", &err) == 0);
@@ -118,7 +118,8 @@ static void test_shape(void)
 	CHECK(vm_series_check("6.12-16k", "arm64", "cloud", &err) == -EINVAL);
 	CHECK(vm_series_check("6.12", "arm64", "cloud", &err) == 0);
 	CHECK(vm_series_check("6.2", "amd64", "generic", &err) == -ENOENT);
-	CHECK_STR(vm_series_names(), "6.1|6.12|6.12-16k");
+	CHECK(vm_series_check("6.18", "arm64", "cloud", &err) == 0);
+	CHECK_STR(vm_series_names(), "6.1|6.12|6.12-16k|6.18");
 	CHECK(vm_arch_known("arm64") && !vm_arch_known("riscv64"));
 }
 
