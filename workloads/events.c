@@ -328,6 +328,13 @@ int events_step_end(struct events *ev, struct ev_line *l, struct lab_error *err)
 	return wait_ack(ev, err);
 }
 
+void events_line_begin(struct ev_line *l, const char *event)
+{
+	ev_reset(l);
+	ev_obj_begin(l, NULL);
+	ev_str(l, "event", event);
+}
+
 int events_done(struct events *ev, struct lab_error *err)
 {
 	struct ev_line l;

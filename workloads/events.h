@@ -105,6 +105,9 @@ int events_step_end(struct events *ev, struct ev_line *l, struct lab_error *err)
 /* Close the object, append '\n', write it in one write(2). */
 int events_emit(struct events *ev, struct ev_line *l, struct lab_error *err);
 
+/* {"event":EVENT ... — the caller appends its keys, then events_emit(). */
+void events_line_begin(struct ev_line *l, const char *event);
+
 /* {"event":"done","seq":N} */
 int events_done(struct events *ev, struct lab_error *err);
 

@@ -93,11 +93,17 @@ int sharer_join(struct sharer *s, int *status, struct lab_error *err)
  * rel closes (every share is touched: the pressure at its height, as the
  * single-process step holds all of it at once), unmapped, "u"; then it waits
  * on go until the step has been acked. */
-static _Noreturn void pressure_child(size_t n, size_t page_size, int mine, int rel, int go)
+static _Noreturn void pressure_child(size_t n, size_t page_size, int start, int mine, int rel, int go)
 {
 	void *p = NULL;
 	struct lab_error e;
 	char b = 't';
+
+	/* Not before the parent has said who the children are (start closes). */
+	while (read(start, &b, 1) < 0 && errno == EINTR)
+		;
+	close(start);
+	b = 't';
 
 	if (n > 0 && anon_map_charged(n, page_size, 1, false, &p, &e) < 0)
 		child_exit(1);
@@ -144,10 +150,11 @@ void pressure_procs_release(struct procs_batch *b)
 }
 
 int pressure_procs(size_t bytes, size_t page_size, unsigned nprocs, void *region, size_t region_size,
-		   struct procs_batch *b, unsigned *killed, struct lab_error *err)
+		   struct procs_batch *b, unsigned *killed, procs_spawned_fn spawned, void *arg,
+		   struct lab_error *err)
 {
 	size_t pages = bytes / page_size, share = pages / (nprocs ? nprocs : 1);
-	int own[MAX_PROCS], rel[2], go[2], ret = 0;
+	int own[MAX_PROCS], rel[2], go[2], start[2], ret = 0;
 	unsigned touched, unmapped;
 
 	*killed = 0;
@@ -160,6 +167,13 @@ int pressure_procs(size_t bytes, size_t page_size, unsigned nprocs, void *region
 	if (pipe2(go, O_CLOEXEC) < 0) {
 		close(rel[0]);
 		close(rel[1]);
+		return lab_error_errno(err, errno, "pressure: pipe");
+	}
+	if (pipe2(start, O_CLOEXEC) < 0) {
+		close(rel[0]);
+		close(rel[1]);
+		close(go[0]);
+		close(go[1]);
 		return lab_error_errno(err, errno, "pressure: pipe");
 	}
 	b->go = go[1];
@@ -179,9 +193,10 @@ int pressure_procs(size_t bytes, size_t page_size, unsigned nprocs, void *region
 			close(p[0]);
 			close(rel[1]);
 			close(go[1]);
+			close(start[1]);
 			for (unsigned j = 0; j < b->n; j++)
 				close(own[j]);
-			pressure_child(n, page_size, p[1], rel[0], go[0]);
+			pressure_child(n, page_size, start[0], p[1], rel[0], go[0]);
 		}
 		close(p[1]);
 		if (pid < 0) {
@@ -194,6 +209,10 @@ int pressure_procs(size_t bytes, size_t page_size, unsigned nprocs, void *region
 	}
 	close(rel[0]);
 	close(go[0]);
+	close(start[0]);
+	if (spawned != NULL && b->n > 0)
+		spawned(b->pids, b->n, arg);
+	close(start[1]);
 	/* All touched (or dead), then all let go together. */
 	touched = read_each(own, b->n);
 	close(rel[1]);

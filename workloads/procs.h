@@ -55,8 +55,14 @@ struct procs_batch {
 	int go;                 /* the write end the children wait on; -1: none */
 };
 
+/* Called once every child is forked and before any of them allocates: their
+ * pids, so that a child the OOM killer takes is known by its pid (region: the
+ * "procs" event). */
+typedef void (*procs_spawned_fn)(const pid_t *pids, unsigned n, void *arg);
+
 int pressure_procs(size_t bytes, size_t page_size, unsigned nprocs, void *region, size_t region_size,
-		   struct procs_batch *b, unsigned *killed, struct lab_error *err);
+		   struct procs_batch *b, unsigned *killed, procs_spawned_fn spawned, void *arg,
+		   struct lab_error *err);
 void pressure_procs_release(struct procs_batch *b);
 
 #endif

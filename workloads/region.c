@@ -95,6 +95,7 @@ struct region {
 	struct fragmenter frag;         /* fragment */
 	struct pageflags pf;            /* pageflags */
 	int close_fds[2];               /* the event and ack fds, for a forked child to close */
+	struct events *ev;              /* for the pressure processes' pids ("procs") */
 };
 
 /* The forbidden calls of `syscall:NAME`.  Arguments are chosen so that each
@@ -521,6 +522,27 @@ struct step_out {
 };
 
 /* The step's work, and only it: run_step times this. */
+/* {"event":"procs","step":"pressure","pids":[...]}: the pressure processes,
+ * before they allocate (workloads/events.md).  Not fatal if it cannot be
+ * written: the harness then knows them by the samples alone. */
+static void procs_spawned(const pid_t *pids, unsigned n, void *arg)
+{
+	struct region *r = arg;
+	struct ev_line l;
+	struct lab_error e;
+
+	if (r->ev == NULL)
+		return;
+	events_line_begin(&l, "procs");
+	ev_str(&l, "step", "pressure");
+	ev_arr_begin(&l, "pids");
+	for (unsigned i = 0; i < n; i++)
+		ev_u64(&l, NULL, (unsigned long long)pids[i]);
+	ev_arr_end(&l);
+	ev_u64(&l, "t_ns", events_now_ns());
+	(void)events_emit(r->ev, &l, &e);
+}
+
 static int do_step(struct region *r, const struct step *st, struct step_out *o, struct lab_error *err)
 {
 	struct smaps_range vma;
@@ -570,7 +592,7 @@ static int do_step(struct region *r, const struct step *st, struct step_out *o, 
 	case ST_PRESSURE:
 		if (r->pressure_procs > 1)
 			ret = pressure_procs((size_t)st->n, r->page_size, r->pressure_procs, r->start, r->size,
-					     &r->batch, &o->killed, err);
+					     &r->batch, &o->killed, procs_spawned, r, err);
 		else
 			ret = pressure((size_t)st->n, r->page_size, err);
 		if (ret < 0)
@@ -808,6 +830,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	events_init(&ev, "region");
+	r.ev = &ev;
 	r.page_size = (size_t)sysconf(_SC_PAGESIZE);
 	r.align = region_align(r.page_size);
 	if (parse_args(argc, argv, &cfg, &ev, r.page_size, &err) < 0) {

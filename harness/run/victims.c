@@ -18,7 +18,9 @@
  * Whose tree a victim was in: a workload's own pid is that workload (a
  * load's, with cgroup = sandbox, that load: "load", workload null); a
  * child a built-in workload's fork step made (counters.child_pid) is that
- * workload's ("fork_step"); else
+ * workload's ("fork_step"); a process it said it forked for a step (its
+ * "procs" event, exit.workloads[].procs: region's pressure processes) is
+ * that workload's ("procs_event"); else
  * the command the per-process source gave it to at the last sample that
  * listed it (sources/smaps_rollup.c; the sampler's seen table); else, as
  * that source does, the run's only command (not under --sandbox self).
@@ -95,10 +97,24 @@ static const char *forker_of(const struct vin *v, json_int_t pid)
 	return NULL;
 }
 
+/* The workload that said it forked pid for a step (its "procs" event:
+ * exit.workloads[].procs, region's pressure processes). */
+static const char *procs_of(const struct vin *v, json_int_t pid)
+{
+	for (size_t i = 0; i < json_array_size(v->ws); i++) {
+		const json_t *w = json_array_get(v->ws, i), *procs = json_object_get(w, "procs");
+
+		for (size_t k = 0; k < json_array_size(procs); k++)
+			if (json_integer_value(json_array_get(procs, k)) == pid)
+				return json_string_value(json_object_get(w, RK_NAME));
+	}
+	return NULL;
+}
+
 static bool known(const struct vin *v, json_int_t pid)
 {
 	return pid > 0 && (workload_of(v, pid) != NULL || seen_of(v, pid) != NULL || load_of(v, pid) != NULL ||
-			   forker_of(v, pid) != NULL);
+			   forker_of(v, pid) != NULL || procs_of(v, pid) != NULL);
 }
 
 static json_t *entry_of(const struct vin *v, json_int_t pid)
@@ -129,6 +145,8 @@ static void tree_of(const struct vin *v, json_int_t pid, json_t *e)
 		from = "pid";
 	} else if ((owner = forker_of(v, pid)) != NULL) {
 		from = "fork_step";
+	} else if ((owner = procs_of(v, pid)) != NULL) {
+		from = "procs_event";
 	} else if (s != NULL && json_is_string(json_object_get(s, RK_WORKLOAD))) {
 		owner = json_string_value(json_object_get(s, RK_WORKLOAD));
 		from = "sample";

@@ -825,6 +825,20 @@ static int handle_line(struct ctx *c, size_t wi, const char *line)
 		json_object_set(x->info, "facts", ev);
 		x->proc.started = true;
 		note_region(&c->sctx.procs[wi], ev);
+	} else if (!strcmp(type, "procs")) {
+		/* Processes the workload forked for a step, before they allocate:
+		 * exit.workloads[].procs, where the OOM victims are looked up. */
+		json_t *pids = json_object_get(ev, "pids"), *all = json_object_get(x->info, "procs");
+		size_t k;
+		json_t *pid;
+
+		if (all == NULL) {
+			all = json_array();
+			json_object_set_new(x->info, "procs", all);
+		}
+		json_array_foreach(pids, k, pid)
+			if (json_is_integer(pid) && json_integer_value(pid) > 0 && json_array_size(all) < 1024)
+				json_array_append(all, pid);
 	} else if (!strcmp(type, "error")) {
 		const char *m = json_string_value(json_object_get(ev, "msg"));
 

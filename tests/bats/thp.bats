@@ -89,6 +89,10 @@ check_fingerprint() {
   # The pressure step's counters are recorded: reclaimed, thp_split_pmd (this kernel's
   # path, lead B), the shrink_inactive sums of the sandbox's file list; the two
   # pressure processes' reclaim counted as the sandbox's (alive through the ack).
+  # The two pressure processes were named before they allocated (the "procs"
+  # event: exit.workloads[].procs), so an OOM kill of one is placed by its pid.
+  jq -e '[.runs[] | select(.variant.first == "mincore")] | all(
+      [.exit.workloads[] | select(.name == "region")][0].procs | length == 2 and all(. > 0))' "$f"
   jq -e '[.runs[] | select(.variant.first == "mincore")] | all(
       ([.steps[] | select(.step == "pressure")][0].counters | .pressure_procs == 2 and .region.rss_kb < 65536)
       and (.summary.trace.lru.file.sandbox | .nr_scanned > 0 and .nr_reclaimed > 0)
@@ -112,11 +116,14 @@ check_fingerprint() {
       and ([.steps[] | select(.step == "drain")][0].counters.region | .lazyfree_kb == 0 and .anonhuge_kb == 65536)
       and ([.steps[] | select(.step == "pageflags")][0].counters.pageflags | .swapbacked == 16384 and .lazyfree == 0))' "$f"
   # Every victim the kernel named is placed in a tree; the forked child, if
-  # taken, is region's by its fork step (exit.oom_victims, tree_from fork_step).
+  # taken, is region's by its fork step (exit.oom_victims, tree_from fork_step),
+  # a pressure process by the pids region gave before it allocated (procs_event).
   jq -e '[.runs[] | select(.variant.first == "fork")] | all(
       ([.steps[] | select(.step == "fork")][0].counters.child_pid) as $c
       | all(.exit.oom_victims[] | select(.pid != null); .workload == "region")
-      and all(.exit.oom_victims[] | select(.pid == $c); .tree_from == "fork_step" and .forked))' "$f"
+      and all(.exit.oom_victims[] | select(.pid == $c); .tree_from == "fork_step" and .forked)
+      and all(.exit.oom_victims[] | select(.pid != null and .pid != $c and .tree_from != "pid");
+              .tree_from == "procs_event" and .forked))' "$f"
   # Nothing to reclaim without swap: the pressure kills (the region or its child).
   jq -e '[.runs[] | select(.variant.first == "fork")] | all(.exit.oom_kill_count >= 1)' "$f"
 }
