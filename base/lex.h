@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* lex.h — the scanning that pagelab's parsers share: lines, blanks, and the
  * one strict unsigned-number parser (sources/kv.c, sources/zoneinfo.c,
- * sources/smaps.c and size.c).
+ * sources/smaps.c and size.c), and a word in a separated list (mountinfo's
+ * options in sandbox/names.c, plan/vmkernel.c's series table).
  *
  * Internal to labcore, not part of any module's interface; static inline so
  * that it needs no build change and exports no symbol.
@@ -87,6 +88,26 @@ static inline int lex_u64(const char *p, int base, unsigned long long *val, cons
 		return -EINVAL;
 	*end = e;
 	return 0;
+}
+
+/* Whether WORD is one of the SEP-separated words of LIST[0..LEN) ("rw,memory"
+ * with ','; "amd64|arm64" with '|'). */
+static inline bool lex_list_has(const char *list, size_t len, const char *word, char sep)
+{
+	size_t wlen = strlen(word);
+	const char *p = list, *end = list + len;
+
+	while (p < end) {
+		const char *q = memchr(p, sep, (size_t)(end - p));
+		size_t n = q != NULL ? (size_t)(q - p) : (size_t)(end - p);
+
+		if (n == wlen && memcmp(p, word, wlen) == 0)
+			return true;
+		if (q == NULL)
+			break;
+		p = q + 1;
+	}
+	return false;
 }
 
 #endif

@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/lex.h"
+
 /* Debian 12's kernels (guest/vm-kernel's header: the metapackages).  The 16K
  * kernel is linux-image-6.12-arm64-16k: Debian builds it for arm64 only
  * (CONFIG_ARM64_16K_PAGES) and in no cloud flavour.  6.18 is Debian 13's, from
@@ -46,24 +48,6 @@ const char *vm_series_names(void)
 	return names;
 }
 
-/* WORD is one of LIST's '|'-separated words. */
-static bool in_list(const char *list, const char *word)
-{
-	size_t n = strlen(word);
-
-	for (const char *p = list; *p;) {
-		const char *e = strchr(p, '|');
-		size_t len = e ? (size_t)(e - p) : strlen(p);
-
-		if (len == n && strncmp(p, word, n) == 0)
-			return true;
-		if (e == NULL)
-			break;
-		p = e + 1;
-	}
-	return false;
-}
-
 int vm_series_check(const char *name, const char *arch, const char *flavour, struct lab_error *err)
 {
 	const struct vm_series *s = vm_series_find(name);
@@ -71,7 +55,8 @@ int vm_series_check(const char *name, const char *arch, const char *flavour, str
 	if (s == NULL)
 		return lab_error_set(err, ENOENT, "no Debian kernel series '%s' (expected %s)", name,
 				     vm_series_names());
-	if (!in_list(s->arches, arch) || !in_list(s->flavours, flavour))
+	if (!lex_list_has(s->arches, strlen(s->arches), arch, '|') ||
+	    !lex_list_has(s->flavours, strlen(s->flavours), flavour, '|'))
 		return lab_error_set(err, EINVAL, "--kernel %s exists for --arch %s --flavour %s only (%s), "
 				     "not for --arch %s --flavour %s", s->name, s->arches, s->flavours, s->what,
 				     arch, flavour);

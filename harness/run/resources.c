@@ -225,14 +225,18 @@ static enum run_end hugetlb_check(const struct run_knob *k, const struct run_spe
 	return RUN_ENDED;
 }
 
-/* The knob's file must be there: MGLRU's without CONFIG_LRU_GEN (the host),
- * an mTHP size before 6.8 (Debian's 6.1) are not, and a run that asks for
- * them is one this host cannot run (exit 3), refused before anything changes. */
 /* The per-size THP directories this kernel lists that hold FILE ("enabled"
  * for anon, "shmem_enabled"), "64kB 128kB ... 32768kB" in size order, or
  * "none".  mm/huge_memory.c: hugepage_init_sysfs makes a directory for each
  * order anon or shmem THP allows, so the set follows the page size; an order
  * only shmem takes has no "enabled" (hugepages-32kB on arm64's 16K kernel). */
+static int cmp_u64(const void *a, const void *b)
+{
+	unsigned long long x = *(const unsigned long long *)a, y = *(const unsigned long long *)b;
+
+	return (x > y) - (x < y);
+}
+
 static void thp_sizes(const char *file, char *out, size_t len)
 {
 	unsigned long long kb[32];
@@ -244,29 +248,25 @@ static void thp_sizes(const char *file, char *out, size_t len)
 	if (d == NULL)
 		return;
 	while ((e = readdir(d)) != NULL && n < sizeof(kb) / sizeof(kb[0])) {
-		char *end;
+		char path[300], *end;
 		unsigned long long v;
 
 		if (strncmp(e->d_name, "hugepages-", 10) != 0)
 			continue;
-		char path[300];
-
 		v = strtoull(e->d_name + 10, &end, 10);
 		snprintf(path, sizeof(path), "/sys/kernel/mm/transparent_hugepage/%.64s/%.32s", e->d_name, file);
 		if (end != e->d_name + 10 && strcmp(end, "kB") == 0 && access(path, F_OK) == 0)
 			kb[n++] = v;
 	}
 	closedir(d);
-	for (size_t i = 1; i < n; i++)         /* a handful: insertion sort */
-		for (size_t j = i; j > 0 && kb[j - 1] > kb[j]; j--) {
-			unsigned long long t = kb[j];
-
-			kb[j] = kb[j - 1];
-			kb[j - 1] = t;
-		}
+	qsort(kb, n, sizeof(kb[0]), cmp_u64);
 	for (size_t i = 0; i < n && off < len; i++)
 		off += (size_t)snprintf(out + off, len - off, "%s%llukB", i ? " " : "", kb[i]);
 }
+
+/* The knob's file must be there: MGLRU's without CONFIG_LRU_GEN (the host),
+ * an mTHP size before 6.8 (Debian's 6.1) are not, and a run that asks for
+ * them is one this host cannot run (exit 3), refused before anything changes. */
 
 static enum run_end knob_file_check(const struct run_knob *k, const struct run_spec *r, const char *name,
 				    struct lab_error *err)

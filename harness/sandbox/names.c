@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/lex.h"
+
 /* ---- the v2 <-> v1 name table ------------------------------------------ */
 
 struct cg_file_alias {
@@ -65,24 +67,6 @@ const char *sandbox_file_name(enum cg_version v, const char *v2name)
 
 /* ---- /proc/PID/cgroup and /proc/PID/mountinfo -------------------------- */
 
-static bool list_has_word(const char *list, size_t len, const char *word, char sep)
-{
-	size_t wlen = strlen(word);
-	const char *p = list, *end = list + len;
-
-	while (p < end) {
-		const char *q = memchr(p, sep, (size_t)(end - p));
-		size_t n = q != NULL ? (size_t)(q - p) : (size_t)(end - p);
-
-		if (n == wlen && memcmp(p, word, wlen) == 0)
-			return true;
-		if (q == NULL)
-			break;
-		p = q + 1;
-	}
-	return false;
-}
-
 int sandbox_parse_proc_cgroup(const char *buf, enum cg_version v, char *out, size_t outlen)
 {
 	const char *line = buf;
@@ -105,7 +89,7 @@ int sandbox_parse_proc_cgroup(const char *buf, enum cg_version v, char *out, siz
 			if (v == CG_VERSION_V2)
 				match = c1 - line == 1 && line[0] == '0' && c2 == c1 + 1;
 			else
-				match = list_has_word(c1 + 1, (size_t)(c2 - c1 - 1), "memory", ',');
+				match = lex_list_has(c1 + 1, (size_t)(c2 - c1 - 1), "memory", ',');
 			if (match) {
 				path = c2 + 1;
 				plen = len - (size_t)(path - line);
