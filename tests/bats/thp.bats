@@ -312,16 +312,29 @@ check_guest_thp() {
   jq -e 'all(.runs[]; .exit.outcome == "completed"
          and ([.steps[] | select(.step == "pageflags")][0].counters.pageflags | .lazyfree == 32768 and .thp > 1024 and .thp < 32768)
          and ([.steps[] | select(.step == "pressure")][0].counters.region | .rss_kb < .size_kb))' "$f"
-  # The classic LRU: left are [0, 512) (the written THP, kept as referenced) and one
-  # range at the top that starts past the huge part: every other huge page was split
-  # (thp_split_pmd, one each) and reclaimed before any small page.
+  # The classic LRU, its figures first (a failure shows them): huge pages at the fill,
+  # the ranges left, THPs left, thp_split_pmd over the pressure.
+  jq -r '.runs[] | select(.variant.lru_gen == "0x0000") |
+         ([.steps[] | select(.step == "pageflags")]) as $pf |
+         "classic LRU: huge \($pf[0].counters.pageflags.thp) pages, left \($pf[1].pagemap.region.present_ranges | tostring), THP pages left \($pf[1].counters.pageflags.thp), thp_split_pmd \((([.steps[] | select(.step == "pressure")][0].vmstat_delta.thp_split_pmd // 0) - ([.steps[] | select(.step == "mincore")][0].vmstat_delta.thp_split_pmd // 0)))"' "$f"
+  # Strict: the written THP [0, 512) is left whole and huge (kept as referenced), what
+  # else is left ends at the region's top, and nothing below the huge part's end but
+  # the written THP is left: every other huge page went before any small page.
+  jq -e '.runs[] | select(.variant.lru_gen == "0x0000") |
+         ([.steps[] | select(.step == "pageflags")]) as $pf | ($pf[0].counters.pageflags.thp) as $huge |
+         ($pf[1].pagemap.region.present_ranges) as $r |
+         $r[0] == [0, 512] and $r[-1][1] == 32768 and all($r[1:][]; .[0] >= $huge)
+         and $pf[1].counters.pageflags.thp >= 512' "$f"
+  # Recorded (kernel-dependent, 6.12.117 at this size: 34 and 36 splits for 35 and 37
+  # huge pages, one range left at the top, only the written THP huge): each reclaimed
+  # THP split once (thp_split_pmd within 2 of the huge pages less the written one),
+  # at most two ranges beside the written THP, at most one more THP left huge.
   jq -e '.runs[] | select(.variant.lru_gen == "0x0000") |
          ([.steps[] | select(.step == "pageflags")]) as $pf | ($pf[0].counters.pageflags.thp) as $huge |
          ([.steps[] | select(.step == "pressure")][0].vmstat_delta.thp_split_pmd // 0) as $sp_end |
          ([.steps[] | select(.step == "mincore")][0].vmstat_delta.thp_split_pmd // 0) as $sp_start |
-         ($pf[1].pagemap.region.present_ranges) as $r |
-         ($r | length) == 2 and $r[0] == [0, 512] and $r[1][0] >= $huge and $r[1][1] == 32768
-         and $pf[1].counters.pageflags.thp == 512 and ($sp_end - $sp_start) == ($huge / 512 - 1)' "$f"
+         (($sp_end - $sp_start) - ($huge / 512 - 1) | fabs) <= 2
+         and ($pf[1].pagemap.region.present_ranges | length) <= 3 and $pf[1].counters.pageflags.thp <= 1024' "$f"
   # MGLRU: not in address order: huge pages past the written one are left while small
   # pages were reclaimed.
   jq -e '.runs[] | select(.variant.lru_gen == "0x0003") |
