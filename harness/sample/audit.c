@@ -48,6 +48,10 @@ void audit_begin(struct sampler_audit *a, uint64_t now_ns)
 
 void audit_wake(struct sampler_audit *a, uint64_t now_ns, uint64_t expirations, bool bursting)
 {
+	uint64_t since = a->wakes > 0 ? a->last_wake_ns : a->t0_ns;
+
+	if (now_ns > since && now_ns - since > a->gap_max_ns)
+		a->gap_max_ns = now_ns - since;
 	if (a->wakes > 0 && a->last_bursting == bursting && now_ns > a->last_wake_ns)
 		lab_hist_stage_add(&a->stage, bursting ? &a->burst_iv_ns : &a->tick_iv_ns, now_ns - a->last_wake_ns);
 	a->wakes += expirations;
@@ -311,6 +315,7 @@ json_t *audit_json(const struct sampler_audit *a, const struct source_set *set, 
 	judge(a, interval_ms, burst_ms, tick_p99, burst_p99, far, farlen);
 	json_object_set_new(o, "interval", iv_json(&a->tick_iv_ns, interval_ms));
 	json_object_set_new(json_object_get(o, "interval"), "wakes", json_integer((json_int_t)a->wakes));
+	json_object_set_new(json_object_get(o, "interval"), "gap_max_us", json_integer((json_int_t)(a->gap_max_ns / 1000)));
 	json_object_set_new(json_object_get(o, "interval"), "missed", json_integer((json_int_t)a->missed));
 	json_object_set_new(bursts, "stretched_to_ms", json_integer(burst_eff_max_ms));
 	json_object_set_new(o, "bursts", bursts);

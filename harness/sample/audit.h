@@ -33,6 +33,12 @@ struct sampler_audit {
 	/* A sample's own CPU (its cost_us.cpu): plain ticks, burst samples. */
 	struct lab_hist tick_cpu_ns, burst_cpu_ns;
 	uint64_t last_wake_ns;
+	/* The longest time between two consecutive wakeups of either kind, a
+	 * switch between tick and burst included, and from the run's start to
+	 * its first wakeup: the histograms above leave both out (a switch's
+	 * timer was re-armed inside it; the first wakeup has no previous one),
+	 * so a stall of the harness there would show in neither. */
+	uint64_t gap_max_ns;
 	bool last_bursting;
 	unsigned long long wakes, missed;       /* timer expirations read, and those past the first */
 	/* stat_refresh before each burst sample ([sample] refresh = fold). */
