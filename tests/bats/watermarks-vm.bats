@@ -12,9 +12,11 @@
 # the cache, the load and the free memory halved) and only its fast pace (runs C
 # and D), so that it fits the suite's time; the article-sized runs (7800M, A-D)
 # are `pagelab vm run watermarks/kswapd-runs` with no options.  Every other
-# scenario runs at the article's size.
+# scenario runs at the article's size.  Run C with the classic LRU is in
+# watermarks-lru-vm.bats, which scripts/test runs in its host lane.
 
 load helpers
+load watermarks-checks
 
 setup_file() {
   export BATS_NO_PARALLELIZE_WITHIN_FILE=true
@@ -24,30 +26,6 @@ setup_file() {
 
 setup() {
   [ -z "$WM_SKIP" ] || skip "$WM_SKIP"
-}
-
-# wm_vm STEM [vm options...] run NAME [run options...]: one 6.12 guest.
-wm_vm() {
-  local stem=$1
-  shift
-  guest_run "wm-$stem" --kernel 6.12 --timeout 900 "$@"
-}
-
-# wm_knob FILE RUN NAME VALUE: the run set the knob to VALUE and put it back.
-wm_knob() {
-  jq -e --argjson r "$2" --arg n "$3" --arg v "$4" \
-    '.runs[$r].knobs | (.applied | any(.name == $n and .after == $v)) and .restored_ok == true' "$1"
-}
-
-wm_result() {
-  ls "$RESULTS/wm-$1"/*-guest-*.json
-}
-
-# The report's JSON row: wm_cell FILE TABLE ROW-PREFIX FIGURE -> the median.
-wm_cell() {
-  "$PAGELAB" report --format json "$1" |
-    jq -r --arg t "$2" --arg r "$3" --arg f "$4" \
-      '.tables[] | select(.id == $t) | .rows[] | select((.row | startswith($r)) and .figure == $f) | .cells[0].median // "none"'
 }
 
 @test "vm kswapd runs C and D (half the machine): scale 500 raises the low line and removes direct reclaim" {
@@ -80,53 +58,6 @@ wm_cell() {
   jq -e '.host.lru_gen == "0x0007"' "$f"
   echo "# MGLRU, C: lowQ $(wm_cell "$f" kswapd-runs C "kswapd_low_wmark_hit_quickly")" >&3
   wm_trace_invariants "$f"
-}
-
-# The guest's tracepoints (harness/sample/trace/) agree with its counters, run by run:
-# nothing lost; every direct reclaim stall is one allocstall and every stall
-# closed; every balance_pgdat() pass that followed no full sleep is one
-# kswapd_{low,high}_wmark_hit_quickly (mm/vmscan.c: kswapd_try_to_sleep counts
-# exactly one of them whenever it returns without the full sleep); the awake
-# intervals end in the full sleeps; kswapd woke, so the sampler burst.
-wm_trace_invariants() {
-  jq -e 'all(.runs[]; .summary.trace as $t | .samples[-1].vmstat_delta as $v
-         | $t.lost.total == 0 and $t.missing_events == []
-           and $t.stalls.direct.count == ([$v | to_entries[] | select(.key | startswith("allocstall_")) | .value] | add // 0)
-           and $t.stalls.open_at_end == 0
-           and ($t.kswapd.rewakes_without_sleep - (($v.kswapd_low_wmark_hit_quickly // 0) + ($v.kswapd_high_wmark_hit_quickly // 0)) | fabs) <= 1
-           and $t.kswapd.sleeps >= 1 and $t.kswapd.awake_intervals >= $t.kswapd.sleeps
-           and $t.kswapd.awake_longest_ms <= $t.kswapd.awake_total_ms
-           and $t.kswapd.premature_sleeps <= $t.kswapd.sleeps
-           and .summary.bursts.samples > 0
-           and ([.samples[] | select(.cause == "burst")] | length) == .summary.bursts.lines
-           and ([.samples[] | select(.cause == "burst") | .bursts // 1] | add) == .summary.bursts.samples)' "$1"
-  # The lowest free figure says how it was sampled, and it is the lowest of every sample.
-  jq -e 'all(.runs[]; . as $r | .summary.lowest_free[] | select(.zone == "Normal") as $l
-         | $l.free_pages == ([$r.samples[].zones[] | select(.zone == "Normal") | .free] | min)
-           and ($l.sampled_by | IN("burst", "tick", "step", "start", "end")))' "$1"
-  echo "# tracepoints: $(jq -c '[.runs[] | {run: .label, k: (.summary.trace.kswapd | {awake_intervals, awake_total_ms, premature_sleeps, rewakes_without_sleep, low_wmark_hit_quickly, high_wmark_hit_quickly}), direct: (.summary.trace.stalls.direct | {count, max_us}), lowest: [.summary.lowest_free[] | select(.zone == "Normal") | .free_pages, .sampled_by], bursts: (.summary.bursts | {samples, stretched_to_ms})}]' "$1")" >&3
-}
-
-@test "vm kswapd run C with the classic LRU (lru_gen 0x0000 through the journal): kswapd naps and is woken early, as in the article" {
-  wm_vm lru --mem 3900M --disk 2G run watermarks/kswapd-runs --set pace=128M/0 --set wsf=10 \
-    --set lru_gen=0x0000 --set cache=1280M --set target=1792M --set others_leave=2304M --set limit=3600M
-  assert_success
-  f=$(wm_result lru)
-  jq -e '(.runs | length) == 1 and .runs[0].exit.outcome == "completed" and .host.lru_gen == "0x0007"' "$f"
-  jq -e '.runs[0].knobs | (.applied | any(.name == "lru_gen" and .before == "0x0007" and .after == "0x0000"))
-         and (.restored | any(.name == "lru_gen" and .now == "0x0007" and .ok))' "$f"
-  # the classic LRU: kswapd reaches high, naps, and is woken again soon (the article's
-  # "premature sleep": lowQ 11 and 23). Recorded on 6.12: 95-98 at full size and 21 at
-  # half size with the classic LRU, 0-2 with MGLRU; a range, kernel-dependent
-  [ "$(wm_cell "$f" kswapd-runs C "kswapd_low_wmark_hit_quickly")" -ge 8 ]
-  [ "$(wm_cell "$f" kswapd-runs C "kswapd scan (pgscan_kswapd)")" -gt 50000 ]
-  echo "# classic LRU, C: allocstall $(wm_cell "$f" kswapd-runs C "allocstall (all zones)"), lowQ $(wm_cell "$f" kswapd-runs C "kswapd_low_wmark_hit_quickly")" >&3
-  wm_trace_invariants "$f"
-  # kswapd's wake/sleep intervals, from the tracepoints: with the classic LRU it
-  # naps and is woken early, so it re-wakes without a full sleep at least as
-  # often as it was woken during a nap (recorded on 6.12 at half size: 9 awake
-  # intervals over 6.2 s, 32 re-wakes = lowQ 21 + highQ 11, 3 premature sleeps)
-  jq -e '.runs[0].summary.trace.kswapd | .rewakes_without_sleep >= .low_wmark_hit_quickly and .awake_intervals >= 2' "$f"
 }
 
 @test "vm run five (the article's 7.8 GB machine): min_free_kbytes 2 GiB, an OOM kill with GBs free, free just under min" {
