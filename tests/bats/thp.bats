@@ -327,9 +327,9 @@ check_guest_thp() {
          and $pf[1].counters.pageflags.thp >= 512' "$f"
   # Recorded (kernel-dependent, 6.12.117 at this size: 34 and 36 splits for 35 and 37
   # huge pages, one range left at the top, only the written THP huge; 6.12.118 on
-  # 2026-12-03: 36 splits for 41, five THPs huge after, four besides the written one
-  # kept as referenced on reclaim's first look, as docs/findings/thp.md records 0-4 of
-  # on 6.1.192 and 6.12.117 at full size): each reclaimed THP split once
+  # 2026-12-03: 36 splits for 41, five THPs huge after, four besides the written one,
+  # as docs/findings/thp.md records 0-4 of on 6.1.192 and 6.12.117 at full size;
+  # why those four were passed over was not traced): each reclaimed THP split once
   # (thp_split_pmd within 2 of the huge pages at the fill less those left), at most
   # two ranges beside the written THP.
   jq -e '.runs[] | select(.variant.lru_gen == "0x0000") |

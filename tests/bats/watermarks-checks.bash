@@ -1,7 +1,18 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # The watermark lab's guest checks, shared by watermarks-vm.bats (the guest lane)
 # and watermarks-lru-vm.bats (the host lane: its one 3900M guest boot balances the
-# two lanes of scripts/test).
+# two lanes of scripts/test): both files' setup (one 6.12 guest a test, skipped with
+# the reason when the kernel or qemu cannot be had) and their checks.
+
+setup_file() {
+  export BATS_NO_PARALLELIZE_WITHIN_FILE=true
+  WM_SKIP=$(vm_skip_reason 6.12)
+  export WM_SKIP
+}
+
+setup() {
+  [ -z "$WM_SKIP" ] || skip "$WM_SKIP"
+}
 
 # wm_vm STEM [vm options...] run NAME [run options...]: one 6.12 guest.
 wm_vm() {

@@ -18,16 +18,6 @@
 load helpers
 load watermarks-checks
 
-setup_file() {
-  export BATS_NO_PARALLELIZE_WITHIN_FILE=true
-  WM_SKIP=$(vm_skip_reason 6.12)
-  export WM_SKIP
-}
-
-setup() {
-  [ -z "$WM_SKIP" ] || skip "$WM_SKIP"
-}
-
 @test "vm kswapd runs C and D (half the machine): scale 500 raises the low line and removes direct reclaim" {
   wm_vm kswapd --mem 3900M --disk 2G run watermarks/kswapd-runs --set pace=128M/0 \
     --set cache=1280M --set target=1792M --set others_leave=2304M --set limit=3600M
