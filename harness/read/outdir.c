@@ -53,9 +53,14 @@ static int check_owned_dir(const char *dir, const struct stat *st, const char *w
 int outdir_check(const char *dir, const char *what, const char *purpose, struct lab_error *err)
 {
 	struct stat st;
+	int ret;
 
 	if (dir == NULL || *dir == '\0')
 		return lab_error_set(err, EINVAL, "%s: an empty path", what);
+	/* A link on the way to DIR is refused as one at DIR is: the private
+	 * directory and the charts would be made wherever it points. */
+	if ((ret = lab_check_output_parents(dir, what, false, err)) < 0)
+		return ret;
 	if (lstat(dir, &st) < 0) {
 		if (errno == ENOENT)
 			return 0;       /* made when complete */

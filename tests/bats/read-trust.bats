@@ -16,8 +16,8 @@
 #     (0700, this user's) while gnuplot runs: a gnuplot that looks at its
 #     own directory sees that, and DIR does not exist yet; afterwards DIR
 #     holds the charts, mode 0755 less the umask, and nothing is left beside it;
-#   - a DIR that is a symbolic link (to a directory) or another user's
-#     directory is refused before a document is read (exit 2, one line),
+#   - a DIR that is a symbolic link (to a directory), or has one on its way,
+#     or another user's directory is refused before a document is read (exit 2, one line),
 #     nothing written through or into it; into a DIR of our own the charts
 #     are moved one by one, a file already there replaced, other files kept,
 #     a link at a chart's name refused before anything moves.
@@ -118,7 +118,7 @@ EOF
   [ -s "$W/out/index.html" ]
 }
 
-@test "a DIR that is a symbolic link or another user's is refused, nothing written through or into it" {
+@test "a DIR that is a symbolic link, has one on its way, or is another user's is refused, nothing written through or into it" {
   mkdir "$W/real"
   ln -s "$W/real" "$W/link"
   for cmd in "plot --out" "report --html" "report --plots"; do
@@ -131,6 +131,18 @@ EOF
     [ -z "$(find "$W" -maxdepth 1 -name '.link.*')" ]
     [ -z "$output" ]
   done
+  # a link as a directory on the way to DIR: refused the same, naming the link
+  mkdir "$W/real/sub"
+  for cmd in "plot --out" "report --html" "report --plots"; do
+    # shellcheck disable=SC2086
+    run --separate-stderr "$PAGELAB" $cmd "$W/link/sub/charts" "$W/pressure.json"
+    [ "$status" = 2 ] || { echo "$cmd: exit $status: $stderr"; return 1; }
+    [ "$(printf '%s\n' "$stderr" | grep -c .)" -eq 1 ]
+    [[ "$stderr" == *"$W/link/sub/charts: $W/link is a symbolic link: pagelab writes through none"* ]]
+    [ -z "$(ls -A "$W/real/sub")" ]
+    [ -z "$output" ]
+  done
+  rmdir "$W/real/sub"
   [ "$(id -u)" = 0 ] || skip "needs root to make a directory another user owns"
   mkdir "$W/theirs"
   chown nobody "$W/theirs"
