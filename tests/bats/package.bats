@@ -62,7 +62,8 @@ load_run() {
 # nothing installed on this host.
 nothing_left() {
   local own
-  own=$(sed -n 's/^[0-9]*:[^:]*\bmemory\b[^:]*:\(.*\)$/\1/p' /proc/self/cgroup)
+  lab_own_memcg || return 1
+  own=$LAB_MEMCG_REL
   [ -z "$(find /sys/fs/cgroup -path "*$own/package-ci*" 2>/dev/null)" ]
   [ ! -e "${PAGELAB_CI_DIR:-$TOP/.cache/container-ci}/pkg" ]
   [ ! -e "${PAGELAB_CI_DIR:-$TOP/.cache/container-ci}/storage" ]
