@@ -37,8 +37,9 @@ struct outdir {
  * "--html"; purpose says what for: "the page").  Makes nothing.  0, or
  * -errno with one line in err: -ENOTDIR for a file, FIFO, device … or a
  * link to one, -ENOENT for a link to nothing, -ELOOP for a link to a
- * directory or a link as any directory on the way to dir, -EPERM for one owned by another user, -EACCES for one that
- * cannot be written, -EINVAL for an empty path. */
+ * directory or a link as any directory on the way to dir, -EPERM for one
+ * owned by another user, -EACCES for one that cannot be written, -EINVAL
+ * for an empty path. */
 int outdir_check(const char *dir, const char *what, const char *purpose, struct lab_error *err);
 
 /* Check dir again, make its missing parents (0755), and make the private

@@ -16,9 +16,9 @@
 #     (0700, this user's) while gnuplot runs: a gnuplot that looks at its
 #     own directory sees that, and DIR does not exist yet; afterwards DIR
 #     holds the charts, mode 0755 less the umask, and nothing is left beside it;
-#   - a DIR that is a symbolic link (to a directory), or has one on its way,
-#     or another user's directory is refused before a document is read (exit 2, one line),
-#     nothing written through or into it; into a DIR of our own the charts
+#   - a DIR that is a symbolic link (to a directory), or has one on its
+#     way, or is another user's directory is refused before a document is
+#     read (exit 2, one line), nothing written through or into it; into a DIR of our own the charts
 #     are moved one by one, a file already there replaced, other files kept,
 #     a link at a chart's name refused before anything moves.
 
