@@ -58,16 +58,22 @@ setup() {
   echo "# harness VmHWM: $hwm kB" >&3
   [ "$hwm" -gt 0 ] && [ "$hwm" -lt $((96 * 1024)) ]
   jq -c '.runs[0].summary.trace | {events, lost: .lost.total, drains}' "$out"
-  jq -e --argjson ok "$ok" '.runs[0].summary.trace | .raw == true and .lost.total == 0 and .events.print >= $ok' "$out"
+  echo "# $(jq -r '.runs[0].summary.trace | "\(.events.print) print records, \(.lost.total) overwritten, in \(.drains) drains"' "$out")" >&3
+  # A quiet machine loses none (300,008 records above).  A busy one may: with
+  # four busy loops on the 2 CPUs here the drains fell behind the writer and
+  # the kernel overwrote 38,646 to 113,452 records, each counted once.  The
+  # burst stays a burst: at least 100,000 records went through the harness.
+  jq -e '.runs[0].summary.trace | .raw == true and .events.print >= 100000' "$out"
   # Every record the stream holds is in the document, in order; the summary counts them.
   n_stream=$(grep -c '^{"type":"event","run":0,' "${out}l")
   jq -e --argjson n "$n_stream" '.runs[0] | (.events | length) == $n
          and ([.events[] | select(.event == "print")] | length) == .summary.trace.events.print' "$out"
   diff <(grep '^{"type":"event","run":0,' "${out}l" | sed 's/^{"type":"event","run":0,/{/' | jq -c .buf) \
        <(jq -c '.runs[0].events[].buf' "$out")
-  # Every accepted write is a record in the document, unless the reader was
-  # told it skipped some (overrun, missed: counted, never silent).
+  # Every accepted write is a record in the document or counted lost, once:
+  # records + lost = writes, give or take the run's own step markers (print
+  # records too, 8 of them, which an overrun may take as well).
   jq -e --argjson ok "$ok" '.runs[0] | ([.events[] | select(.event == "print" and (.buf | startswith("burst ")))]
-         | length) as $n | .summary.trace.lost as $l
-         | $n <= $ok and $n >= $ok - ($l.overrun + $l.commit_overrun + $l.missed)' "$out"
+         | length) as $n | .summary.trace.lost.total as $l
+         | $n <= $ok and $n + $l >= $ok and $n + $l <= $ok + 16' "$out"
 }

@@ -165,7 +165,10 @@ SMALL=(--set region=128M --set pressure=200M --set memory_max=320M --set ballast
   assert_success
   assert_output --regexp "warning: run 1 lost [0-9]+ trace event"
   assert_output --regexp "\| trace events lost \| [1-9][0-9,]* \|"
-  jq -e '.runs[0].summary.trace.lost | .total > 0 and .total == .overrun + .commit_overrun + .dropped_events + .missed
-         and .total == ([.per_cpu[] | .overrun + .commit_overrun + .dropped_events + .missed] | add)' "$RESULTS/$stem.json"
+  # The records the reader was told it skipped are the overrun seen from the
+  # reading side (ring_buffer.c: rb_get_reader_page), a part of it, never added.
+  jq -e '.runs[0].summary.trace.lost | .total > 0 and .total == .overrun + .commit_overrun + .dropped_events
+         and .total == ([.per_cpu[] | .overrun + .commit_overrun + .dropped_events] | add)
+         and (.missed > 0 or .missed_unknown) and all(.per_cpu[]; .missed <= .overrun)' "$RESULTS/$stem.json"
   rm -rf "$d"
 }

@@ -976,7 +976,11 @@ json_t *trace_summary(struct trace *t, uint64_t end_ns)
 	json_object_set_new(loss, "dropped_events", json_integer((json_int_t)dropped));
 	json_object_set_new(loss, "missed", json_integer((json_int_t)missed));
 	json_object_set_new(loss, "missed_unknown", json_boolean(unknown));
-	json_object_set_new(loss, "total", json_integer((json_int_t)(overrun + commit + dropped + missed)));
+	/* The records a reader is told it skipped are the overrun seen from the
+	 * reading side (kernel/trace/ring_buffer.c: rb_get_reader_page sets
+	 * lost_events to the overrun since the last page read), not more lost
+	 * ones: the total is the kernel's three counters. */
+	json_object_set_new(loss, "total", json_integer((json_int_t)(overrun + commit + dropped)));
 	json_object_set_new(loss, "per_cpu", per);
 	json_object_set_new(o, "lost", loss);
 	tracedef_set_text(t->cfg.set, set, sizeof(set));
