@@ -564,6 +564,12 @@ static int do_step(struct region *r, const struct step *st, struct step_out *o, 
 
 		if (len > r->size - (size_t)st->off)
 			len = r->size - (size_t)st->off;
+		/* MADV_FREE, COLD and PAGEOUT pass over a folio that is not on
+		 * an LRU (mm/swap.c: folio_mark_lazyfree), and a page the fill
+		 * faulted in on another CPU may still wait in that CPU's lru_add
+		 * batch: drained first, every page of the region is advised. */
+		if (st->kind == ST_ADVISE && st->advice->advice >= 0 && (ret = drain(r->scratch, r->page_size, err)) < 0)
+			return ret;
 		if (st->advice->advice >= 0 && madvise(r->start + st->off, len, st->advice->advice) < 0)
 			return lab_error_errno(err, errno, "madvise(%s) of %zu bytes at %llu", st->advice->madv, len,
 					       st->off);

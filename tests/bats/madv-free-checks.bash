@@ -141,23 +141,31 @@ check_three_paths() {
 # reclaimed ones; both stay 0 without madvise.  cgroup v2 reads them from the
 # sandbox's memory.stat; v1's memory.stat has no such keys, so the machine-wide
 # /proc/vmstat deltas are read instead (>=: other processes may add).
+#
+# Not every page is counted at once.  The marked ones are counted when their
+# CPU's lazyfree batch moves: up to 30 per CPU pending (31 a batch on
+# 6.12/6.18, 15 on 6.1; more than one CPU's if the call migrated), and
+# reclaim drains only the batch of the CPU it runs on.  A page still in
+# another CPU's lru_add batch would never be marked (mm/swap.c:
+# folio_mark_lazyfree wants it on an LRU): region's advise drains every CPU
+# first (workloads/README.md; on 6.18 with four busy loops beside, 9 to 28
+# pages were never marked in 4 of 8 runs before it did).
 check_memcg_counters() {
-  local f=$1 cg src r adv m lf p freed stayed
+  local f=$1 cg src r adv m lf p freed stayed cpus slack
   check_result_ok "$f"
   cg=$(jq -r '.host.cgroup.memory' "$f")
   if [ "$cg" = v2 ]; then src=memcg.stat; else src=vmstat_delta; fi
+  cpus=$(jq '.host.fingerprint.cpus_online' "$f")
+  [ "$cpus" -ge 1 ]
+  slack=$((30 * cpus))
   for r in 0 1; do
     adv=$(jq -r ".runs[$r].variant.advice" "$f")
     m=$(rstep "$f" $r write)
     lf=$(jq ".${src}.pglazyfree // 0" <<<"$m")
     if [ "$adv" = free ]; then
-      # Right after the call up to 30 pages may still sit in a per-CPU batch
-      # (31 on 6.12/6.18, 15 on 6.1).  Reclaim drains the batch of the CPU it
-      # runs on, which is not always the one holding it: a 6.1 guest run kept
-      # 131,070 after pressure (131,072 mod 15 = 2 pages), so the bound stays.
-      [ "$lf" -ge $((131072 - 30)) ]
+      [ "$lf" -ge $((131072 - slack)) ]
       p=$(rstep "$f" $r pressure)
-      [ "$(jq ".${src}.pglazyfree // 0" <<<"$p")" -ge $((131072 - 30)) ]
+      [ "$(jq ".${src}.pglazyfree // 0" <<<"$p")" -ge $((131072 - slack)) ]
       freed=$(jq ".${src}.pglazyfreed // 0" <<<"$p")
       stayed=$(jq .counters.resident_pages <<<"$p")
       [ "$freed" -ge $(( 131072 - stayed )) ]
@@ -168,7 +176,8 @@ check_memcg_counters() {
         [ "$freed" -eq $(( 131072 - stayed )) ]
       fi
     else
-      [ "$lf" -eq 0 ]
+      # v1: machine-wide, and other processes may mark a few (4 seen here).
+      if [ "$cg" = v2 ]; then [ "$lf" -eq 0 ]; else [ "$lf" -lt 1024 ]; fi
       [ "$(jq -r ".runs[$r].exit.outcome" "$f")" = oom_killed ]
     fi
   done

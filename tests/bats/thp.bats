@@ -246,7 +246,7 @@ check_guest_thp() {
       [.steps[] | select(.step == "pageflags")][0].counters.pageflags | .lazyfree == 15872 and .swapbacked == 512)' "$f"
 }
 
-@test "thp vm 6.12: rig-fork at a quarter size — a child mapping the region across MADV_FREE leaves every huge page unmarked: LazyFree is exactly the small part, then an OOM kill, both orders" {
+@test "thp vm 6.12: rig-fork at a quarter size — a child mapping the region across MADV_FREE leaves every huge page unmarked: LazyFree is the small part (to 64 pages), then an OOM kill, both orders" {
   [ -z "$VM_SKIP" ] || skip "$VM_SKIP"
   guest_run vm-rig-fork --kernel 6.12 --mem 1G --thp madvise --timeout 300 run thp/rig-fork \
     --set region=128M --set memory_max=256M --set ballast=38M --set pressure=175M --no-report
@@ -254,9 +254,16 @@ check_guest_thp() {
   f=$(ls "$RESULTS"/vm-rig-fork/*-guest-*.json | grep -v '\.jsonl$')
   [ "$(jq -r '[.runs[].variant.release] | sort | join(" ")' "$f")" = "join mincore" ]
   # madvise_free_huge_pmd skips a THP mapped twice (mm/huge_memory.c); the
-  # small pages are marked: LazyFree after the drain = Rss - AnonHugePages of the fill.
+  # small pages are marked: LazyFree after the drain = Rss - AnonHugePages of the
+  # fill, never more, and short only by a few folios that were off the LRU at
+  # the call, which MADV_FREE passes over (mm/swap.c: folio_mark_lazyfree).
+  # Measured (2026-12-04, a busy host): before advise drained every CPU first,
+  # 30 and 49 pages short in 2 of 10 runs; since, 8 pages in 1 of 8 (not
+  # explained: a folio isolated at that moment, by khugepaged or compaction,
+  # would do it).  A huge page marked would be 2,048 kB over.
   jq -e 'all(.runs[]; ([.steps[] | select(.step == "fill")][0].counters.region) as $fill
-         | ([.steps[] | select(.step == "drain")][0].counters.region.lazyfree_kb) == ($fill.rss_kb - $fill.anonhuge_kb)
+         | ([.steps[] | select(.step == "drain")][0].counters.region.lazyfree_kb) as $lf
+         | $lf <= ($fill.rss_kb - $fill.anonhuge_kb) and $lf >= ($fill.rss_kb - $fill.anonhuge_kb - 256)
          and $fill.anonhuge_kb > 0 and $fill.anonhuge_kb < $fill.rss_kb)' "$f"
   # The huge part cannot be reclaimed without swap: a memcg OOM kill at the pressure.
   jq -e 'all(.runs[]; .exit.outcome == "oom_killed" and .exit.oom_kill_count >= 1)' "$f"
