@@ -418,27 +418,57 @@ static int add_counters(struct region *r, struct ev_line *l, struct lab_error *e
  * madvise(MADV_FREE) starts with lru_add_drain() on the calling CPU
  * (mm/madvise.c: madvise_free_single_vma), so calling it on an untouched
  * scratch page, once on each CPU we may run on, drains those batches without
- * touching the region. */
-static int drain(unsigned char *scratch, size_t page_size, struct lab_error *err)
+ * touching the region.  It leaves the task on the last of those CPUs: the
+ * caller puts `all` back (restore_cpus). */
+static int drain_cpus(unsigned char *scratch, size_t page_size, const cpu_set_t *all, struct lab_error *err)
 {
-	cpu_set_t all, one;
-	int ret = 0;
+	cpu_set_t one;
 
-	if (sched_getaffinity(0, sizeof(all), &all) < 0)
-		return lab_error_errno(err, errno, "sched_getaffinity");
-	for (int cpu = 0; cpu < CPU_SETSIZE && ret == 0; cpu++) {
-		if (!CPU_ISSET(cpu, &all))
+	for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
+		if (!CPU_ISSET(cpu, all))
 			continue;
 		CPU_ZERO(&one);
 		CPU_SET(cpu, &one);
 		if (sched_setaffinity(0, sizeof(one), &one) < 0)
-			ret = lab_error_errno(err, errno, "sched_setaffinity(cpu %d)", cpu);
-		else if (madvise(scratch, page_size, MADV_FREE) < 0)
-			ret = lab_error_errno(err, errno, "madvise(MADV_FREE) on the scratch page");
+			return lab_error_errno(err, errno, "sched_setaffinity(cpu %d)", cpu);
+		if (madvise(scratch, page_size, MADV_FREE) < 0)
+			return lab_error_errno(err, errno, "madvise(MADV_FREE) on the scratch page");
 	}
-	if (sched_setaffinity(0, sizeof(all), &all) < 0 && ret == 0)
+	return 0;
+}
+
+static int restore_cpus(const cpu_set_t *all, int ret, struct lab_error *err)
+{
+	if (sched_setaffinity(0, sizeof(*all), all) < 0 && ret == 0)
 		ret = lab_error_errno(err, errno, "sched_setaffinity (restore)");
 	return ret;
+}
+
+static int drain(unsigned char *scratch, size_t page_size, struct lab_error *err)
+{
+	cpu_set_t all;
+
+	if (sched_getaffinity(0, sizeof(all), &all) < 0)
+		return lab_error_errno(err, errno, "sched_getaffinity");
+	return restore_cpus(&all, drain_cpus(scratch, page_size, &all, err), err);
+}
+
+/* MADV_FREE, COLD and PAGEOUT pass over a folio that is not on an LRU
+ * (mm/swap.c: folio_mark_lazyfree), and a page the fill faulted in on another
+ * CPU may still wait in that CPU's lru_add batch: drained first, every page of
+ * the region is advised.  The call runs on one CPU, so what it leaves batched
+ * is one batch (pages mod 31), not one per CPU it migrated across. */
+static int advise_pinned(struct region *r, size_t len, const struct step *st, struct lab_error *err)
+{
+	cpu_set_t all;
+	int ret;
+
+	if (sched_getaffinity(0, sizeof(all), &all) < 0)
+		return lab_error_errno(err, errno, "sched_getaffinity");
+	ret = drain_cpus(r->scratch, r->page_size, &all, err);
+	if (ret == 0 && madvise(r->start + st->off, len, st->advice->advice) < 0)
+		ret = lab_error_errno(err, errno, "madvise(%s) of %zu bytes at %llu", st->advice->madv, len, st->off);
+	return restore_cpus(&all, ret, err);
 }
 
 struct scan_counts {
@@ -564,13 +594,11 @@ static int do_step(struct region *r, const struct step *st, struct step_out *o, 
 
 		if (len > r->size - (size_t)st->off)
 			len = r->size - (size_t)st->off;
-		/* MADV_FREE, COLD and PAGEOUT pass over a folio that is not on
-		 * an LRU (mm/swap.c: folio_mark_lazyfree), and a page the fill
-		 * faulted in on another CPU may still wait in that CPU's lru_add
-		 * batch: drained first, every page of the region is advised. */
-		if (st->kind == ST_ADVISE && st->advice->advice >= 0 && (ret = drain(r->scratch, r->page_size, err)) < 0)
-			return ret;
-		if (st->advice->advice >= 0 && madvise(r->start + st->off, len, st->advice->advice) < 0)
+		if (st->kind == ST_ADVISE && st->advice->advice >= 0) {
+			ret = advise_pinned(r, len, st, err);
+			if (ret < 0)
+				return ret;
+		} else if (st->advice->advice >= 0 && madvise(r->start + st->off, len, st->advice->advice) < 0)
 			return lab_error_errno(err, errno, "madvise(%s) of %zu bytes at %llu", st->advice->madv, len,
 					       st->off);
 		break;
