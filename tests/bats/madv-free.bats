@@ -178,7 +178,7 @@ median() { sort -n | awk '{a[NR]=$1} END {if (NR % 2) print a[(NR+1)/2]; else pr
   # Busy loops on every CPU (bounded, stopped by pid): the fill migrates and
   # leaves pages in another CPU's lru_add batch.  Built without advise's drain
   # of every CPU first, this test failed 3 times of 3 on 6.18 (2 CPUs); with
-  # it, 9 runs of 9 read 524,288 kB.
+  # the drain (before the call was also pinned), 9 runs of 9 read 524,288 kB.
   pids=()
   for _ in $(seq $(($(nproc) * 2))); do timeout 60 sh -c 'while :; do :; done' & pids+=($!); done
   run_scenario "$TOP/tests/scenarios/advise-busy.scn" $stem

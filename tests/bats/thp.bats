@@ -258,9 +258,10 @@ check_guest_thp() {
   # fill, never more, and short only by a few folios that were off the LRU at
   # the call, which MADV_FREE passes over (mm/swap.c: folio_mark_lazyfree).
   # Measured (2026-12-04, a busy host): before advise drained every CPU first,
-  # 30 and 49 pages short in 2 of 10 runs; since, 8 pages in 1 of 8 (not
-  # explained: a folio isolated at that moment, by khugepaged or compaction,
-  # would do it).  A huge page marked would be 2,048 kB over.
+  # 30 and 49 pages short in 2 of 5 runs; with the drain (before the call was
+  # also pinned to one CPU), 8 pages in 1 of 8 (not explained: a folio isolated
+  # at that moment, by khugepaged or compaction, would do it).  A huge page
+  # marked would be 2,048 kB over.
   jq -e 'all(.runs[]; ([.steps[] | select(.step == "fill")][0].counters.region) as $fill
          | ([.steps[] | select(.step == "drain")][0].counters.region.lazyfree_kb) as $lf
          | $lf <= ($fill.rss_kb - $fill.anonhuge_kb) and $lf >= ($fill.rss_kb - $fill.anonhuge_kb - 256)
