@@ -38,6 +38,20 @@ void jw_raw(struct jw *w, const char *s, size_t n)
 	w->data[w->len] = '\0';
 }
 
+char *jw_room(struct jw *w, size_t n)
+{
+	return grow(w, n) ? w->data + w->len : NULL;
+}
+
+void jw_wrote(struct jw *w, size_t k, bool comma)
+{
+	if (w->data == NULL)
+		return;
+	w->len += k;
+	w->data[w->len] = '\0';
+	w->comma = comma;
+}
+
 static void put(struct jw *w, char ch)
 {
 	if (!grow(w, 1))

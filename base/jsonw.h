@@ -46,6 +46,9 @@ void jw_key_n(struct jw *w, const char *key, size_t len);       /* the same, len
  * writes it as it is, without looking at its bytes again. */
 bool jw_is_plain(const char *s, size_t len);
 void jw_key_plain(struct jw *w, const char *key, size_t len);
+/* A key that is a string literal of plain bytes (the harness's own names):
+ * its length known when compiled, no look at its bytes. */
+#define jw_key_lit(w, lit) jw_key_plain((w), "" lit "", sizeof(lit) - 1)
 void jw_u64(struct jw *w, unsigned long long v);
 void jw_i64(struct jw *w, long long v);
 void jw_real(struct jw *w, double v);
@@ -62,6 +65,14 @@ void jw_bool(struct jw *w, bool v);
 void jw_json(struct jw *w, const json_t *v);
 /* Raw text, appended as it is (no comma logic): the caller's own JSON. */
 void jw_raw(struct jw *w, const char *s, size_t n);
+/* Room for n more bytes after the text, for a caller that writes its own
+ * JSON there in one pass (sources' fast paths): where to write them, or NULL
+ * when out of memory (w.oom).  Nothing counts until jw_wrote(w, k, comma)
+ * adds the k bytes written (k <= n) and sets whether a comma is due; a
+ * caller that gives up calls jw_wrote(w, 0, w->comma), and the text is as
+ * it was. */
+char *jw_room(struct jw *w, size_t n);
+void jw_wrote(struct jw *w, size_t k, bool comma);
 
 /* The text as a new JSON value (a source's pure parse: emit, then this);
  * NULL with err filled when it does not parse (a writer defect). */

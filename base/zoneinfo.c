@@ -36,6 +36,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "lex.h"
@@ -43,7 +44,9 @@
 /* The per-zone lines read; the index is the bit in the zone's "seen" mask. */
 enum {
 	F_FREE, F_BOOST, F_MIN, F_LOW, F_HIGH, F_SPANNED, F_PRESENT, F_MANAGED, F_CMA,
-	F_PROTECTION, F_COUNT
+	F_PROTECTION, F_COUNT,
+	F_THRESHOLD = F_COUNT,          /* a "vm stats threshold" (layouts only) */
+	F_IGNORED = 0xff                /* a number no field is read from */
 };
 
 static const char *const field_names[F_COUNT] = {
@@ -66,12 +69,51 @@ static const char *const field_names[F_COUNT] = {
 			 (1u << F_MANAGED) | (1u << F_PROTECTION))
 #define REQUIRED_POPULATED ((1u << F_MIN) | (1u << F_LOW) | (1u << F_HIGH))
 
+/* What a parse for a layout notes: where each number it read starts, and
+ * what it is (zoneinfo_layout_make). */
+struct rec {
+	const char **at;
+	struct zl_slot *slot;
+	size_t n, cap;
+	bool failed;                    /* out of memory: no layout */
+};
+
 struct parse_state {
 	struct zone_info *zone;         /* NULL before the first "Node" line */
 	size_t zone_line;
 	unsigned int seen;
 	bool skipping;                  /* inside "pagesets" */
+	struct zoneinfo *out;
+	struct rec *rec;                /* NULL: a plain parse */
 };
+
+static void note(struct parse_state *st, const char *at, unsigned field, unsigned idx)
+{
+	struct rec *r = st->rec;
+
+	if (r == NULL || r->failed)
+		return;
+	if (r->n == r->cap) {
+		size_t cap = r->cap ? r->cap * 2 : 128;
+		const char **a = realloc(r->at, cap * sizeof(*a));
+		struct zl_slot *sl;
+
+		if (a != NULL)
+			r->at = a;
+		sl = a != NULL ? realloc(r->slot, cap * sizeof(*sl)) : NULL;
+		if (sl == NULL) {
+			r->failed = true;
+			return;
+		}
+		r->slot = sl;
+		r->cap = cap;
+	}
+	r->at[r->n] = at;
+	r->slot[r->n].zone = (unsigned short)(st->zone - st->out->zones);
+	r->slot[r->n].field = (unsigned char)field;
+	r->slot[r->n].idx = (unsigned char)idx;
+	r->n++;
+}
 
 /* Does the token [p, eol) start with word followed by a blank or the end? */
 static bool word_is(const char *p, const char *eol, const char *word)
@@ -140,8 +182,9 @@ static int zone_open(const char *p, const char *eol, size_t lineno, struct zonei
 
 /* "protection: (0, 3019, 4811, 4811, 4811)" */
 static int parse_protection(const char *p, const char *eol, size_t lineno,
-			    struct zone_info *z, struct lab_error *err)
+			    struct parse_state *st, struct lab_error *err)
 {
+	struct zone_info *z = st->zone;
 	unsigned long long val;
 	const char *q = lex_skip_blanks(p, eol);
 
@@ -150,6 +193,7 @@ static int parse_protection(const char *p, const char *eol, size_t lineno,
 	q++;
 	for (;;) {
 		q = lex_skip_blanks(q, eol);
+		note(st, q, F_PROTECTION, (unsigned)z->nr_protection);
 		if (lex_u64(q, 10, &val, &q) < 0)
 			goto bad;
 		if (z->nr_protection >= ZONEINFO_MAX_PROT)
@@ -212,7 +256,7 @@ static int zone_line(const char *p, const char *eol, size_t lineno, struct parse
 				     lineno, field_names[f], z->name, z->node);
 	st->seen |= 1u << f;
 	if (f == F_PROTECTION)
-		return parse_protection(q, eol, lineno, z, err);
+		return parse_protection(q, eol, lineno, st, err);
 
 	switch (f) {
 	case F_FREE: dst = &z->free; break;
@@ -229,6 +273,7 @@ static int zone_line(const char *p, const char *eol, size_t lineno, struct parse
 	q = lex_skip_blanks(q, eol);
 	if (q == p)
 		goto bad;
+	note(st, q, (unsigned)f, 0);
 	ret = lex_u64(q, 10, &val, &q);
 	if (ret == -ERANGE)
 		return lab_error_set(err, EINVAL, "line %zu: zone %s: '%s' does not fit in 64 bits",
@@ -254,9 +299,10 @@ const char *zone_crossing(unsigned long long free_pages, unsigned long long line
 }
 
 /* Inside pagesets: "  vm stats threshold: 28", once per online CPU. */
-static int threshold_line(const char *p, const char *eol, size_t lineno, struct zone_info *z,
+static int threshold_line(const char *p, const char *eol, size_t lineno, struct parse_state *st,
 			  struct lab_error *err)
 {
+	struct zone_info *z = st->zone;
 	static const char key[] = "vm stats threshold:";
 	unsigned long long val;
 	const char *q;
@@ -265,6 +311,7 @@ static int threshold_line(const char *p, const char *eol, size_t lineno, struct 
 	if ((size_t)(eol - p) < sizeof(key) - 1 || memcmp(p, key, sizeof(key) - 1) != 0)
 		return 0;
 	q = lex_skip_blanks(p + sizeof(key) - 1, eol);
+	note(st, q, F_THRESHOLD, 0);
 	if (lex_u64(q, 10, &val, &q) < 0 || lex_skip_blanks(q, eol) != eol || val > 1u << 20)
 		return lab_error_set(err, EINVAL, "line %zu: zone %s: 'vm stats threshold:' is not followed by one number",
 				     lineno, z->name);
@@ -275,9 +322,9 @@ static int threshold_line(const char *p, const char *eol, size_t lineno, struct 
 	return 0;
 }
 
-int zoneinfo_parse(const char *buf, struct zoneinfo *out, struct lab_error *err)
+static int parse(const char *buf, struct zoneinfo *out, struct rec *rec, struct lab_error *err)
 {
-	struct parse_state st = { 0 };
+	struct parse_state st = { .out = out, .rec = rec };
 	const char *p = buf;
 	size_t lineno = 0;
 	int ret = 0;
@@ -303,7 +350,7 @@ int zoneinfo_parse(const char *buf, struct zoneinfo *out, struct lab_error *err)
 		} else if (!st.skipping) {
 			ret = zone_line(p, eol, lineno, &st, err);
 		} else {
-			ret = threshold_line(p, eol, lineno, st.zone, err);
+			ret = threshold_line(p, eol, lineno, &st, err);
 		}
 		if (ret < 0)
 			goto fail;
@@ -321,4 +368,163 @@ next:
 fail:
 	out->n = 0;
 	return ret;
+}
+
+int zoneinfo_parse(const char *buf, struct zoneinfo *out, struct lab_error *err)
+{
+	return parse(buf, out, NULL, err);
+}
+
+/* ---- the tick's fast path: a layout and the numbers in it ---------------- */
+
+static bool word_byte(char c)
+{
+	return lex_is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+
+void zoneinfo_layout_free(struct zoneinfo_layout *l)
+{
+	free(l->text);
+	free(l->seg_off);
+	free(l->seg_len);
+	free(l->slot);
+	free(l->base);
+	memset(l, 0, sizeof(*l));
+}
+
+static int layout_alloc(struct zoneinfo_layout *l, size_t len, size_t marks)
+{
+	l->text = malloc(len + 1);
+	l->seg_off = calloc(marks + 1, sizeof(*l->seg_off));
+	l->seg_len = calloc(marks + 1, sizeof(*l->seg_len));
+	l->slot = calloc(marks + 1, sizeof(*l->slot));
+	l->base = malloc(sizeof(*l->base));
+	return l->text && l->seg_off && l->seg_len && l->slot && l->base ? 0 : -ENOMEM;
+}
+
+/* The text cut at each number: a run of digits that does not continue a
+ * word ("DMA32" stays text) outside a "Node" line (its node number stays
+ * text: the zones' identity).  Each number is matched with what the parse
+ * noted at its first digit, or is F_IGNORED. */
+static int layout_cut(const char *buf, size_t len, const struct rec *r, struct zoneinfo_layout *l)
+{
+	size_t marks = 0, k = 0, seg = 0, from = 0;
+	bool node_line = false;
+
+	for (size_t i = 0; i < len; i++)
+		if (lex_is_digit(buf[i]) && (i == 0 || !word_byte(buf[i - 1])))
+			marks++;
+	if (layout_alloc(l, len, marks) < 0)
+		return -ENOMEM;
+	memcpy(l->text, buf, len + 1);
+	for (size_t i = 0; i < len; i++) {
+		if (i == 0 || buf[i - 1] == '\n')
+			node_line = len - i >= 4 && memcmp(buf + i, "Node", 4) == 0;
+		if (node_line || !lex_is_digit(buf[i]) || (i > 0 && word_byte(buf[i - 1])))
+			continue;
+		l->seg_off[seg] = (unsigned)from;
+		l->seg_len[seg] = (unsigned)(i - from);
+		if (k < r->n && r->at[k] < buf + i)
+			return -EINVAL; /* a number read inside a word: no layout */
+		if (k < r->n && r->at[k] == buf + i)
+			l->slot[seg] = r->slot[k++];
+		else
+			l->slot[seg] = (struct zl_slot){ 0, F_IGNORED, 0 };
+		seg++;
+		while (i < len && lex_is_digit(buf[i]))
+			i++;
+		from = i;
+		i--;
+	}
+	l->seg_off[seg] = (unsigned)from;
+	l->seg_len[seg] = (unsigned)(len - from);
+	l->nr_marks = seg;
+	l->len = len;
+	return k == r->n ? 0 : -EINVAL;         /* every number read is a mark */
+}
+
+int zoneinfo_layout_make(const char *buf, struct zoneinfo_layout *l, struct zoneinfo *out, struct lab_error *err)
+{
+	struct rec r = { 0 };
+	int ret;
+
+	zoneinfo_layout_free(l);
+	ret = parse(buf, out, &r, err);
+	if (ret == 0 && !r.failed && strlen(buf) <= UINT_MAX / 2) {
+		if (layout_cut(buf, strlen(buf), &r, l) == 0)
+			memcpy(l->base, out, sizeof(*out));
+		else
+			zoneinfo_layout_free(l);
+	}
+	free(r.at);
+	free(r.slot);
+	return ret;
+}
+
+static bool set_slot(struct zoneinfo *out, const struct zl_slot *sl, unsigned long long v)
+{
+	struct zone_info *z = &out->zones[sl->zone];
+
+	switch (sl->field) {
+	case F_FREE: z->free = v; break;
+	case F_BOOST: z->boost = v; break;
+	case F_MIN: z->min = v; break;
+	case F_LOW: z->low = v; break;
+	case F_HIGH: z->high = v; break;
+	case F_SPANNED: z->spanned = v; break;
+	case F_PRESENT: z->present = v; break;
+	case F_MANAGED: z->managed = v; break;
+	case F_CMA: z->cma = v; break;
+	case F_PROTECTION: z->protection[sl->idx] = v; break;
+	case F_THRESHOLD:
+		if (v > 1u << 20)
+			return false;   /* the strict parse's error */
+		if (v > z->stat_threshold)
+			z->stat_threshold = v;
+		z->nr_threshold_cpus++;
+		z->drift += v;
+		break;
+	default: break;
+	}
+	return true;
+}
+
+bool zoneinfo_parse_fast(const char *buf, size_t len, const struct zoneinfo_layout *l, struct zoneinfo *out)
+{
+	const char *p = buf, *end = buf + len;
+
+	if (l->base == NULL)
+		return false;
+	out->n = l->base->n;
+	memcpy(out->zones, l->base->zones, l->base->n * sizeof(out->zones[0]));
+	for (size_t i = 0; i < out->n; i++) {
+		out->zones[i].stat_threshold = 0;
+		out->zones[i].nr_threshold_cpus = 0;
+		out->zones[i].drift = 0;
+	}
+	for (size_t s = 0;; s++) {
+		size_t n = l->seg_len[s];
+		unsigned long long v = 0;
+		const char *q;
+
+		if ((size_t)(end - p) < n || memcmp(p, l->text + l->seg_off[s], n) != 0)
+			return false;
+		p += n;
+		if (s == l->nr_marks)
+			break;
+		if (p == end || !lex_is_digit(*p))
+			return false;
+		for (q = p; q < end && lex_is_digit(*q); q++)
+			v = v * 10 + (unsigned long long)(*q - '0');
+		if (l->slot[s].field != F_IGNORED && (q - p > 18 || !set_slot(out, &l->slot[s], v)))
+			return false;   /* a number the strict parse may refuse */
+		p = q;
+	}
+	if (p != end)
+		return false;
+	/* Which lines a zone must have depends on whether it is populated. */
+	for (size_t i = 0; i < out->n; i++)
+		if ((out->zones[i].present > 0) != (l->base->zones[i].present > 0))
+			return false;
+	return true;
 }

@@ -10,6 +10,7 @@
 #ifndef PAGELAB_ZONEINFO_H
 #define PAGELAB_ZONEINFO_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "error.h"
@@ -57,5 +58,32 @@ const char *zone_crossing(unsigned long long free_pages, unsigned long long line
  * lines for them too, but they mean nothing (6.18's empty Movable zone reads
  * min = low = high = 32); where an empty zone lacks them they read 0. */
 int zoneinfo_parse(const char *buf, struct zoneinfo *out, struct lab_error *err);
+
+/* The tick's fast path.  /proc/zoneinfo prints the same lines all boot
+ * long (until a CPU or a node comes or goes); only its numbers change.  A
+ * layout is one parse's text cut at each number, with what the parse read
+ * from it (a zone's field, a protection entry, a CPU's threshold) or
+ * nothing.  zoneinfo_parse_fast then compares a new text's words with the
+ * layout's and reads the numbers it needs, in one pass and no search: true
+ * with out filled as zoneinfo_parse would fill it.  Any other difference
+ * (a word, a line, a number of more than 18 digits, a zone that became
+ * populated or empty) is false, and the caller parses the strict way and
+ * makes a new layout (tests/fuzz/fuzz_parsers.c checks both agree). */
+struct zl_slot {
+	unsigned short zone;
+	unsigned char field, idx;
+};
+struct zoneinfo_layout {
+	char *text;                     /* the text it was cut from */
+	size_t len, nr_marks;
+	unsigned *seg_off, *seg_len;    /* nr_marks + 1 words, each before a number */
+	struct zl_slot *slot;           /* per number */
+	struct zoneinfo *base;          /* its parse; NULL: no layout */
+};
+/* zoneinfo_parse of buf into out, and a layout of it in l (replacing what l
+ * held; none when out of memory).  Returns zoneinfo_parse's result. */
+int zoneinfo_layout_make(const char *buf, struct zoneinfo_layout *l, struct zoneinfo *out, struct lab_error *err);
+bool zoneinfo_parse_fast(const char *buf, size_t len, const struct zoneinfo_layout *l, struct zoneinfo *out);
+void zoneinfo_layout_free(struct zoneinfo_layout *l);
 
 #endif

@@ -230,9 +230,9 @@ static void line_head(struct ctx *c)
 
 	jw_reset(w);
 	jw_obj(w);
-	jw_key(w, "type");
+	jw_key_lit(w, "type");
 	jw_str(w, "sample");
-	jw_key(w, "run");
+	jw_key_lit(w, "run");
 	jw_i64(w, c->run_index);
 	jw_key(w, RK_T_MS);
 }
@@ -241,7 +241,7 @@ static void line_begin(struct ctx *c, double t, const char *cause)
 {
 	line_head(c);
 	jw_real(&c->line, t);
-	jw_key(&c->line, "cause");
+	jw_key_lit(&c->line, "cause");
 	jw_str(&c->line, cause);
 }
 
@@ -251,7 +251,7 @@ static void line_begin_at(struct ctx *c, uint64_t ns, const char *cause)
 {
 	line_head(c);
 	jw_fixed(&c->line, ns >= c->t0_ns ? ns - c->t0_ns : 0, 6);
-	jw_key(&c->line, "cause");
+	jw_key_lit(&c->line, "cause");
 	jw_str(&c->line, cause);
 }
 
@@ -338,13 +338,13 @@ static void fold_flush(struct ctx *c)
 			deep = f;
 	}
 	line_begin(c, deep != NULL ? deep->t_ms : c->fold_to_ms, "burst");
-	jw_key(w, "bursts");
+	jw_key_lit(w, "bursts");
 	jw_u64(w, c->fold_n);
-	jw_key(w, "from_ms");
+	jw_key_lit(w, "from_ms");
 	jw_real(w, c->fold_from_ms);
-	jw_key(w, "to_ms");
+	jw_key_lit(w, "to_ms");
 	jw_real(w, c->fold_to_ms);
-	jw_key(w, "zones");
+	jw_key_lit(w, "zones");
 	jw_arr(w);
 	for (size_t k = 0; k < c->nr_fold; k++) {
 		const struct fold *f = &c->fold[k];
@@ -352,27 +352,27 @@ static void fold_flush(struct ctx *c)
 		if (f->free == ~0ull)
 			continue;
 		jw_obj(w);
-		jw_key(w, "node");
+		jw_key_lit(w, "node");
 		jw_i64(w, f->node);
-		jw_key(w, "zone");
+		jw_key_lit(w, "zone");
 		jw_str(w, f->zone);
-		jw_key(w, "free");
+		jw_key_lit(w, "free");
 		jw_u64(w, f->free);
-		jw_key(w, "min");
+		jw_key_lit(w, "min");
 		jw_u64(w, f->min);
-		jw_key(w, "low");
+		jw_key_lit(w, "low");
 		jw_u64(w, f->low);
-		jw_key(w, "high");
+		jw_key_lit(w, "high");
 		jw_u64(w, f->high);
-		jw_key(w, "boost");
+		jw_key_lit(w, "boost");
 		jw_u64(w, f->boost);
-		jw_key(w, "managed");
+		jw_key_lit(w, "managed");
 		jw_u64(w, f->managed);
-		jw_key(w, "drift");
+		jw_key_lit(w, "drift");
 		jw_u64(w, f->drift);
 		jw_key(w, RK_T_MS);
 		jw_real(w, f->t_ms);
-		jw_key(w, "last_free");
+		jw_key_lit(w, "last_free");
 		jw_u64(w, f->last_free);
 		jw_obj_end(w);
 	}
@@ -476,9 +476,9 @@ static const json_t *take_sample(struct ctx *c, const char *cause)
 	/* What this sample cost the harness (scripts/bench): reading, parsing
 	 * and formatting the line, all but these last bytes and the write(2);
 	 * not the trace drain before it (the harness's schedstat has all). */
-	jw_key(w, "cost_us");
+	jw_key_lit(w, "cost_us");
 	jw_obj(w);
-	jw_key(w, "cpu");
+	jw_key_lit(w, "cpu");
 	{
 		uint64_t cpu = thread_cpu_ns() - cpu0;
 
@@ -486,7 +486,7 @@ static const json_t *take_sample(struct ctx *c, const char *cause)
 		if (tick)
 			lab_hist_stage_add(&c->audit.stage, &c->audit.tick_cpu_ns, cpu);
 	}
-	jw_key(w, "wall");
+	jw_key_lit(w, "wall");
 	jw_fixed(w, now_ns() - wall0, 3);
 	jw_obj_end(w);
 	line_end(c, tick || walk);

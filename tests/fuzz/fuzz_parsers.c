@@ -11,11 +11,17 @@
  * refuses with a message or gives a value that serialises; the fragment
  * step's count of free PMD blocks (workloads/fragment.c) reads the input as
  * /proc/buddyinfo against the zones it parsed as /proc/zoneinfo (or none),
- * and its list of zone names stays inside its buffer.
+ * and its list of zone names stays inside its buffer.  The tick's fast
+ * paths read what the strict parsers read, or refuse: a keyed file's
+ * (source_kv_json_fast) writes the strict path's very bytes, and
+ * zoneinfo's (zoneinfo_parse_fast, on the input and on the input with
+ * other numbers, against the input's own layout) fills what
+ * zoneinfo_parse fills.
  *
  * Built and run by scripts/fuzz (not part of the CMake build).
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -111,6 +117,119 @@ static void fuzz_zoneinfo(const char *buf)
 			abort();
 }
 
+/* The strict path's text of buf (kv.h's parse, then source_kv_emit), or
+ * NULL when it refuses. */
+static char *kv_strict_text(const char *buf, bool colon)
+{
+	struct lab_error err = { 0 };
+	struct kv_list l = { 0 };
+	struct jw w = { 0 };
+	char *t = NULL;
+
+	if ((colon ? kv_parse_colon(buf, &l, &err) : kv_parse_space(buf, &l, &err)) == 0) {
+		source_kv_emit(&w, &l);
+		t = w.data != NULL ? strdup(w.data) : NULL;
+		if (t == NULL)
+			abort();
+	}
+	jw_free(&w);
+	kv_free(&l);
+	return t;
+}
+
+/* source_kv_json_fast takes a text only as the strict path writes it, and
+ * leaves the text as it was when it refuses. */
+static void fuzz_kv_fast(const char *buf, size_t len)
+{
+	for (int colon = 0; colon < 2; colon++) {
+		struct jw w = { 0 };
+		char *strict;
+
+		jw_obj(&w);
+		if (!source_kv_json_fast(&w, buf, len, colon)) {
+			if (w.data == NULL || strcmp(w.data, "{") != 0)
+				abort();
+			jw_free(&w);
+			continue;
+		}
+		jw_obj_end(&w);
+		strict = kv_strict_text(buf, colon);
+		if (strict == NULL || w.data == NULL || strcmp(strict, w.data) != 0)
+			abort();
+		free(strict);
+		jw_free(&w);
+	}
+}
+
+static bool zones_equal(const struct zoneinfo *a, const struct zoneinfo *b)
+{
+	if (a->n != b->n)
+		return false;
+	for (size_t i = 0; i < a->n; i++) {
+		const struct zone_info *x = &a->zones[i], *y = &b->zones[i];
+
+		if (x->node != y->node || strcmp(x->name, y->name) != 0 || x->free != y->free ||
+		    x->boost != y->boost || x->min != y->min || x->low != y->low || x->high != y->high ||
+		    x->spanned != y->spanned || x->present != y->present || x->managed != y->managed ||
+		    x->cma != y->cma || x->nr_protection != y->nr_protection ||
+		    memcmp(x->protection, y->protection, x->nr_protection * sizeof(x->protection[0])) != 0 ||
+		    x->stat_threshold != y->stat_threshold || x->nr_threshold_cpus != y->nr_threshold_cpus ||
+		    x->drift != y->drift)
+			return false;
+	}
+	return true;
+}
+
+/* The input's layout reads the input as zoneinfo_parse does (the unit test
+ * holds that it takes every real capture), and the input
+ * with other numbers (each non-zero digit of a number outside a word and a
+ * "Node" line moved by shift among 1-9; the words as they were) as
+ * zoneinfo_parse reads that, or refuses it. */
+static void fuzz_zoneinfo_fast(const char *buf, size_t len, unsigned shift)
+{
+	static struct zoneinfo made, fast, strict;
+	struct zoneinfo_layout l = { 0 };
+	struct lab_error err = { 0 };
+	char *t;
+
+	if (zoneinfo_layout_make(buf, &l, &made, &err) < 0) {
+		if (l.base != NULL)
+			abort();
+		return;
+	}
+	if (zoneinfo_parse(buf, &strict, &err) < 0 || !zones_equal(&made, &strict))
+		abort();
+	/* Taken (a number of more than 18 digits it may refuse), the same. */
+	if (l.base != NULL && zoneinfo_parse_fast(buf, strlen(buf), &l, &fast) && !zones_equal(&fast, &strict))
+		abort();
+	t = malloc(len + 1);
+	if (t == NULL)
+		abort();
+	memcpy(t, buf, len + 1);
+	for (size_t i = 0; t[i] != '\0'; i++) {
+		bool node = false, in_word = false;
+
+		if (i == 0 || t[i - 1] == '\n')
+			node = strncmp(t + i, "Node", 4) == 0;
+		for (; t[i] != '\0' && t[i] != '\n'; i++) {
+			bool digit = t[i] >= '0' && t[i] <= '9';
+
+			/* a number moves where it does not continue a word ("DMA32") */
+			if (digit && !in_word && !node && t[i] != '0')
+				t[i] = (char)('1' + (t[i] - '1' + shift) % 9);  /* a 0 stays: an empty zone stays empty */
+			if (!digit)
+				in_word = (t[i] >= 'a' && t[i] <= 'z') || (t[i] >= 'A' && t[i] <= 'Z') || t[i] == '_';
+		}
+		if (t[i] == '\0')
+			break;
+	}
+	if (zoneinfo_parse_fast(t, strlen(t), &l, &fast) &&
+	    (zoneinfo_parse(t, &strict, &err) < 0 || !zones_equal(&fast, &strict)))
+		abort();
+	free(t);
+	zoneinfo_layout_free(&l);
+}
+
 static void fuzz_size(const char *buf)
 {
 	struct lab_error err = { 0 };
@@ -169,6 +288,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fuzz_kv(buf);
 	fuzz_smaps(buf, data, size);
 	fuzz_zoneinfo(buf);
+	fuzz_zoneinfo_fast(buf, size, size > 0 ? 1u + data[0] % 9u : 1u);
+	fuzz_kv_fast(buf, strlen(buf));
 	fuzz_size(buf);
 	fuzz_sources(buf, size);
 	free(buf);

@@ -564,6 +564,104 @@ static void test_tick_line(void)
 	source_set_close(set);
 }
 
+/* The strict path alone: every line kv.c takes, as source_kv_emit writes it. */
+static int strict_text(struct jw *w, const char *buf, bool colon)
+{
+	struct kv_list l = { 0 };
+	struct lab_error err = { 0 };
+	int ret = colon ? kv_parse_colon(buf, &l, &err) : kv_parse_space(buf, &l, &err);
+
+	if (ret == 0)
+		source_kv_emit(w, &l);
+	kv_free(&l);
+	return ret;
+}
+
+/* Fast and strict on one text: when the fast path takes it, the very bytes
+ * the strict path writes; returns whether it took it. */
+static bool fast_agrees(const char *buf, bool colon)
+{
+	struct jw f = { 0 }, st = { 0 };
+	bool took;
+
+	jw_obj(&f);
+	took = source_kv_json_fast(&f, buf, strlen(buf), colon);
+	jw_obj_end(&f);
+	if (took) {
+		CHECK(strict_text(&st, buf, colon) == 0);
+		if (st.data == NULL || strcmp(f.data, st.data) != 0)
+			fprintf(stderr, "fast   %s\nstrict %s\n", f.data, st.data ? st.data : "-");
+		CHECK(st.data != NULL && strcmp(f.data, st.data) == 0);
+	} else {
+		CHECK_STR(f.data, "{}");        /* refused: nothing of it written */
+	}
+	jw_free(&f);
+	jw_free(&st);
+	return took;
+}
+
+static int fast_taken;
+
+static void fast_space(const struct unit_fixture *f)
+{
+	fast_taken += fast_agrees(f->buf, false);
+}
+
+static void fast_colon(const struct unit_fixture *f)
+{
+	fast_taken += fast_agrees(f->buf, true);
+}
+
+/* The tick's fast path for keyed files (meminfo, memory.stat): it takes
+ * every capture of them and writes what the strict path writes; it refuses
+ * whatever the strict path would read differently, refuse or skip. */
+static void test_kv_fast(const char *root)
+{
+	static const struct { const char *text; bool colon, taken; } cases[] = {
+		{ "a 1\nb 22\n", false, true },
+		{ "a 1\n\nb 22", false, true },                 /* an empty line, no last newline */
+		{ "a\t1\n", false, true },
+		{ "a:b 1\n", false, true },                     /* a ':' in a space-form key */
+		{ "Active(anon):   1234 kB\nHugePages_Total:  0\n", true, true },
+		{ "K:\t5 \t kB  \n", true, true },
+		{ "", false, true },
+		{ "a 01\n", false, false },                     /* the strict path reads 1 */
+		{ "a 9223372036854775807\n", false, true },     /* 2^63 - 1 */
+		{ "a 9223372036854775808\n", false, false },    /* printed negative by the strict path */
+		{ "a 12345678901234567890\n", false, false },   /* 20 digits */
+		{ "a\"b 1\n", false, false },                   /* escaped by the strict path */
+		{ "a\\b 1\n", false, false },
+		{ "a 1 \n", false, false },                     /* the strict path refuses */
+		{ " a 1\n", false, false },
+		{ "a\n", false, false },
+		{ "a -1\n", false, false },
+		{ "\xc3\xa9 1\n", false, false },
+		{ "a\r 1\n", false, false },
+		{ "K: 5 MB\n", true, false },
+		{ "K: 5kB\n", true, false },                    /* skipped by the strict path */
+		{ "Name:\tregion\n", true, false },
+		{ "Uid:\t0\t0\n", true, false },
+		{ "K 5\n", true, false },
+		{ ": 5\n", true, false },
+		{ "a:b: 5\n", true, true },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		bool took = fast_agrees(cases[i].text, cases[i].colon);
+
+		if (took != cases[i].taken)
+			fprintf(stderr, "kv fast: case %zu '%s': %s\n", i, cases[i].text, took ? "taken" : "refused");
+		CHECK(took == cases[i].taken);
+	}
+	fast_taken = 0;
+	CHECK(unit_for_each_fixture(root, "proc-meminfo", fast_colon) >= 3);
+	CHECK(unit_for_each_fixture(root, "memory.stat", fast_space) >= 1);           /* v1 */
+	CHECK(unit_for_each_fixture(root, "memcg-memory.stat", fast_space) >= 2);     /* v2 */
+	CHECK(unit_for_each_fixture(root, "memcg-memory.events", fast_space) >= 2);
+	CHECK(unit_for_each_fixture(root, "proc-vmstat", fast_space) >= 3);
+	CHECK(fast_taken >= 11);        /* every capture read the fast way */
+}
+
 int main(int argc, char **argv)
 {
 	const char *root = unit_fixtures_root(argc, argv);
@@ -577,5 +675,6 @@ int main(int argc, char **argv)
 	test_machine_live();
 	test_jsonw();
 	test_tick_line();
+	test_kv_fast(root);
 	return unit_report("sources");
 }

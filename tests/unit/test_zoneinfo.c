@@ -19,9 +19,11 @@
  * Exact values are checked against the v1-6.18 capture (read by eye; note
  * deferred_init=lazy there: Normal's managed 458752 of 5505024 present).
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "base/zoneinfo.h"
 #include "unit.h"
@@ -343,6 +345,118 @@ static void test_crossing_series(void)
 	CHECK_STR(zone_crossing(51, 52, 0), "under");                    /* no drift (no SMP): exact */
 }
 
+/* Every field zoneinfo_parse fills, compared one by one. */
+static bool same_zones(const struct zoneinfo *a, const struct zoneinfo *b)
+{
+	if (a->n != b->n)
+		return false;
+	for (size_t i = 0; i < a->n; i++) {
+		const struct zone_info *x = &a->zones[i], *y = &b->zones[i];
+
+		if (x->node != y->node || strcmp(x->name, y->name) != 0 || x->free != y->free ||
+		    x->boost != y->boost || x->min != y->min || x->low != y->low || x->high != y->high ||
+		    x->spanned != y->spanned || x->present != y->present || x->managed != y->managed ||
+		    x->cma != y->cma || x->nr_protection != y->nr_protection ||
+		    memcmp(x->protection, y->protection, x->nr_protection * sizeof(x->protection[0])) != 0 ||
+		    x->stat_threshold != y->stat_threshold || x->nr_threshold_cpus != y->nr_threshold_cpus ||
+		    x->drift != y->drift)
+			return false;
+	}
+	return true;
+}
+
+/* The text with every number that does not continue a word and is not on
+ * a "Node" line made other digits (each digit d becomes (d + shift) % 10, a
+ * leading zero a 1; a 0 stays): what the kernel prints at the next read. */
+static char *renumbered(const char *text, unsigned shift)
+{
+	char *t = strdup(text);
+	bool node = false;
+
+	for (size_t i = 0; t != NULL && t[i] != '\0'; i++) {
+		bool word = i > 0 && (isalnum((unsigned char)t[i - 1]) || t[i - 1] == '_');
+
+		if (i == 0 || t[i - 1] == '\n')
+			node = strncmp(t + i, "Node", 4) == 0;
+		if (node || word || !isdigit((unsigned char)t[i]))
+			continue;
+		if (t[i] == '0' && !isdigit((unsigned char)t[i + 1]))
+			continue;       /* a 0 stays 0: an empty zone stays empty */
+		for (bool first = true; isdigit((unsigned char)t[i]); i++, first = false) {
+			t[i] = (char)('0' + (t[i] - '0' + shift) % 10);
+			if (first && t[i] == '0' && isdigit((unsigned char)t[i + 1]))
+				t[i] = '1';
+		}
+		i--;
+	}
+	return t;
+}
+
+/* The tick's fast path on every capture: the layout of the text reads the
+ * text again, and the same text with other numbers, as the strict parse
+ * does; a text with a line more, a line less or a word changed is refused
+ * (the caller then parses it the strict way). */
+static void check_fast(const struct unit_fixture *f)
+{
+	static struct zoneinfo strict, fast, made;
+	struct zoneinfo_layout l = { 0 };
+	struct lab_error err = { 0 };
+	unsigned taken = 0;
+	char *t;
+
+	CHECK_EQ_U64(zoneinfo_layout_make(f->buf, &l, &made, &err), 0);
+	CHECK(l.base != NULL && l.nr_marks > 50);
+	CHECK(zoneinfo_parse(f->buf, &strict, &err) == 0 && same_zones(&made, &strict));
+	CHECK(zoneinfo_parse_fast(f->buf, strlen(f->buf), &l, &fast) && same_zones(&fast, &strict));
+	for (unsigned shift = 1; shift < 10; shift++) {
+		t = renumbered(f->buf, shift);
+		if (zoneinfo_parse(t, &strict, &err) == 0) {
+			bool ok = zoneinfo_parse_fast(t, strlen(t), &l, &fast);
+
+			/* Refused only when a zone's being populated changed. */
+			CHECK(!ok || same_zones(&fast, &strict));
+			if (ok)
+				taken++;
+		}
+		free(t);
+	}
+	CHECK(taken >= 8);      /* the numbers of nine renumberings: all read fast */
+	/* A CPU gone: its "vm stats threshold" line less. */
+	t = strdup(f->buf);
+	{
+		char *th = strstr(t, "vm stats threshold");
+
+		if (th != NULL) {
+			char *nl = strchr(th, '\n');
+
+			memmove(th, nl + 1, strlen(nl + 1) + 1);
+			CHECK(!zoneinfo_parse_fast(t, strlen(t), &l, &fast));
+		}
+	}
+	free(t);
+	/* A zone renamed, and one more line at the end. */
+	t = strdup(f->buf);
+	{
+		char *z = strstr(t, "zone ");
+
+		z = strpbrk(z, "DNM");
+		*z = *z == 'D' ? 'N' : 'D';
+		CHECK(!zoneinfo_parse_fast(t, strlen(t), &l, &fast));
+	}
+	free(t);
+	{
+		size_t n = strlen(f->buf);
+
+		t = malloc(n + 16);
+		memcpy(t, f->buf, n);
+		strcpy(t + n, "  min 5\n");
+		CHECK(!zoneinfo_parse_fast(t, strlen(t), &l, &fast));
+		free(t);
+	}
+	zoneinfo_layout_free(&l);
+	CHECK(!zoneinfo_parse_fast(f->buf, strlen(f->buf), &l, &fast));
+}
+
 int main(int argc, char **argv)
 {
 	root = unit_fixtures_root(argc, argv);
@@ -352,5 +466,6 @@ int main(int argc, char **argv)
 	test_errors();
 	test_crossing_series();
 	test_shapes();
+	CHECK(unit_for_each_fixture(root, "proc-zoneinfo", check_fast) >= 3);
 	return unit_report("zoneinfo");
 }

@@ -27,7 +27,7 @@ static int peak_value(const char *buf, unsigned long long *v, struct lab_error *
 /* Members only: they join memcg's object (into). */
 static void peak_members(struct jw *w, unsigned long long v)
 {
-	jw_key(w, "peak_bytes");
+	jw_key_lit(w, "peak_bytes");
 	jw_u64(w, v);
 }
 

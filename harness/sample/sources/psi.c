@@ -93,7 +93,7 @@ static void line_emit(struct jw *w, const struct psi_line *l)
 		jw_key(w, k[i]);
 		jw_fixed(w, l->avg_centi[i], 2);      /* (double)centi / 100.0 */
 	}
-	jw_key(w, "total_us");
+	jw_key_lit(w, "total_us");
 	jw_i64(w, (long long)l->total_us);
 	jw_obj_end(w);
 }
@@ -109,10 +109,10 @@ int source_psi_emit(const char *buf, struct jw *w, struct lab_error *err)
 	if ((ret = psi_parse_struct(buf, &p, err)) < 0)
 		return ret;
 	jw_obj(w);
-	jw_key(w, "some");
+	jw_key_lit(w, "some");
 	line_emit(w, &p.some);
 	if (p.full.seen) {
-		jw_key(w, "full");
+		jw_key_lit(w, "full");
 		line_emit(w, &p.full);
 	}
 	jw_obj_end(w);

@@ -13,6 +13,8 @@
 
 #include "base/hist.h"
 #include "base/kfile.h"
+#include "base/kv.h"
+#include "base/lex.h"
 
 extern const struct source source_memcg, source_memcg_peak, source_vmstat, source_meminfo,
 	source_zones, source_smaps_rollup, source_psi, source_memcg_pressure, source_memcg_events,
@@ -87,6 +89,16 @@ struct source_set {
 	struct lab_hist sample_read_ns[3];
 	struct lab_hist_stage stage;    /* the adds to these and the slots' (base/hist.h) */
 	uint64_t first_ns;              /* the sample's first read's start; 0: none yet */
+	/* What source_set_emit decides from, per slot and packed together: a
+	 * slot is kilobytes (its histograms), and learning at every sample
+	 * from each that it is not due, or whose object another joins, cost
+	 * more than reading a file did. */
+	struct slot_plan {
+		unsigned char cadence;          /* the source's, 0 when not open */
+		bool in_bursts;
+		signed char host;               /* the slot whose object it joins ("into"), -1 none */
+		unsigned char name_len;
+	} plan[SOURCE_TABLE_MAX];
 	size_t n;
 	struct source_slot slots[];
 };
@@ -196,6 +208,8 @@ int source_set_open(struct source_ctx *ctx, struct source_set **out, struct lab_
 
 	while (source_table[n] != NULL)
 		n++;
+	if (n > SOURCE_TABLE_MAX)
+		return lab_error_set(err, EINVAL, "sources: %zu rows, at most %d", n, SOURCE_TABLE_MAX);
 	set = calloc(1, sizeof(*set) + n * sizeof(set->slots[0]));
 	if (set == NULL)
 		return lab_error_errno(err, ENOMEM, "sources");
@@ -232,15 +246,22 @@ int source_set_open(struct source_ctx *ctx, struct source_set **out, struct lab_
 		}
 		sl->open = true;
 	}
+	for (size_t i = 0; i < n; i++) {
+		const struct source *s = set->slots[i].src;
+		struct slot_plan *pl = &set->plan[i];
+
+		pl->cadence = set->slots[i].open ? (unsigned char)s->cadence : 0;
+		pl->in_bursts = set->slots[i].open && s->in_bursts;
+		pl->name_len = (unsigned char)strlen(s->name);
+		pl->host = -1;
+		for (size_t j = 0; s->into != NULL && j < i; j++)
+			if (strcmp(set->slots[j].src->name, s->into) == 0)
+				pl->host = (signed char)j;
+		if (s->into != NULL && pl->host < 0)
+			pl->cadence = 0, pl->in_bursts = false;        /* joins nothing here */
+	}
 	*out = set;
 	return 0;
-}
-
-static bool due(const struct source_slot *sl, unsigned cadences)
-{
-	const struct source *s = sl->src;
-
-	return sl->open && ((cadences & SOURCE_BURST) ? s->in_bursts : (cadences & s->cadence) != 0);
 }
 
 static uint64_t mono_ns(void)
@@ -298,77 +319,81 @@ static int emit_one(struct source_set *set, struct source_slot *sl, struct jw *w
 	if (ret < 0) {
 		jw_rewind(w, m);
 		jw_obj(w);
-		jw_key(w, "error");
+		jw_key_lit(w, "error");
 		jw_str(w, e.msg[0] ? e.msg : "read failed");
 		jw_obj_end(w);
 	}
 	return ret;
 }
 
+static bool planned(const struct slot_plan *pl, unsigned cadences)
+{
+	return (cadences & SOURCE_BURST) ? pl->in_bursts : (cadences & pl->cadence) != 0;
+}
+
+/* A source that joins another's object ("into") writes its members before
+ * that object's closing brace; an error in one is its "error" member, as a
+ * source's own error is. */
+static void emit_into(struct source_set *set, struct source_slot *in, struct jw *w)
+{
+	struct lab_error e = { 0 };
+	struct jw_mark im;
+	int r;
+
+	w->len--;       /* the host's '}' */
+	w->comma = w->data[w->len - 1] != '{';
+	im = jw_mark(w);
+	in->cur_read_ns = 0;
+	in->cur_start_ns = 0;
+	in->cur_bytes = 0;
+	set->ctx->reading = in;
+	r = in->src->emit(set->ctx, in->state, w, &e);
+	set->ctx->reading = NULL;
+	slot_account(set, in, r);
+	if (r < 0) {
+		jw_rewind(w, im);
+		jw_key_lit(w, "error");
+		jw_str(w, e.msg[0] ? e.msg : "read failed");
+	}
+	jw_raw(w, "}", 1);
+	w->comma = true;
+}
+
 void source_set_emit(struct source_set *set, unsigned cadences, struct jw *w)
 {
 	uint64_t reads = 0;
+	unsigned char due_at[SOURCE_TABLE_MAX];
+	size_t nd = 0;
 
 	memset(&set->ctx->facts, 0, sizeof(set->ctx->facts));
 	set->first_ns = 0;
-	for (size_t i = 0; i < set->n; i++) {
-		struct source_slot *sl = &set->slots[i];
-		const struct source *s = sl->src;
-		struct jw_mark m;
-		bool obj;
-
-		if (!due(sl, cadences) || s->into != NULL)
-			continue;
-		{
-			struct jw_mark k = jw_mark(w);
-			int r;
-
-			jw_key(w, s->name);
-			m = jw_mark(w);
-			r = emit_one(set, sl, w);
-			if (r > 0) {
-				jw_rewind(w, k);
-				continue;
-			}
-			obj = r == 0 && w->len > m.len && w->data[m.len] == '{' && w->data[w->len - 1] == '}';
-		}
-		/* The sources that join this one's object ("into") write their
-		 * members before its closing brace; an error in one is its
-		 * "error" member, as a source's own error is. */
-		for (size_t j = i + 1; obj && j < set->n; j++) {
-			struct source_slot *in = &set->slots[j];
-			struct lab_error e = { 0 };
-			struct jw_mark im;
-
-			if (!due(in, cadences) || in->src->into == NULL || strcmp(in->src->into, s->name) != 0 ||
-			    in->src->emit == NULL)
-				continue;
-			w->len--;       /* the host's '}' */
-			w->comma = w->data[w->len - 1] != '{';
-			im = jw_mark(w);
-			{
-				int r;
-
-				in->cur_read_ns = 0;
-				in->cur_start_ns = 0;
-				in->cur_bytes = 0;
-				set->ctx->reading = in;
-				r = in->src->emit(set->ctx, in->state, w, &e);
-				set->ctx->reading = NULL;
-				slot_account(set, in, r);
-				if (r < 0) {
-					jw_rewind(w, im);
-					jw_key(w, "error");
-					jw_str(w, e.msg[0] ? e.msg : "read failed");
-				}
-			}
-			jw_raw(w, "}", 1);
-			w->comma = true;
-		}
-	}
 	for (size_t i = 0; i < set->n; i++)
-		if (due(&set->slots[i], cadences))
-			reads += set->slots[i].cur_read_ns;
+		if (planned(&set->plan[i], cadences))
+			due_at[nd++] = (unsigned char)i;
+	for (size_t k = 0; k < nd; k++) {
+		size_t i = due_at[k];
+		struct source_slot *sl = &set->slots[i];
+		struct jw_mark m, km;
+		bool obj;
+		int r;
+
+		if (set->plan[i].host >= 0)
+			continue;
+		km = jw_mark(w);
+		jw_key_plain(w, sl->src->name, set->plan[i].name_len);
+		m = jw_mark(w);
+		r = emit_one(set, sl, w);
+		if (r > 0) {
+			jw_rewind(w, km);
+			continue;
+		}
+		obj = r == 0 && w->len > m.len && w->data[m.len] == '{' && w->data[w->len - 1] == '}';
+		for (size_t k2 = k + 1; obj && k2 < nd; k2++)
+			if (set->plan[due_at[k2]].host == (signed char)i && set->slots[due_at[k2]].src->emit != NULL)
+				emit_into(set, &set->slots[due_at[k2]], w);
+	}
+	for (size_t k = 0; k < nd; k++)
+		reads += set->slots[due_at[k]].cur_read_ns;
 	lab_hist_stage_add(&set->stage, &set->sample_read_ns[(cadences & SOURCE_BURST) ? 1 : cadences == SOURCE_TICK ? 0 : 2],
 			   reads);
 }
@@ -594,11 +619,91 @@ static int emit_kv(void *ctx, const char *key, size_t keylen, unsigned long long
 	return 0;
 }
 
+/* A key's byte as the fast path takes it: printable ASCII that JSON holds
+ * as it is (kv.c's check_key refuses the rest; '"' and '\\' it escapes). */
+static inline bool fast_key_byte(unsigned char c)
+{
+	return c > ' ' && c < 0x7f && c != '"' && c != '\\';
+}
+
+bool source_kv_json_fast(struct jw *w, const char *buf, size_t len, bool colon)
+{
+	/* A line of n >= 3 input bytes ("k 1") becomes at most n + 3 ("k":1
+	 * with its quotes and comma): 2 * len is room enough. */
+	char *d0 = jw_room(w, 2 * len + 1), *d = d0;
+	const unsigned char *p = (const unsigned char *)buf;
+	bool comma = w->comma;
+
+	if (d0 == NULL)
+		return false;
+	while (*p != '\0') {
+		const unsigned char *k = p, *v;
+		size_t kl, vl;
+
+		if (*p == '\n') {              /* an empty line: both forms skip it */
+			p++;
+			continue;
+		}
+		while (fast_key_byte(*p))
+			p++;
+		kl = (size_t)(p - k);
+		if (colon) {
+			if (kl < 2 || p[-1] != ':')
+				goto strict;
+			kl--;
+		}
+		if (kl == 0 || kl >= KV_KEY_MAX || !lex_is_blank((char)*p))
+			goto strict;
+		while (lex_is_blank((char)*p))
+			p++;
+		for (v = p; lex_is_digit((char)*p); p++)
+			;
+		vl = (size_t)(p - v);
+		/* Printed as the strict path prints it (jw_i64 of the value):
+		 * no leading zero, below 2^63 (v1's unlimited
+		 * hierarchical_memory_limit is 9223372036854771712). */
+		if (vl == 0 || vl > 19 || (vl > 1 && *v == '0') ||
+		    (vl == 19 && memcmp(v, "9223372036854775807", 19) > 0))
+			goto strict;
+		if (colon && lex_is_blank((char)*p)) {
+			while (lex_is_blank((char)*p))
+				p++;
+			if (p[0] == 'k' && p[1] == 'B')
+				p += 2;
+			while (lex_is_blank((char)*p))
+				p++;
+		}
+		if (*p != '\n' && *p != '\0')
+			goto strict;
+		if (comma)
+			*d++ = ',';
+		*d++ = '"';
+		memcpy(d, k, kl);
+		d += kl;
+		*d++ = '"';
+		*d++ = ':';
+		memcpy(d, v, vl);
+		d += vl;
+		comma = true;
+		if (*p == '\n')
+			p++;
+	}
+	jw_wrote(w, (size_t)(d - d0), comma);
+	return true;
+strict:
+	jw_wrote(w, 0, w->comma);
+	return false;
+}
+
 int source_kv_emit_text(struct jw *w, const char *buf, bool colon, struct lab_error *err)
 {
 	int ret;
 
 	jw_obj(w);
+	if (source_kv_json_fast(w, buf, strlen(buf), colon)) {
+		jw_obj_end(w);
+		return 0;
+	}
 	ret = colon ? kv_each_colon(buf, emit_kv, w, err) : kv_each_space(buf, emit_kv, w, err);
 	jw_obj_end(w);
 	return ret;

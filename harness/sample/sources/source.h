@@ -52,6 +52,7 @@ enum source_where {
 #define SOURCE_CG (SOURCE_CG_V1 | SOURCE_CG_V2)
 
 #define SOURCE_MAX_PROCS 8
+#define SOURCE_TABLE_MAX 16     /* rows of source_table (registry.c), at most */
 #define SOURCE_MAX_SEEN 512
 
 /* A workload as the sources see it (filled by the sampler). */
@@ -219,6 +220,14 @@ void source_kv_emit(struct jw *w, const struct kv_list *l);
  * kv_each_colon when colon), with no list: the tick's path.  On an error
  * (kv.h's) the text at w is unfinished: the caller rewinds it. */
 int source_kv_emit_text(struct jw *w, const char *buf, bool colon, struct lab_error *err);
+/* Its fast path, tried first: the members "KEY":DIGITS of every line in one
+ * pass, key and digits copied as printed, when every line is the shape the
+ * kernel prints (a key of plain ASCII, one number below 2^63 without a
+ * leading zero, " kB" in the colon form) — true.  At the first line that is
+ * not, false with w as it was: the strict path then decides (its error, a
+ * line it skips, an escape, a number it reads differently).  What it writes
+ * is byte for byte what the strict path writes (tests/fuzz/fuzz_parsers.c). */
+bool source_kv_json_fast(struct jw *w, const char *buf, size_t len, bool colon);
 /* A pure parse's end: the text at w (freed) as *out; -EINVAL if it does not load. */
 int source_emitted(struct jw *w, json_t **out, struct lab_error *err);
 /* Read a file whole; *text points into a buffer that stays valid until the
