@@ -42,10 +42,56 @@ static int grow(struct lab_kfile *f, size_t cap, struct lab_error *err)
 	return 0;
 }
 
+/* The head of the text's last record (kfile.h: LAB_KFILE_LAST_RECORD): its
+ * last line that starts in column 0, less a number that ends it.  False
+ * when the text does not end a line or has no such line. */
+static bool last_head(const char *t, size_t n, const char **at, size_t *len)
+{
+	size_t b, e;
+
+	if (n == 0 || t[n - 1] != '\n')
+		return false;
+	for (e = n - 1;; e = b - 1) {   /* [b, e): a line, e its '\n' */
+		for (b = e; b > 0 && t[b - 1] != '\n'; b--)
+			;
+		if (b < e && t[b] != ' ' && t[b] != '\t')
+			break;
+		if (b == 0)
+			return false;
+	}
+	while (e > b && t[e - 1] >= '0' && t[e - 1] <= '9')
+		e--;
+	*at = t + b;
+	*len = e - b;
+	return e > b;
+}
+
+/* Learn the head from a whole read. */
+static void learn_last(struct lab_kfile *f)
+{
+	const char *at;
+	size_t n;
+
+	f->last_len = 0;
+	if (f->last_record && last_head(f->buf.data, f->buf.len, &at, &n) && n <= sizeof(f->last)) {
+		memcpy(f->last, at, n);
+		f->last_len = (unsigned char)n;
+	}
+}
+
+/* Does what a kept read brought end with the last record? */
+static bool ends_last(const struct lab_kfile *f)
+{
+	const char *at;
+	size_t n;
+
+	return last_head(f->buf.data, f->buf.len, &at, &n) && n == f->last_len && memcmp(at, f->last, n) == 0;
+}
+
 /* From fd's current offset (a fresh open) or from 0 with pread (kept), to
  * EOF; a buffer filled by a kept read is grown and the file read again from
  * 0, so the contents are one pass.  f->reads counts the calls that returned
- * data. */
+ * data, f->calls all. */
 static int read_all(struct lab_kfile *f, int fd, bool positioned, struct lab_error *err)
 {
 	int ret;
@@ -53,6 +99,7 @@ static int read_all(struct lab_kfile *f, int fd, bool positioned, struct lab_err
 again:
 	f->buf.len = 0;
 	f->reads = 0;
+	f->calls = 0;
 	for (;;) {
 		ssize_t n;
 
@@ -68,6 +115,7 @@ again:
 			n = pread(fd, f->buf.data + f->buf.len, f->buf.cap - f->buf.len - 1, (off_t)f->buf.len);
 		else
 			n = read(fd, f->buf.data + f->buf.len, f->buf.cap - f->buf.len - 1);
+		f->calls++;
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
@@ -76,8 +124,11 @@ again:
 			break;
 		f->buf.len += (size_t)n;
 		f->reads++;
-		/* One record, and room left: that was all of it (kfile.h). */
-		if (positioned && f->one_record && f->buf.len + 1 < f->buf.cap)
+		/* One record, or up to the last record, and room left: that was
+		 * all of it (kfile.h).  The room is checked first: a full buffer
+		 * may have cut a record. */
+		if (positioned && f->buf.len + 1 < f->buf.cap &&
+		    (f->one_record || (f->last_len > 0 && ends_last(f))))
 			break;
 	}
 	f->buf.data[f->buf.len] = '\0';
@@ -127,6 +178,7 @@ int lab_kfile_open(struct lab_kfile *f, const char *path, unsigned flags, struct
 	memset(f, 0, sizeof(*f));
 	f->fd = -1;
 	f->one_record = (flags & LAB_KFILE_ONE_RECORD) != 0;
+	f->last_record = (flags & LAB_KFILE_LAST_RECORD) != 0;
 	if ((size_t)snprintf(f->path, sizeof(f->path), "%s", path) >= sizeof(f->path))
 		return lab_error_set(err, ENAMETOOLONG, "path too long: %.80s…", path);
 	f->fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -139,6 +191,7 @@ int lab_kfile_open(struct lab_kfile *f, const char *path, unsigned flags, struct
 		lab_kfile_close(f);
 		return ret;
 	}
+	learn_last(f);
 	if (!lab_kfile_keeping()) {
 		snprintf(f->why, sizeof(f->why), "PAGELAB_SOURCE_READ=reopen");
 	} else {
@@ -181,6 +234,10 @@ int lab_kfile_read(struct lab_kfile *f, struct lab_error *err)
 		ret = read_all(f, f->fd, true, err);
 	if (ret < 0)
 		return ret;
+	/* Read to EOF whole in one call that did not end as it did: the last
+	 * record is another now. */
+	if (f->last_record && !f->reopen && f->reads == 1 && f->calls > 1)
+		learn_last(f);
 	account(f, t0);
 	return 0;
 }
@@ -190,7 +247,8 @@ int lab_kfile_reopen(struct lab_kfile *f, struct lab_error *err)
 	struct lab_kfile n;
 	int ret;
 
-	if ((ret = lab_kfile_open(&n, f->path, f->one_record ? LAB_KFILE_ONE_RECORD : 0, err)) < 0)
+	if ((ret = lab_kfile_open(&n, f->path, (f->one_record ? LAB_KFILE_ONE_RECORD : 0) |
+					   (f->last_record ? LAB_KFILE_LAST_RECORD : 0), err)) < 0)
 		return ret;
 	n.nr += f->nr;
 	n.splits += f->splits;

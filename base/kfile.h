@@ -24,6 +24,16 @@
  * buffer returns all of it) needs no call to find its EOF: a read that did
  * not fill the buffer is the whole file, in one call.
  *
+ * Nor does a file of records in a fixed order whose last record begins with
+ * a line no other record begins with (LAB_KFILE_LAST_RECORD: /proc/vmstat,
+ * a line per key in vmstat_text's order; /proc/zoneinfo, a record per zone
+ * headed "Node N, zone NAME").  A read returns whole records only (the
+ * buffer left room: seq_read_iter copied all it had), so one that ends with
+ * the last record's head — its last line in column 0, less a number ending
+ * it ("nr_unstable 0" is "nr_unstable ") — ended at EOF.  The head is
+ * learnt from the first read and from any read that needed the EOF call
+ * (a zone of a node that came up heads the last record now).
+ *
  * A file whose descriptor cannot be re-read (pread fails: ESPIPE, EINVAL), or
  * every file when PAGELAB_SOURCE_READ=reopen is set, is read the plain way —
  * open, read to EOF, close — each time, and `why` says so.  A kept
@@ -42,6 +52,7 @@
 #include "fileio.h"
 
 #define LAB_KFILE_ONE_RECORD 0x1u
+#define LAB_KFILE_LAST_RECORD 0x2u
 
 struct lab_kfile {
 	/* What every read touches first, together. */
@@ -51,6 +62,12 @@ struct lab_kfile {
 	struct lab_buf buf;             /* the contents after a read, NUL-terminated */
 	/* The last read. */
 	unsigned reads;                 /* read(2)/pread(2) calls that returned data */
+	unsigned calls;                 /* ... and all of them, the one that found EOF too */
+	/* LAB_KFILE_LAST_RECORD: the head of the last record; 0 long: none known
+	 * (a head longer than this, or the flag not given). */
+	unsigned char last_len;
+	bool last_record;
+	char last[94];
 	uint64_t ns;                    /* its wall time (CLOCK_MONOTONIC), ns */
 	uint64_t t0;                    /* when it began (CLOCK_MONOTONIC), ns */
 	/* Over the file's life. */

@@ -13,6 +13,11 @@
  *     is counted as a split snapshot, never taken for one;
  *   - a regular file that grew past the buffer sized from its first read is
  *     read again whole from 0 (regrows), not spliced;
+ *   - /proc/vmstat and /proc/zoneinfo with LAB_KFILE_LAST_RECORD: a read
+ *     whose one call brought the last record (vmstat's last key, the last
+ *     "Node N, zone NAME") makes no EOF call; a file whose last record
+ *     changed (a regular file here: a line appended) makes it once, and
+ *     learns the new head;
  *   - a pipe cannot be read with pread (ESPIPE): the file falls back to
  *     open/read/close and says why; PAGELAB_SOURCE_READ=reopen asks for it;
  *   - the histogram: n, min, max and sum exact, every quantile within 1/32 of
@@ -77,6 +82,58 @@ static void test_one_record(void)
 	CHECK(f.buf.len > 0 && f.buf.data[f.buf.len - 1] == '\n');
 	CHECK(strstr(f.buf.data, "\nDirectMap") != NULL || strstr(f.buf.data, "\nHugetlb:") != NULL);
 	lab_kfile_close(&f);
+}
+
+/* The head a LAST_RECORD file learnt: vmstat's last key with its blank,
+ * zoneinfo's last zone header.  One call a read, unless the kernel split it
+ * (vmstat past a page: then the call that brings the last record ends it). */
+static void test_last_record(void)
+{
+	static const char *const files[] = { "/proc/vmstat", "/proc/zoneinfo" };
+	char path[] = "/tmp/test_kfile.XXXXXX";
+	struct lab_kfile f;
+	struct lab_error err = { 0 };
+	int fd;
+
+	for (size_t i = 0; i < 2; i++) {
+		CHECK_EQ_U64(lab_kfile_open(&f, files[i], LAB_KFILE_LAST_RECORD, &err), 0);
+		CHECK(f.last_len > 0);
+		if (i == 0)
+			CHECK(f.last[f.last_len - 1] == ' ' && memchr(f.last, '\n', f.last_len) == NULL);
+		else
+			CHECK(strncmp(f.last, "Node ", 5) == 0 && memmem(f.last, f.last_len, ", zone", 6) != NULL);
+		for (int k = 0; k < 3; k++) {
+			CHECK_EQ_U64(lab_kfile_read(&f, &err), 0);
+			CHECK_EQ_U64(f.calls, f.reads);         /* no call that only found EOF */
+			CHECK(f.buf.len > 0 && f.buf.data[f.buf.len - 1] == '\n');
+		}
+		lab_kfile_close(&f);
+		/* Without the flag: the EOF call. */
+		CHECK_EQ_U64(lab_kfile_open(&f, files[i], 0, &err), 0);
+		CHECK_EQ_U64(lab_kfile_read(&f, &err), 0);
+		CHECK_EQ_U64(f.calls, f.reads + 1);
+		lab_kfile_close(&f);
+	}
+	fd = mkstemp(path);
+	CHECK(fd >= 0);
+	if (fd < 0)
+		return;
+	CHECK_EQ_U64(write(fd, "a 1\nb 2\n", 8), 8);
+	CHECK_EQ_U64(lab_kfile_open(&f, path, LAB_KFILE_LAST_RECORD, &err), 0);
+	CHECK_EQ_U64(f.last_len, 2);
+	CHECK(memcmp(f.last, "b ", 2) == 0);
+	CHECK_EQ_U64(lab_kfile_read(&f, &err), 0);
+	CHECK_EQ_U64(f.calls, 1);
+	CHECK_EQ_U64(write(fd, "c 3\n", 4), 4);         /* another last record */
+	CHECK_EQ_U64(lab_kfile_read(&f, &err), 0);
+	CHECK_EQ_U64(f.calls, 2);
+	CHECK_STR(f.buf.data, "a 1\nb 2\nc 3\n");
+	CHECK(f.last_len == 2 && memcmp(f.last, "c ", 2) == 0);
+	CHECK_EQ_U64(lab_kfile_read(&f, &err), 0);
+	CHECK_EQ_U64(f.calls, 1);
+	lab_kfile_close(&f);
+	close(fd);
+	unlink(path);
 }
 
 static void test_split(void)
@@ -215,6 +272,7 @@ int main(int argc, char **argv)
 	(void)argv;
 	test_fresh();
 	test_one_record();
+	test_last_record();
 	test_split();
 	test_grow();
 	test_fallback();

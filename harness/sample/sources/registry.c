@@ -147,7 +147,10 @@ static bool file_path(const struct source_ctx *ctx, const char *tok, char *path,
  * (kernel/sched/psi.c: single_open) and a cgroup's memory.* files (every one
  * in mm/memcontrol.c and memcontrol-v1.c is a seq_show or read_u64 file with
  * no seq_start: kernel/cgroup/cgroup.c, cgroup_seqfile_start shows it once).
- * /proc/vmstat, zoneinfo and buddyinfo are one record per line or zone. */
+ * /proc/vmstat and zoneinfo are one record per line or zone, each headed by
+ * its own key or "Node N, zone NAME" (mm/vmstat.c: vmstat_show,
+ * zoneinfo_show_print): their last record's head says a read reached EOF.
+ * buddyinfo is read at steps only. */
 static unsigned kfile_flags(const struct source_ctx *ctx, const char *path)
 {
 	const char *sb = ctx->sb != NULL ? sandbox_path(ctx->sb) : NULL;
@@ -155,6 +158,8 @@ static unsigned kfile_flags(const struct source_ctx *ctx, const char *path)
 
 	if (strcmp(path, "/proc/meminfo") == 0 || strncmp(path, "/proc/pressure/", 15) == 0)
 		return LAB_KFILE_ONE_RECORD;
+	if (strcmp(path, "/proc/vmstat") == 0 || strcmp(path, "/proc/zoneinfo") == 0)
+		return LAB_KFILE_LAST_RECORD;
 	if (sb != NULL && strncmp(path, sb, n) == 0 && strncmp(path + n, "/memory.", 8) == 0)
 		return LAB_KFILE_ONE_RECORD;
 	return 0;
