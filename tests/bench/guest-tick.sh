@@ -12,9 +12,11 @@
 #
 #   sh guest-tick.sh SIZE MEMORY_MAX ROUNDS TICKS INTERVAL_MS
 #
-# Prints "files: …" and, per round, "round SIZE N HARNESS_NS_PER_TICK
-# ORC_CPU ORC_WALL ORC_LOOP KEPT_CPU KEPT_WALL KEPT_LOOP" (µs but the
-# first); the result document is left in $PAGELAB_OUT/tick-SIZE.json.
+# Prints "files: …", per round "round SIZE N HARNESS_NS_PER_TICK ORC_CPU
+# ORC_WALL ORC_LOOP KEPT_CPU KEPT_WALL KEPT_LOOP" (µs but the first), and
+# "window SIZE C0 C1": the rounds' ticks are the run's tick samples C0 to
+# C1 (the fill's before them are not the hold's); the result document is
+# left in $PAGELAB_OUT/tick-SIZE.json.
 set -u
 size=$1 max=$2 rounds=$3 ticks=$4 iv=$5
 out=/tmp/tick-$size.json
@@ -53,6 +55,7 @@ wait_ticks() {
 	done
 }
 wait_ticks $(($(count) + 2))
+c0=$(count)
 r=0
 while [ "$r" -lt "$rounds" ]; do
 	r=$((r + 1))
@@ -69,6 +72,7 @@ while [ "$r" -lt "$rounds" ]; do
 	wait "$o" && wait "$k" || { echo "a floor reader failed" >&2; exit 1; }
 	echo "round $size $r $(((s1 - s0) / (t1 - t0))) $(cat /tmp/orc) $(cat /tmp/kept)"
 done
+echo "window $size $c0 $(count)"
 kill -INT "$hpid"
 wait "$hpid"
 mkdir -p "$PAGELAB_OUT"
