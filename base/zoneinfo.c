@@ -528,3 +528,22 @@ bool zoneinfo_parse_fast(const char *buf, size_t len, const struct zoneinfo_layo
 			return false;
 	return true;
 }
+
+bool zoneinfo_equal(const struct zoneinfo *a, const struct zoneinfo *b)
+{
+	if (a->n != b->n)
+		return false;
+	for (size_t i = 0; i < a->n; i++) {
+		const struct zone_info *x = &a->zones[i], *y = &b->zones[i];
+
+		if (x->node != y->node || strcmp(x->name, y->name) != 0 || x->free != y->free ||
+		    x->boost != y->boost || x->min != y->min || x->low != y->low || x->high != y->high ||
+		    x->spanned != y->spanned || x->present != y->present || x->managed != y->managed ||
+		    x->cma != y->cma || x->nr_protection != y->nr_protection ||
+		    memcmp(x->protection, y->protection, x->nr_protection * sizeof(x->protection[0])) != 0 ||
+		    x->stat_threshold != y->stat_threshold || x->nr_threshold_cpus != y->nr_threshold_cpus ||
+		    x->drift != y->drift)
+			return false;
+	}
+	return true;
+}

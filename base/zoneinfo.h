@@ -84,6 +84,9 @@ struct zoneinfo_layout {
  * held; none when out of memory).  Returns zoneinfo_parse's result. */
 int zoneinfo_layout_make(const char *buf, struct zoneinfo_layout *l, struct zoneinfo *out, struct lab_error *err);
 bool zoneinfo_parse_fast(const char *buf, size_t len, const struct zoneinfo_layout *l, struct zoneinfo *out);
+/* Whether a and b hold the same zones, every field zoneinfo_parse fills
+ * (what the fast path is held to: tests/unit, tests/fuzz). */
+bool zoneinfo_equal(const struct zoneinfo *a, const struct zoneinfo *b);
 void zoneinfo_layout_free(struct zoneinfo_layout *l);
 
 #endif

@@ -161,25 +161,6 @@ static void fuzz_kv_fast(const char *buf, size_t len)
 	}
 }
 
-static bool zones_equal(const struct zoneinfo *a, const struct zoneinfo *b)
-{
-	if (a->n != b->n)
-		return false;
-	for (size_t i = 0; i < a->n; i++) {
-		const struct zone_info *x = &a->zones[i], *y = &b->zones[i];
-
-		if (x->node != y->node || strcmp(x->name, y->name) != 0 || x->free != y->free ||
-		    x->boost != y->boost || x->min != y->min || x->low != y->low || x->high != y->high ||
-		    x->spanned != y->spanned || x->present != y->present || x->managed != y->managed ||
-		    x->cma != y->cma || x->nr_protection != y->nr_protection ||
-		    memcmp(x->protection, y->protection, x->nr_protection * sizeof(x->protection[0])) != 0 ||
-		    x->stat_threshold != y->stat_threshold || x->nr_threshold_cpus != y->nr_threshold_cpus ||
-		    x->drift != y->drift)
-			return false;
-	}
-	return true;
-}
-
 /* The input's layout reads the input as zoneinfo_parse does (the unit test
  * holds that it takes every real capture), and the input
  * with other numbers (each non-zero digit of a number outside a word and a
@@ -197,10 +178,10 @@ static void fuzz_zoneinfo_fast(const char *buf, size_t len, unsigned shift)
 			abort();
 		return;
 	}
-	if (zoneinfo_parse(buf, &strict, &err) < 0 || !zones_equal(&made, &strict))
+	if (zoneinfo_parse(buf, &strict, &err) < 0 || !zoneinfo_equal(&made, &strict))
 		abort();
 	/* Taken (a number of more than 18 digits it may refuse), the same. */
-	if (l.base != NULL && zoneinfo_parse_fast(buf, strlen(buf), &l, &fast) && !zones_equal(&fast, &strict))
+	if (l.base != NULL && zoneinfo_parse_fast(buf, strlen(buf), &l, &fast) && !zoneinfo_equal(&fast, &strict))
 		abort();
 	t = malloc(len + 1);
 	if (t == NULL)
@@ -224,7 +205,7 @@ static void fuzz_zoneinfo_fast(const char *buf, size_t len, unsigned shift)
 			break;
 	}
 	if (zoneinfo_parse_fast(t, strlen(t), &l, &fast) &&
-	    (zoneinfo_parse(t, &strict, &err) < 0 || !zones_equal(&fast, &strict)))
+	    (zoneinfo_parse(t, &strict, &err) < 0 || !zoneinfo_equal(&fast, &strict)))
 		abort();
 	free(t);
 	zoneinfo_layout_free(&l);

@@ -345,26 +345,6 @@ static void test_crossing_series(void)
 	CHECK_STR(zone_crossing(51, 52, 0), "under");                    /* no drift (no SMP): exact */
 }
 
-/* Every field zoneinfo_parse fills, compared one by one. */
-static bool same_zones(const struct zoneinfo *a, const struct zoneinfo *b)
-{
-	if (a->n != b->n)
-		return false;
-	for (size_t i = 0; i < a->n; i++) {
-		const struct zone_info *x = &a->zones[i], *y = &b->zones[i];
-
-		if (x->node != y->node || strcmp(x->name, y->name) != 0 || x->free != y->free ||
-		    x->boost != y->boost || x->min != y->min || x->low != y->low || x->high != y->high ||
-		    x->spanned != y->spanned || x->present != y->present || x->managed != y->managed ||
-		    x->cma != y->cma || x->nr_protection != y->nr_protection ||
-		    memcmp(x->protection, y->protection, x->nr_protection * sizeof(x->protection[0])) != 0 ||
-		    x->stat_threshold != y->stat_threshold || x->nr_threshold_cpus != y->nr_threshold_cpus ||
-		    x->drift != y->drift)
-			return false;
-	}
-	return true;
-}
-
 /* The text with every number that does not continue a word and is not on
  * a "Node" line made other digits (each digit d becomes (d + shift) % 10, a
  * leading zero a 1; a 0 stays): what the kernel prints at the next read. */
@@ -406,15 +386,15 @@ static void check_fast(const struct unit_fixture *f)
 
 	CHECK_EQ_U64(zoneinfo_layout_make(f->buf, &l, &made, &err), 0);
 	CHECK(l.base != NULL && l.nr_marks > 50);
-	CHECK(zoneinfo_parse(f->buf, &strict, &err) == 0 && same_zones(&made, &strict));
-	CHECK(zoneinfo_parse_fast(f->buf, strlen(f->buf), &l, &fast) && same_zones(&fast, &strict));
+	CHECK(zoneinfo_parse(f->buf, &strict, &err) == 0 && zoneinfo_equal(&made, &strict));
+	CHECK(zoneinfo_parse_fast(f->buf, strlen(f->buf), &l, &fast) && zoneinfo_equal(&fast, &strict));
 	for (unsigned shift = 1; shift < 10; shift++) {
 		t = renumbered(f->buf, shift);
 		if (zoneinfo_parse(t, &strict, &err) == 0) {
 			bool ok = zoneinfo_parse_fast(t, strlen(t), &l, &fast);
 
 			/* Refused only when a zone's being populated changed. */
-			CHECK(!ok || same_zones(&fast, &strict));
+			CHECK(!ok || zoneinfo_equal(&fast, &strict));
 			if (ok)
 				taken++;
 		}
