@@ -372,9 +372,13 @@ void source_set_emit(struct source_set *set, unsigned cadences, struct jw *w)
 
 	memset(&set->ctx->facts, 0, sizeof(set->ctx->facts));
 	set->first_ns = 0;
+	/* A source joining another's object is read only when that one wrote
+	 * one: until then this sample read nothing of it. */
 	for (size_t i = 0; i < set->n; i++)
-		if (planned(&set->plan[i], cadences))
+		if (planned(&set->plan[i], cadences)) {
+			set->slots[i].cur_read_ns = 0;
 			due_at[nd++] = (unsigned char)i;
+		}
 	for (size_t k = 0; k < nd; k++) {
 		size_t i = due_at[k];
 		struct source_slot *sl = &set->slots[i];
