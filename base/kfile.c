@@ -10,6 +10,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lex.h"
+
 /* A file that keeps filling a buffer this large is not a counters file. */
 #define KFILE_MAX (64u << 20)
 
@@ -59,7 +61,7 @@ static bool last_head(const char *t, size_t n, const char **at, size_t *len)
 		if (b == 0)
 			return false;
 	}
-	while (e > b && t[e - 1] >= '0' && t[e - 1] <= '9')
+	while (e > b && lex_is_digit(t[e - 1]))
 		e--;
 	*at = t + b;
 	*len = e - b;
