@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "fileio.h"
+#include "lex.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -141,20 +142,24 @@ int lab_read_file(const char *path, char **out, size_t *len_out, struct lab_erro
 int lab_read_u64(const char *path, unsigned long long *val, struct lab_error *err)
 {
 	cleanup_free char *buf = NULL;
-	char *end;
 	int ret;
 
 	ret = lab_read_file(path, &buf, NULL, err);
 	if (ret < 0)
 		return ret;
-	if (strncmp(buf, "max", 3) == 0 && (buf[3] == '\n' || buf[3] == '\0')) {
+	return lab_text_u64(buf, path, val, err);
+}
+
+int lab_text_u64(const char *buf, const char *what, unsigned long long *val, struct lab_error *err)
+{
+	const char *end;
+
+	if (strncmp(buf, "max", 3) == 0 && (buf[3] == '\0' || (buf[3] == '\n' && buf[4] == '\0'))) {
 		*val = UINT64_MAX;
 		return 0;
 	}
-	errno = 0;
-	*val = strtoull(buf, &end, 10);
-	if (errno != 0 || end == buf || (*end != '\n' && *end != '\0'))
-		return lab_error_set(err, EINVAL, "%s: not a number: %.40s", path, buf);
+	if (lex_u64(buf, 10, val, &end) < 0 || (*end != '\0' && (*end != '\n' || end[1] != '\0')))
+		return lab_error_set(err, EINVAL, "%s: not a number: %.40s", what, buf);
 	return 0;
 }
 

@@ -42,6 +42,10 @@ int lab_read_file(const char *path, char **out, size_t *len_out, struct lab_erro
  * UINT64_MAX).  Returns 0 or -errno. */
 int lab_read_u64(const char *path, unsigned long long *val, struct lab_error *err);
 
+/* The same of a file's text already read (what names it in the error):
+ * one unsigned decimal number or "max", then a newline or the end. */
+int lab_text_u64(const char *buf, const char *what, unsigned long long *val, struct lab_error *err);
+
 /* Write str to an existing file (O_WRONLY|O_TRUNC, no create), in one write. */
 int lab_write_file(const char *path, const char *str, struct lab_error *err);
 

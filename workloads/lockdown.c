@@ -16,6 +16,8 @@
 static const char *const allowed[] = {
 	/* events and /proc reads (base/fileio.c) */
 	"read", "write", "openat", "close",
+	/* reclaimer: memory.current re-read from a kept descriptor */
+	"pread64",
 	/* lazyscan: opendir(/proc) fstats it, readdir is getdents64, and a
 	 * vanished pid is told from a kernel thread by fstatat(pid);
 	 * fstat is what other libcs (musl) call for the same */

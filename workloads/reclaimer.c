@@ -17,12 +17,15 @@
  * opened once before the lockdown.  A write answers -EAGAIN when the kernel
  * could not reclaim the amount (Documentation/admin-guide/cgroup-v2.rst,
  * memory.reclaim).  --above SIZE: a write only while the cgroup's
- * memory.current is at least SIZE (read before each), so the loop reclaims
- * while another workload's pressure holds the cgroup near its limit and
- * idles otherwise, as a user-space OOM-preventer would.  Every --report ms it reports a step `reclaim` with the
- * counts so far (writes, ok, eagain, errors, the time spent in writes); with
- * --count N it stops after N writes, reports, and waits for SIGTERM like a
- * ballast.
+ * memory.current is at least SIZE (read before each, from a descriptor kept
+ * open), so the loop reclaims while another workload's pressure holds the
+ * cgroup near its limit and idles otherwise, as a user-space OOM-preventer
+ * would.  Every --report ms, and when a burst of writes ends, it reports a
+ * step `reclaim` with the counts so far (writes, ok, eagain, errors, the time
+ * spent in writes and checks, its longest round); with --count N it stops
+ * after N writes, reports, and waits for SIGTERM like a ballast.  At
+ * SIGTERM/SIGINT it writes a last `tally` event with every count (no ack)
+ * and exits.
  *
  * Exit status: 0 stopped by SIGTERM/SIGINT, 1 failed (no cgroup v2, no
  * memory.reclaim: the start event says why), 2 bad arguments.
@@ -48,6 +51,7 @@ struct config {
 
 struct tally {
 	unsigned long long writes, ok, eagain, errors, busy_ns, max_ns, idle;
+	unsigned long long checks, max_check_ns, max_round_ns;
 	int last_errno;
 };
 
@@ -104,55 +108,120 @@ static int reclaim_path(char *out, size_t len, struct lab_error *err)
 	return 0;
 }
 
+/* The counters so far, into a `reclaim` step or the exit's `tally`. */
+static void tally_fields(struct ev_line *l, const struct tally *t)
+{
+	ev_u64(l, "writes", t->writes);
+	ev_u64(l, "ok", t->ok);
+	ev_u64(l, "eagain", t->eagain);
+	ev_u64(l, "errors", t->errors);
+	ev_u64(l, "below_above", t->idle);
+	ev_u64(l, "last_errno", (unsigned long long)t->last_errno);
+	ev_u64(l, "busy_ns", t->busy_ns);
+	ev_u64(l, "max_write_ns", t->max_ns);
+	ev_u64(l, "checks", t->checks);
+	ev_u64(l, "max_check_ns", t->max_check_ns);
+	ev_u64(l, "max_round_ns", t->max_round_ns);
+}
+
+/* A `reclaim` step: it waits for the harness's ack. */
 static int report(struct events *ev, const struct tally *t, struct lab_error *err)
 {
 	struct ev_line l;
 
 	events_step_begin(ev, &l, "reclaim", NULL);
-	ev_u64(&l, "writes", t->writes);
-	ev_u64(&l, "ok", t->ok);
-	ev_u64(&l, "eagain", t->eagain);
-	ev_u64(&l, "errors", t->errors);
-	ev_u64(&l, "below_above", t->idle);
-	ev_u64(&l, "last_errno", (unsigned long long)t->last_errno);
-	ev_u64(&l, "busy_ns", t->busy_ns);
-	ev_u64(&l, "max_write_ns", t->max_ns);
+	tally_fields(&l, t);
 	return events_step_end(ev, &l, err);
 }
 
-/* Write, sleep (in sigtimedwait: SIGTERM ends the sleep at once), report. */
-/* memory.current below --above: this round writes nothing. */
-static bool below(const struct config *cfg, const char *current)
+/* The last word, at SIGTERM/SIGINT: {"event":"tally", ...} with every counter,
+ * no ack waited for (the harness is stopping the run; it reads what a
+ * workload wrote until it exits: runs[].workloads[].tally).  Writes done
+ * since the last step are not lost to the run's end. */
+static void tally(struct events *ev, const struct tally *t)
 {
-	unsigned long long v;
-	struct lab_error e;
+	struct ev_line l;
 
-	return cfg->above > 0 && lab_read_u64(current, &v, &e) == 0 && v < cfg->above;
+	events_line_begin(&l, "tally");
+	ev_u64(&l, "t_ns", events_now_ns());
+	tally_fields(&l, t);
+	(void)events_emit(ev, &l, NULL);
 }
 
-static int loop(struct events *ev, const struct config *cfg, int fd, const char *current, const sigset_t *stop,
+/* A stop already asked for (taken now): no report that waits for an ack the
+ * harness, stopping, no longer sends. */
+static bool stopping(const sigset_t *stop)
+{
+	const struct timespec zero = { 0, 0 };
+
+	return sigtimedwait(stop, NULL, &zero) >= 0;
+}
+
+/* memory.current below --above: this round writes nothing.  Read with pread
+ * from 0 on a descriptor kept open: a reopen each round allocates a struct
+ * file and a seq_file buffer charged to this very cgroup
+ * (fs/seq_file.c: seq_buf_alloc, GFP_KERNEL_ACCOUNT), so at its limit every
+ * check would itself reclaim; a kept seq_file keeps its buffer.  A check
+ * that fails is not "below": the round writes. */
+static bool below(const struct config *cfg, int cur, struct tally *t)
+{
+	unsigned long long v, t0, d;
+	struct lab_error e;
+	char buf[32];
+	ssize_t n;
+	bool b = false;
+
+	if (cfg->above == 0)
+		return false;
+	t0 = events_now_ns();
+	n = pread(cur, buf, sizeof(buf) - 1, 0);
+	if (n > 0) {
+		buf[n] = '\0';
+		b = lab_text_u64(buf, "memory.current", &v, &e) == 0 && v < cfg->above;
+	}
+	d = events_now_ns() - t0;
+	t->checks++;
+	if (d > t->max_check_ns)
+		t->max_check_ns = d;
+	return b;
+}
+
+/* Check, write or not, report, sleep (in sigtimedwait: SIGTERM ends the
+ * sleep at once).  max_round_ns: the longest round from its start to the
+ * next one's, the waits for the harness's acks left out — how long the
+ * loop was away from memory.current (a round far above --interval means
+ * the task did not run, or a check or a write blocked). */
+static int loop(struct events *ev, const struct config *cfg, int fd, int cur, const sigset_t *stop,
 		struct lab_error *err)
 {
 	char amount[32];
 	struct tally t = { 0 };
 	unsigned long long next_report = events_now_ns() + cfg->report_ms * 1000000ULL;
+	unsigned long long reported = 0, prev = 0, acks = 0;
 	int ret, n = snprintf(amount, sizeof(amount), "%llu", cfg->amount);
-
-	unsigned long long reported = 0;
 
 	for (;;) {
 		unsigned long long t0 = events_now_ns(), d;
 		struct timespec ts = { (time_t)(cfg->interval_ms / 1000), (long)(cfg->interval_ms % 1000) * 1000000L };
 
-		if (below(cfg, current)) {
+		if (prev && t0 - prev - acks > t.max_round_ns)
+			t.max_round_ns = t0 - prev - acks;
+		prev = t0;
+		acks = 0;
+		if (below(cfg, cur, &t)) {
 			t.idle++;
 			/* A burst of writes just ended (the pressure let go): say so now,
 			 * not a report interval later, when the run may be over. */
 			if (t.writes > reported) {
+				unsigned long long a = events_now_ns();
+
+				if (stopping(stop))
+					break;
 				if ((ret = report(ev, &t, err)) < 0)
 					return ret;
 				reported = t.writes;
 				next_report = events_now_ns() + cfg->report_ms * 1000000ULL;
+				acks += events_now_ns() - a;
 			}
 		} else {
 			if (write(fd, amount, (size_t)n) == n) {
@@ -169,21 +238,30 @@ static int loop(struct events *ev, const struct config *cfg, int fd, const char 
 			if (d > t.max_ns)
 				t.max_ns = d;
 		}
-		if (cfg->count && t.writes >= cfg->count)
+		if (cfg->count && t.writes >= cfg->count) {
+			if (stopping(stop))
+				break;
+			if ((ret = report(ev, &t, err)) < 0)
+				return ret;
+			while (sigwaitinfo(stop, NULL) < 0 && errno == EINTR)
+				;
 			break;
+		}
 		if (events_now_ns() >= next_report) {
+			unsigned long long a = events_now_ns();
+
+			if (stopping(stop))
+				break;
 			if ((ret = report(ev, &t, err)) < 0)
 				return ret;
 			reported = t.writes;
 			next_report = events_now_ns() + cfg->report_ms * 1000000ULL;
+			acks += events_now_ns() - a;
 		}
-		if (cfg->interval_ms && sigtimedwait(stop, NULL, &ts) >= 0)
-			return 0;
+		if (cfg->interval_ms ? sigtimedwait(stop, NULL, &ts) >= 0 : stopping(stop))
+			break;
 	}
-	if ((ret = report(ev, &t, err)) < 0)
-		return ret;
-	while (sigwaitinfo(stop, NULL) < 0 && errno == EINTR)
-		;
+	tally(ev, &t);
 	return 0;
 }
 
@@ -197,7 +275,7 @@ int main(int argc, char **argv)
 	struct ev_line l;
 	char path[1024], current[1024];
 	sigset_t stop;
-	int fd;
+	int fd, cur = -1;
 
 	if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
 		wl_decl_usage(&wl_decl_reclaimer, stdout);
@@ -215,8 +293,14 @@ int main(int argc, char **argv)
 		fprintf(stderr, "reclaimer: %s\n", err.msg);
 		return 1;
 	}
-	/* memory.current beside memory.reclaim (--above). */
+	/* memory.current beside memory.reclaim (--above), kept open. */
 	snprintf(current, sizeof(current), "%.*scurrent", (int)(strlen(path) - strlen("reclaim")), path);
+	if (cfg.above > 0 && (cur = open(current, O_RDONLY | O_CLOEXEC)) < 0) {
+		lab_error_errno(&err, errno, "open %s", current);
+		events_error(&ev, "open", err.msg);
+		fprintf(stderr, "reclaimer: %s\n", err.msg);
+		return 1;
+	}
 	sigemptyset(&stop);
 	sigaddset(&stop, SIGTERM);
 	sigaddset(&stop, SIGINT);
@@ -227,7 +311,7 @@ int main(int argc, char **argv)
 	ev_u64(&l, "interval_ms", cfg.interval_ms);
 	ev_u64(&l, "count", cfg.count);
 	ev_u64(&l, "above_bytes", cfg.above);
-	if (events_emit(&ev, &l, &err) < 0 || lockdown_install(NULL, &err) < 0 || loop(&ev, &cfg, fd, current, &stop, &err) < 0) {
+	if (events_emit(&ev, &l, &err) < 0 || lockdown_install(NULL, &err) < 0 || loop(&ev, &cfg, fd, cur, &stop, &err) < 0) {
 		events_error(&ev, "reclaim", err.msg);
 		fprintf(stderr, "reclaimer: %s\n", err.msg);
 		return 1;

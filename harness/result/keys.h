@@ -68,6 +68,7 @@
 #define RK_TRACING      "tracing"          /* the document: were tracepoints available */
 #define RK_ACTION       "action"           /* actions[]: what the run did */
 #define RK_FACTS        "facts"            /* workloads[]: what the workload reported at start */
+#define RK_TALLY        "tally"            /* workloads[]: its last counts, written as it was stopped */
 #define RK_LOADS        "loads"            /* runs[]: the [load] clients' records */
 #define RK_FOREIGN      "foreign"          /* runs[]: the run's directory, user, network namespace */
 #define RK_LOAD         "load"             /* steps[]: a load's record (without its output) */

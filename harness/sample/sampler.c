@@ -839,6 +839,11 @@ static int handle_line(struct ctx *c, size_t wi, const char *line)
 		json_array_foreach(pids, k, pid)
 			if (json_is_integer(pid) && json_integer_value(pid) > 0 && json_array_size(all) < 1024)
 				json_array_append(all, pid);
+	} else if (!strcmp(type, "tally")) {
+		/* A workload's last counts, written as it was stopped (no ack):
+		 * runs[].workloads[].tally. */
+		json_object_del(ev, "event");
+		json_object_set(x->info, RK_TALLY, ev);
 	} else if (!strcmp(type, "error")) {
 		const char *m = json_string_value(json_object_get(ev, "msg"));
 

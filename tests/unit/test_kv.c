@@ -459,6 +459,33 @@ static void test_colon(void)
 	kv_free(&l);
 }
 
+/* One number as a cgroup file prints it (mm/memcontrol.c: memory_current_read
+ * "%llu\n", memory_max_show "max\n"): anything else, a number too large
+ * for 64 bits included, is -EINVAL naming the file. */
+static void test_number_text(void)
+{
+	struct lab_error err = { 0 };
+	unsigned long long v = 0;
+
+	CHECK_EQ_U64(lab_text_u64("46145536\n", "memory.current", &v, &err), 0);
+	CHECK_EQ_U64(v, 46145536);
+	CHECK_EQ_U64(lab_text_u64("0", "memory.current", &v, &err), 0);
+	CHECK_EQ_U64(v, 0);
+	CHECK_EQ_U64(lab_text_u64("max\n", "memory.max", &v, &err), 0);
+	CHECK_EQ_U64(v, UINT64_MAX);
+	CHECK_EQ_U64(lab_text_u64("18446744073709551615\n", "memory.current", &v, &err), 0);
+	CHECK_EQ_U64(v, UINT64_MAX);
+	CHECK_EQ_U64(lab_text_u64("18446744073709551616\n", "memory.current", &v, &err), -EINVAL);
+	CHECK_CONTAINS(err.msg, "memory.current: not a number");
+	CHECK_EQ_U64(lab_text_u64("", "memory.current", &v, &err), -EINVAL);
+	CHECK_EQ_U64(lab_text_u64("12 kB\n", "memory.current", &v, &err), -EINVAL);
+	CHECK_EQ_U64(lab_text_u64("maximum\n", "memory.max", &v, &err), -EINVAL);
+	CHECK_EQ_U64(lab_text_u64("12\n13\n", "memory.current", &v, &err), -EINVAL);
+	CHECK_EQ_U64(lab_text_u64("max\nmax\n", "memory.max", &v, &err), -EINVAL);
+	CHECK_EQ_U64(lab_text_u64(" 12\n", "memory.current", &v, &err), -EINVAL);
+	CHECK_EQ_U64(lab_text_u64("-1\n", "memory.current", &v, &err), -EINVAL);
+}
+
 int main(int argc, char **argv)
 {
 	root = unit_fixtures_root(argc, argv);
@@ -469,5 +496,6 @@ int main(int argc, char **argv)
 	test_space_shapes();
 	test_growth();
 	test_colon();
+	test_number_text();
 	return unit_report("kv");
 }
