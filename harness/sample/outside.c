@@ -5,7 +5,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,97 +49,125 @@ static _Noreturn void child(const char *path, char *const argv[], int ev_w, pid_
 	_exit(127);
 }
 
-/* The `hold` step line (or an `error`), read within the deadline; the
- * start line's memfree_kb goes into rec. */
-static int wait_line(int fd, pid_t pid, json_t *rec, json_t **ev, struct lab_error *err)
+/* The record's end: wait_ms, and result "ok" or "error" (with why). */
+static void done(struct outside *o, json_t *rec, int ret, const char *why)
 {
-	char buf[8192];
-	size_t len = 0;
-	unsigned long long end = mono_ms() + OUTSIDE_WAIT_MS;
-
-	*ev = NULL;
-	for (;;) {
-		struct pollfd p = { .fd = fd, .events = POLLIN };
-		unsigned long long now = mono_ms();
-		char *nl;
-		ssize_t n;
-
-		if (now >= end)
-			return lab_error_set(err, ETIMEDOUT, "the outside ballast (pid %d) did not take its memory in %d s",
-					     (int)pid, OUTSIDE_WAIT_MS / 1000);
-		if (poll(&p, 1, (int)(end - now)) < 0 && errno != EINTR)
-			return lab_error_errno(err, errno, "poll");
-		n = read(fd, buf + len, sizeof(buf) - 1 - len);
-		if (n < 0 && (errno == EINTR || errno == EAGAIN))
-			continue;
-		if (n <= 0)
-			return lab_error_set(err, EPIPE, "the outside ballast (pid %d) ended before taking its memory", (int)pid);
-		len += (size_t)n;
-		buf[len] = '\0';
-		while ((nl = strchr(buf, '\n')) != NULL) {
-			json_t *o = json_loadb(buf, (size_t)(nl - buf), 0, NULL);
-			const char *type = json_string_value(json_object_get(o, "event"));
-
-			len -= (size_t)(nl + 1 - buf);
-			memmove(buf, nl + 1, len + 1);
-			if (type != NULL && (!strcmp(type, "step") || !strcmp(type, "error"))) {
-				*ev = o;
-				return 0;
-			}
-			if (type != NULL && !strcmp(type, "start"))
-				json_object_set(rec, "memfree_kb", json_object_get(o, "memfree_kb"));
-			json_decref(o);
-		}
-		if (len >= sizeof(buf) - 1)
-			return lab_error_set(err, E2BIG, "the outside ballast wrote a line longer than %zu bytes", sizeof(buf));
+	if (o->fd >= 0) {
+		close(o->fd);
+		o->fd = -1;
+	}
+	json_object_set_new(rec, "wait_ms", json_integer((json_int_t)(mono_ms() - o->t0_ms)));
+	json_object_set_new(rec, "result", json_string(ret >= 0 ? "ok" : "error"));
+	if (ret < 0) {
+		json_object_set_new(rec, "error", json_string(why));
+		outside_stop(o);
 	}
 }
 
-int outside_hold(const char *bindir, unsigned long long leave, struct outside *o, json_t *rec,
-		 struct lab_error *err)
+int outside_begin(const char *bindir, unsigned long long leave, struct outside *o, json_t *rec,
+		  struct lab_error *err)
 {
 	char path[PATH_MAX], lv[32];
 	char *argv[] = { "hold", "--leave", lv, "--oom-score-adj", "0", "--event-fd", "3", NULL };
-	unsigned long long t0 = mono_ms();
-	json_t *ev = NULL;
-	int p[2], ret;
+	int p[2], ret = 0;
 	pid_t pid, me = getpid();
 
 	o->pid = 0;
+	o->fd = -1;
+	o->len = 0;
+	o->t0_ms = mono_ms();
+	o->deadline_ms = o->t0_ms + OUTSIDE_WAIT_MS;
+	json_object_set_new(rec, "leave_bytes", json_integer((json_int_t)leave));
 	snprintf(lv, sizeof(lv), "%llu", leave);
 	if ((size_t)snprintf(path, sizeof(path), "%s/hold", bindir) >= sizeof(path))
-		return lab_error_set(err, ENAMETOOLONG, "outside ballast: path too long");
-	if (pipe2(p, O_CLOEXEC) < 0)
-		return lab_error_errno(err, errno, "outside ballast: pipe");
-	pid = fork();
-	if (pid == 0)
+		ret = lab_error_set(err, ENAMETOOLONG, "outside ballast: path too long");
+	else if (pipe2(p, O_CLOEXEC | O_NONBLOCK) < 0)
+		ret = lab_error_errno(err, errno, "outside ballast: pipe");
+	else if ((pid = fork()) == 0)
 		child(path, argv, p[1], me);
-	close(p[1]);
-	if (pid < 0) {
-		close(p[0]);
-		return lab_error_errno(err, errno, "outside ballast: fork");
+	else {
+		close(p[1]);
+		if (pid < 0) {
+			close(p[0]);
+			ret = lab_error_errno(err, errno, "outside ballast: fork");
+		} else {
+			o->pid = pid;
+			o->fd = p[0];
+			json_object_set_new(rec, "pid", json_integer(pid));
+		}
 	}
-	o->pid = pid;
-	ret = wait_line(p[0], pid, rec, &ev, err);
-	close(p[0]);
-	json_object_set_new(rec, "pid", json_integer(pid));
-	json_object_set_new(rec, "leave_bytes", json_integer((json_int_t)leave));
-	json_object_set_new(rec, "wait_ms", json_integer((json_int_t)(mono_ms() - t0)));
-	if (ret == 0 && !strcmp(json_string_value(json_object_get(ev, "event")), "error"))
-		ret = lab_error_set(err, EIO, "outside ballast: %s",
-				    json_string_value(json_object_get(ev, "msg")) ? json_string_value(json_object_get(ev, "msg"))
-										 : "failed");
-	if (ret == 0) {
-		json_object_set(rec, "held_bytes", json_object_get(ev, "held_bytes"));
-		json_object_set(rec, "rollup", json_object_get(ev, "rollup"));
-	}
-	json_object_set_new(rec, "result", json_string(ret == 0 ? "ok" : "error"));
-	if (ret < 0) {
-		json_object_set_new(rec, "error", json_string(err->msg));
-		outside_stop(o);
-	}
-	json_decref(ev);
+	if (ret < 0)
+		done(o, rec, ret, err->msg);
 	return ret;
+}
+
+int outside_poll(struct outside *o, json_t *rec, struct lab_error *err)
+{
+	char *nl;
+	ssize_t n;
+	int ret;
+
+	if (o->fd < 0)
+		return lab_error_set(err, EBADF, "the outside ballast is not filling");
+	for (;;) {
+		n = read(o->fd, o->buf + o->len, sizeof(o->buf) - 1 - o->len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN)
+			break;
+		if (n <= 0) {
+			ret = lab_error_set(err, EPIPE, "the outside ballast (pid %d) ended before taking its memory",
+					    (int)o->pid);
+			done(o, rec, ret, err->msg);
+			return ret;
+		}
+		o->len += (size_t)n;
+		o->buf[o->len] = '\0';
+		while ((nl = strchr(o->buf, '\n')) != NULL) {
+			json_t *ev = json_loadb(o->buf, (size_t)(nl - o->buf), 0, NULL);
+			const char *type = json_string_value(json_object_get(ev, "event"));
+
+			o->len -= (size_t)(nl + 1 - o->buf);
+			memmove(o->buf, nl + 1, o->len + 1);
+			if (type != NULL && !strcmp(type, "start"))
+				json_object_set(rec, "memfree_kb", json_object_get(ev, "memfree_kb"));
+			if (type != NULL && !strcmp(type, "error")) {
+				const char *m = json_string_value(json_object_get(ev, "msg"));
+
+				ret = lab_error_set(err, EIO, "outside ballast: %s", m ? m : "failed");
+				json_decref(ev);
+				done(o, rec, ret, err->msg);
+				return ret;
+			}
+			if (type != NULL && !strcmp(type, "step")) {
+				json_object_set(rec, "held_bytes", json_object_get(ev, "held_bytes"));
+				json_object_set(rec, "rollup", json_object_get(ev, "rollup"));
+				json_decref(ev);
+				done(o, rec, 0, NULL);
+				return 1;
+			}
+			json_decref(ev);
+		}
+		if (o->len >= sizeof(o->buf) - 1) {
+			ret = lab_error_set(err, E2BIG, "the outside ballast wrote a line longer than %zu bytes",
+					    sizeof(o->buf));
+			done(o, rec, ret, err->msg);
+			return ret;
+		}
+	}
+	if (mono_ms() >= o->deadline_ms) {
+		ret = lab_error_set(err, ETIMEDOUT, "the outside ballast (pid %d) did not take its memory in %d s",
+				    (int)o->pid, OUTSIDE_WAIT_MS / 1000);
+		done(o, rec, ret, err->msg);
+		return ret;
+	}
+	return 0;
+}
+
+void outside_abandon(struct outside *o, json_t *rec, const char *why)
+{
+	if (o->fd >= 0)
+		done(o, rec, -ECANCELED, why);
 }
 
 void outside_stop(struct outside *o)

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -29,7 +30,7 @@
 #include "base/zoneinfo.h"
 #include "service.h"
 
-enum { TAG_TIMER = 1, TAG_SIGNAL = 2, TAG_EVENT = 0x100, TAG_PIDFD = 0x200, TAG_TRACE = 0x400 };
+enum { TAG_TIMER = 1, TAG_SIGNAL = 2, TAG_EVENT = 0x100, TAG_PIDFD = 0x200, TAG_TRACE = 0x400, TAG_OUTSIDE = 0x4000 };
 
 struct ctx {
 	const struct run_spec *spec;
@@ -49,6 +50,14 @@ struct ctx {
 	struct launch_command cmds[SCN_MAX_WORKLOADS];  /* the command workloads' plans */
 	struct launch_lives lives;      /* their lives (launch/lives.h) */
 	struct outside outside[SCN_MAX_ACTIONS];        /* [action] leave: ballasts outside the sandbox */
+	/* An outside ballast still filling: the step it was started at, whose
+	 * ack (and the workloads waiting for it) waits for its memory. */
+	struct outside_wait {
+		bool pending, ack;
+		size_t wi;
+		char step[64];
+		json_t *rec, *steprec;
+	} owait[SCN_MAX_ACTIONS];
 	struct svc *svc;                /* readiness, loads, planned stops (service.h); NULL: none */
 	struct source_ctx sctx;         /* what the sources see: sandbox, workloads */
 	struct source_set *sources;     /* sources/registry.c's table, opened */
@@ -650,27 +659,92 @@ static int start_workload(struct ctx *c, size_t i)
 	return ret;
 }
 
-/* [action] leave = SIZE: the outside ballast (sample/outside.h), started
- * before the step is acked and waited for. */
-static void do_outside(struct ctx *c, size_t a, const char *step, json_t *steprec)
+static int release_after(struct ctx *c, size_t wi, const char *step);
+
+/* The outside ballast's record complete (it holds its memory, or failed):
+ * into the actions and the step's record, streamed; then the step's ack
+ * and the workloads waiting for it (release_after), when they waited. */
+static int outside_finish(struct ctx *c, size_t a, int ret, const char *msg)
 {
 	const struct run_action *ra = &c->spec->actions[a];
-	json_t *rec = json_pack("{s:s, s:s}", "action", "outside", "name", ra->name);
-	struct lab_error e;
-	int ret = outside_hold(c->o->bindir, ra->leave_bytes, &c->outside[a], rec, &e);
+	struct outside_wait *w = &c->owait[a];
+	struct launch_wl *x = &c->wl[w->wi];
 
-	json_object_set_new(rec, "after_step", json_string(step));
-	json_object_set_new(rec, "t_ms", json_real(ms_since(c, now_ns())));
-	json_array_append(c->actions, rec);
-	json_object_set(steprec, "action", rec);
-	result_stream(c->res, "action", c->run_index, rec);
-	json_decref(rec);
-	lab_say(c->o->progress, ret == 0 ? LAB_SAY_DETAIL : LAB_SAY_WARN, "  action %s: outside ballast leaving %llu bytes: %s",
-		ra->name, ra->leave_bytes, ret == 0 ? "ok" : e.msg);
+	w->pending = false;
+	json_object_set_new(w->rec, "after_step", json_string(w->step));
+	json_object_set_new(w->rec, "t_ms", json_real(ms_since(c, now_ns())));
+	json_array_append(c->actions, w->rec);
+	json_object_set(w->steprec, "action", w->rec);
+	result_stream(c->res, "action", c->run_index, w->rec);
+	json_decref(w->rec);
+	json_decref(w->steprec);
+	w->rec = w->steprec = NULL;
+	progress_line(c, true);
+	lab_say(c->o->progress, ret >= 0 ? LAB_SAY_DETAIL : LAB_SAY_WARN, "  action %s: outside ballast leaving %llu bytes: %s",
+		ra->name, ra->leave_bytes, ret >= 0 ? "ok" : msg);
+	if (!w->ack)
+		return 0;
+	if ((ret = release_after(c, w->wi, w->step)) < 0)
+		return ret;
+	if (x->proc.ack_fd >= 0 && write(x->proc.ack_fd, "k", 1) != 1) {
+		/* It died meanwhile: its pidfd will tell. */
+	}
+	return 0;
 }
 
-static void do_actions(struct ctx *c, size_t wi, const char *step, json_t *steprec)
+/* The ballast's pipe is ready, or a tick looks at its deadline. */
+static int outside_ready(struct ctx *c, size_t a)
 {
+	struct lab_error e;
+	int ret;
+
+	if (!c->owait[a].pending)
+		return 0;
+	ret = outside_poll(&c->outside[a], c->owait[a].rec, &e);
+	if (ret == 0)
+		return 0;
+	return outside_finish(c, a, ret, e.msg);
+}
+
+/* [action] leave = SIZE: the outside ballast (sample/outside.h), started at
+ * the step, before its ack.  In the loop (ack true: a workload's own step)
+ * the ack waits and the sampling goes on: true is returned, and
+ * outside_finish acks.  Otherwise (a step the harness saw) it is waited for
+ * here. */
+static bool do_outside(struct ctx *c, size_t a, size_t wi, const char *step, json_t *steprec, bool ack)
+{
+	const struct run_action *ra = &c->spec->actions[a];
+	struct outside_wait *w = &c->owait[a];
+	struct outside *o = &c->outside[a];
+	struct lab_error e;
+	int ret;
+
+	w->rec = json_pack("{s:s, s:s}", "action", "outside", "name", ra->name);
+	w->steprec = json_incref(steprec);
+	w->wi = wi;
+	w->ack = false;
+	w->pending = true;
+	snprintf(w->step, sizeof(w->step), "%s", step);
+	ret = outside_begin(c->o->bindir, ra->leave_bytes, o, w->rec, &e);
+	if (ret == 0 && ack && watch(c, o->fd, TAG_OUTSIDE | a) == 0) {
+		w->ack = true;
+		return true;
+	}
+	while (ret == 0 && (ret = outside_poll(o, w->rec, &e)) == 0) {
+		struct pollfd p = { .fd = o->fd, .events = POLLIN };
+
+		(void)poll(&p, 1, 100);
+	}
+	(void)outside_finish(c, a, ret, e.msg);
+	return false;
+}
+
+/* The actions at workload wi's step.  True: an outside ballast is filling
+ * and will ack the step (ack: the caller would ack it). */
+static bool do_actions(struct ctx *c, size_t wi, const char *step, json_t *steprec, bool ack)
+{
+	bool held = false;
+
 	for (size_t a = 0; a < c->spec->nr_actions; a++) {
 		const struct run_action *ra = &c->spec->actions[a];
 		struct lab_error e;
@@ -681,7 +755,7 @@ static void do_actions(struct ctx *c, size_t wi, const char *step, json_t *stepr
 		if (ra->workload != (int)wi || strcmp(ra->step, step) != 0)
 			continue;
 		if (ra->leave_bytes) {
-			do_outside(c, a, step, steprec);
+			held |= do_outside(c, a, wi, step, steprec, ack && !held);
 			continue;
 		}
 		if (sandbox_read(c->sb, &c->cg, &e) == 0)
@@ -705,6 +779,7 @@ static void do_actions(struct ctx *c, size_t wi, const char *step, json_t *stepr
 			lab_say(c->o->progress, LAB_SAY_DETAIL, "  action %s: reclaim %llu bytes: %s", ra->name,
 				ra->reclaim_bytes, ret == 0 ? "ok" : ret == -EAGAIN ? "EAGAIN" : e.msg);
 	}
+	return held;
 }
 
 /* The region a workload's start event names (workloads/region.c:
@@ -779,7 +854,7 @@ static void synthetic_step(void *ctx, size_t wi, const char *step, const char *a
 		}
 	}
 	json_object_set_new(rec, RK_SAMPLE, json_integer((json_int_t)c->nr_samples - 1));
-	do_actions(c, wi, step, rec);
+	(void)do_actions(c, wi, step, rec, false);
 	json_array_append(c->steps, rec);
 	result_stream(c->res, "step", c->run_index, rec);
 	json_decref(rec);
@@ -856,6 +931,7 @@ static int handle_line(struct ctx *c, size_t wi, const char *line)
 		json_t *rec = json_object(), *counters = json_deep_copy(ev);
 		const json_t *smp;
 		char stepname[32];
+		bool held;
 
 		snprintf(stepname, sizeof(stepname), "%s", step ? step : "?");
 		x->steps_done++;
@@ -886,24 +962,25 @@ static int handle_line(struct ctx *c, size_t wi, const char *line)
 				json_object_set(rec, src->name, v);
 		}
 		json_object_set_new(rec, RK_SAMPLE, json_integer((json_int_t)c->nr_samples - 1));
-		do_actions(c, wi, stepname, rec);
+		held = do_actions(c, wi, stepname, rec, true);
 		json_array_append(c->steps, rec);
 		result_stream(c->res, "step", c->run_index, rec);
 		json_decref(rec);
 		if (c->o->verbose)
 			lab_say(c->o->progress, LAB_SAY_DETAIL, "  %s: step %s%s%s", x->name, stepname,
 				json_is_string(arg) ? " " : "", json_is_string(arg) ? json_string_value(arg) : "");
-		/* Workloads waiting for this step start now, before the ack. */
-		{
+		/* Workloads waiting for this step start now, before the ack; both
+		 * wait for an outside ballast that is still filling (outside_finish). */
+		if (!held) {
 			int ret = release_after(c, wi, stepname);
 
 			if (ret < 0) {
 				json_decref(ev);
 				return ret;
 			}
-		}
-		if (x->proc.ack_fd >= 0 && write(x->proc.ack_fd, "k", 1) != 1) {
-			/* It died meanwhile: its pidfd will tell. */
+			if (x->proc.ack_fd >= 0 && write(x->proc.ack_fd, "k", 1) != 1) {
+				/* It died meanwhile: its pidfd will tell. */
+			}
 		}
 	}
 	json_decref(ev);
@@ -1177,6 +1254,13 @@ static int on_ready(struct ctx *c, uint64_t tag, int *signo)
 		svc_on_ready(c->svc, tag);
 	} else if (tag == TAG_TIMER) {
 		on_timer(c);
+		/* A ballast that fills past its deadline is told at a tick. */
+		for (size_t a = 0; a < c->spec->nr_actions; a++) {
+			int ret = outside_ready(c, a);
+
+			if (ret < 0)
+				return ret;
+		}
 	} else if (tag == TAG_SIGNAL) {
 		struct signalfd_siginfo si;
 
@@ -1187,6 +1271,8 @@ static int on_ready(struct ctx *c, uint64_t tag, int *signo)
 		return drain_events(c, tag & 0xff);
 	} else if (tag & TAG_PIDFD) {
 		launch_reap_one(&c->lives, tag & 0xff);
+	} else if (tag & TAG_OUTSIDE) {
+		return outside_ready(c, tag & 0xff);
 	}
 	return 0;
 }
@@ -1385,6 +1471,14 @@ int sampler_run(const struct run_spec *spec, struct sandbox *sb, const struct sa
 		if (c.wl[i].launched && !c.wl[i].proc.exited)
 			drain_events(&c, i);
 	svc_end(c.svc);         /* a load still running: killed, recorded */
+	/* A ballast still filling: recorded as such, stopped (its step unacked:
+	 * the workloads are stopped next). */
+	for (size_t a = 0; a < spec->nr_actions; a++)
+		if (c.owait[a].pending) {
+			outside_abandon(&c.outside[a], c.owait[a].rec, "the run ended before it took its memory");
+			c.owait[a].ack = false;
+			(void)outside_finish(&c, a, -ECANCELED, "the run ended before it took its memory");
+		}
 	launch_stop_all(&c.lives, SIGTERM);
 	for (size_t a = 0; a < spec->nr_actions; a++)
 		outside_stop(&c.outside[a]);

@@ -7,7 +7,9 @@
 # the sandbox.  On this host (tests/scenarios/thp-host.scn, four runs of a 64 MiB
 # region), then in one 6.12 and one 6.1 guest boot each (tests/scenarios/thp-guest.scn):
 # the guests run what the host must not (THP always, MGLRU and mTHP knobs, the
-# fragmentation of the whole machine, the outside ballast).  Then thp/rig-fork and
+# fragmentation of the whole machine, the outside ballast), and one more 6.12 boot
+# whose outside ballast cannot take its memory (an error on record, the run goes on).
+# Then thp/rig-fork and
 # thp/fork-after and thp/reclaim-order at a quarter size in 6.12 guests of 1 GiB, and thp/article-rig's
 # fragment step in an arm64 6.12 guest of 1 GiB (all of it ZONE_DMA there).
 # It changes knobs (thp_defrag here, more in the guests): run it under
@@ -192,6 +194,14 @@ check_guest_thp() {
              and .below_above <= .checks)' "$f"
   # The outside ballast took its memory, and kswapd woke and scanned.
   jq -e '.runs[0].actions | any(.action == "outside" and .result == "ok" and .held_bytes > 0)' "$f"
+  # The sampling went on while it filled (only the step's ack waited for it): ticks
+  # at half the asked cadence at least, and the step's record carries the action.
+  echo "# $(jq -r '.host.kernel' "$f"): outside ballast filled in $(jq -r '.runs[0] | (.actions[] | select(.action == "outside")) as $a
+        | "\($a.wait_ms) ms, \([.samples[] | select(.cause == "tick" and .t_ms > $a.t_ms - $a.wait_ms and .t_ms < $a.t_ms)] | length) ticks meanwhile"' "$f")" >&3
+  jq -e '.runs[0] | (.actions[] | select(.action == "outside")) as $a
+         | ([.samples[] | select(.cause == "tick" and .t_ms > $a.t_ms - $a.wait_ms and .t_ms < $a.t_ms)] | length)
+           >= ($a.wait_ms / 500 | floor)
+         and ([.steps[] | select(.step == $a.after_step and .workload == "region")][0].action.result == "ok")' "$f"
   jq -e '.runs[0].summary.trace.kswapd.wakes > 0' "$f"
   check_fingerprint "$f"
   jq -e '.host.fingerprint | .cgroup.v2_memory_controller and (.cgroup.memory_recursiveprot | type == "boolean")
@@ -235,6 +245,20 @@ check_guest_thp() {
   # asks for more than one package and keeps tsc (the 6.12 test above).
   jq -e '.host.fingerprint.clocksource == "hpet"' "$f"
   jq -e '.runs[0].summary.trace.lru.file | (.sandbox.nr_scanned // 0) + (.kswapd.nr_scanned // 0) > 0' "$f"
+}
+
+@test "thp vm 6.12: an outside ballast that cannot take its memory is an error on record; its step is acked and the run goes on to its end" {
+  [ -z "$VM_SKIP" ] || skip "$VM_SKIP"
+  # leave 100G: more than the guest's MemFree, so hold refuses at its start.
+  guest_run vm-thp-noroom --kernel 6.12 --thp madvise --timeout 300 run "$TOP/tests/scenarios/thp-guest.scn" --set leave=100G
+  assert_success
+  f=$(ls "$RESULTS"/vm-thp-noroom/*-guest-*.json)
+  jq -e '.runs[0] | .exit.outcome == "completed"
+         and (.actions | length == 1) and (.actions[0] | .action == "outside" and .result == "error"
+              and (.error | test("MemFree is only")) and .wait_ms < 60000 and .after_step == "mincore")
+         and ([.steps[] | select(.step == "mincore")][0].action.result == "error")
+         and ([.steps[] | select(.step == "pressure")] | length == 1)' "$f"
+  assert_output --partial "action outside: outside ballast leaving 107374182400 bytes: outside ballast: --leave 107374182400: MemFree is only"
 }
 
 @test "thp vm 6.1: kpageflags read per folio — a THP's tail pages take its head's flags, so a shared region counts every page swap-backed and none lazily freed, as 6.12 and 6.18 do" {
