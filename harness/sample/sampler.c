@@ -661,6 +661,14 @@ static int start_workload(struct ctx *c, size_t i)
 
 static int release_after(struct ctx *c, size_t wi, const char *step);
 
+/* The step's ack: the workload goes on to its next step. */
+static void ack_step(struct launch_wl *x)
+{
+	if (x->proc.ack_fd >= 0 && write(x->proc.ack_fd, "k", 1) != 1) {
+		/* It died meanwhile: its pidfd will tell. */
+	}
+}
+
 /* The outside ballast's record complete (it holds its memory, or failed):
  * into the actions and the step's record, streamed; then the step's ack
  * and the workloads waiting for it (release_after), when they waited. */
@@ -686,9 +694,7 @@ static int outside_finish(struct ctx *c, size_t a, int ret, const char *msg)
 		return 0;
 	if ((ret = release_after(c, w->wi, w->step)) < 0)
 		return ret;
-	if (x->proc.ack_fd >= 0 && write(x->proc.ack_fd, "k", 1) != 1) {
-		/* It died meanwhile: its pidfd will tell. */
-	}
+	ack_step(x);
 	return 0;
 }
 
@@ -978,9 +984,7 @@ static int handle_line(struct ctx *c, size_t wi, const char *line)
 				json_decref(ev);
 				return ret;
 			}
-			if (x->proc.ack_fd >= 0 && write(x->proc.ack_fd, "k", 1) != 1) {
-				/* It died meanwhile: its pidfd will tell. */
-			}
+			ack_step(x);
 		}
 	}
 	json_decref(ev);
