@@ -186,6 +186,30 @@ static bool below(const struct config *cfg, int cur, struct tally *t)
 	return b;
 }
 
+/* When the loop last reported, when it reports next, and the time this
+ * round spent waiting for the harness's acks. */
+struct pace {
+	unsigned long long reported, next_ns, acks_ns;
+};
+
+/* A `reclaim` step now, unless a stop is pending (1: the loop ends). */
+static int report_now(struct events *ev, const struct config *cfg, const sigset_t *stop, const struct tally *t,
+		      struct pace *p, struct lab_error *err)
+{
+	unsigned long long a = events_now_ns(), b;
+	int ret;
+
+	if (stopping(stop))
+		return 1;
+	if ((ret = report(ev, t, err)) < 0)
+		return ret;
+	b = events_now_ns();
+	p->reported = t->writes;
+	p->next_ns = b + cfg->report_ms * 1000000ULL;
+	p->acks_ns += b - a;
+	return 0;
+}
+
 /* Check, write or not, report, sleep (in sigtimedwait: SIGTERM ends the
  * sleep at once).  max_round_ns: the longest round from its start to the
  * next one's, the waits for the harness's acks left out — how long the
@@ -196,33 +220,24 @@ static int loop(struct events *ev, const struct config *cfg, int fd, int cur, co
 {
 	char amount[32];
 	struct tally t = { 0 };
-	unsigned long long next_report = events_now_ns() + cfg->report_ms * 1000000ULL;
-	unsigned long long reported = 0, prev = 0, acks = 0;
-	int ret, n = snprintf(amount, sizeof(amount), "%llu", cfg->amount);
+	struct pace p = { .next_ns = events_now_ns() + cfg->report_ms * 1000000ULL };
+	unsigned long long prev = 0;
+	int ret = 0, n = snprintf(amount, sizeof(amount), "%llu", cfg->amount);
 
-	for (;;) {
+	while (ret == 0) {
 		unsigned long long t0 = events_now_ns(), d;
 		struct timespec ts = { (time_t)(cfg->interval_ms / 1000), (long)(cfg->interval_ms % 1000) * 1000000L };
 
-		if (prev && t0 - prev - acks > t.max_round_ns)
-			t.max_round_ns = t0 - prev - acks;
+		if (prev && t0 - prev - p.acks_ns > t.max_round_ns)
+			t.max_round_ns = t0 - prev - p.acks_ns;
 		prev = t0;
-		acks = 0;
+		p.acks_ns = 0;
 		if (below(cfg, cur, &t)) {
 			t.idle++;
 			/* A burst of writes just ended (the pressure let go): say so now,
 			 * not a report interval later, when the run may be over. */
-			if (t.writes > reported) {
-				unsigned long long a = events_now_ns();
-
-				if (stopping(stop))
-					break;
-				if ((ret = report(ev, &t, err)) < 0)
-					return ret;
-				reported = t.writes;
-				next_report = events_now_ns() + cfg->report_ms * 1000000ULL;
-				acks += events_now_ns() - a;
-			}
+			if (t.writes > p.reported && (ret = report_now(ev, cfg, stop, &t, &p, err)) != 0)
+				break;
 		} else {
 			if (write(fd, amount, (size_t)n) == n) {
 				t.ok++;
@@ -239,28 +254,19 @@ static int loop(struct events *ev, const struct config *cfg, int fd, int cur, co
 				t.max_ns = d;
 		}
 		if (cfg->count && t.writes >= cfg->count) {
-			if (stopping(stop))
-				break;
-			if ((ret = report(ev, &t, err)) < 0)
-				return ret;
-			while (sigwaitinfo(stop, NULL) < 0 && errno == EINTR)
-				;
+			/* Done: the last counts, then wait for the stop like a ballast. */
+			if ((ret = report_now(ev, cfg, stop, &t, &p, err)) == 0)
+				while (sigwaitinfo(stop, NULL) < 0 && errno == EINTR)
+					;
 			break;
 		}
-		if (events_now_ns() >= next_report) {
-			unsigned long long a = events_now_ns();
-
-			if (stopping(stop))
-				break;
-			if ((ret = report(ev, &t, err)) < 0)
-				return ret;
-			reported = t.writes;
-			next_report = events_now_ns() + cfg->report_ms * 1000000ULL;
-			acks += events_now_ns() - a;
-		}
+		if (events_now_ns() >= p.next_ns && (ret = report_now(ev, cfg, stop, &t, &p, err)) != 0)
+			break;
 		if (cfg->interval_ms ? sigtimedwait(stop, NULL, &ts) >= 0 : stopping(stop))
 			break;
 	}
+	if (ret < 0)
+		return ret;
 	tally(ev, &t);
 	return 0;
 }
