@@ -16,8 +16,10 @@
 static const char *const allowed[] = {
 	/* events and /proc reads (base/fileio.c) */
 	"read", "write", "openat", "close",
-	/* reclaimer: memory.current re-read from a kept descriptor */
-	"pread64",
+	/* reclaimer: memory.current re-read from a kept descriptor; its wait
+	 * for an ack that a stop ends (glibc's poll is ppoll where the
+	 * architecture has no poll: arm64) */
+	"pread64", "poll", "ppoll",
 	/* lazyscan: opendir(/proc) fstats it, readdir is getdents64, and a
 	 * vanished pid is told from a kernel thread by fstatat(pid);
 	 * fstat is what other libcs (musl) call for the same */

@@ -32,6 +32,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -124,16 +125,6 @@ static void tally_fields(struct ev_line *l, const struct tally *t)
 	ev_u64(l, "max_round_ns", t->max_round_ns);
 }
 
-/* A `reclaim` step: it waits for the harness's ack. */
-static int report(struct events *ev, const struct tally *t, struct lab_error *err)
-{
-	struct ev_line l;
-
-	events_step_begin(ev, &l, "reclaim", NULL);
-	tally_fields(&l, t);
-	return events_step_end(ev, &l, err);
-}
-
 /* The last word, at SIGTERM/SIGINT: {"event":"tally", ...} with every counter,
  * no ack waited for (the harness is stopping the run; it reads what a
  * workload wrote until it exits: runs[].workloads[].tally).  Writes done
@@ -186,6 +177,39 @@ static bool below(const struct config *cfg, int cur, struct tally *t)
 	return b;
 }
 
+/* A `reclaim` step, then the harness's ack — or a stop, which ends the wait
+ * (1): a harness that stops the run acks nothing more, and SIGTERM is
+ * blocked here, so a plain read of the ack would wait for SIGKILL (a step
+ * written just as the run's main workload ended). */
+static int report(struct events *ev, const struct tally *t, const sigset_t *stop, struct lab_error *err)
+{
+	struct ev_line l;
+	int ret;
+
+	events_step_begin(ev, &l, "reclaim", NULL);
+	tally_fields(&l, t);
+	if ((ret = events_emit(ev, &l, err)) < 0)
+		return ret;
+	while (ev->ack_fd >= 0) {
+		struct pollfd p = { .fd = ev->ack_fd, .events = POLLIN };
+		ssize_t n;
+		char b;
+
+		if (stopping(stop))
+			return 1;
+		if (poll(&p, 1, 20) <= 0)
+			continue;
+		n = read(ev->ack_fd, &b, 1);
+		if (n == 1)
+			return 0;
+		if (n == 0)
+			return lab_error_set(err, EPIPE, "ack fd %d closed: the harness went away", ev->ack_fd);
+		if (errno != EINTR && errno != EAGAIN)
+			return lab_error_errno(err, errno, "read ack from fd %d", ev->ack_fd);
+	}
+	return 0;
+}
+
 /* When the loop last reported, when it reports next, and the time this
  * round spent waiting for the harness's acks. */
 struct pace {
@@ -199,9 +223,9 @@ static int report_now(struct events *ev, const struct config *cfg, const sigset_
 	unsigned long long a = events_now_ns(), b;
 	int ret;
 
-	if (stopping(stop))
+	if (stopping(stop) || (ret = report(ev, t, stop, err)) > 0)
 		return 1;
-	if ((ret = report(ev, t, err)) < 0)
+	if (ret < 0)
 		return ret;
 	b = events_now_ns();
 	p->reported = t->writes;

@@ -335,7 +335,7 @@ check_guest_thp() {
   echo "# $(jq -r '.host.kernel' "$f"): $(jq -r '[.runs[] | ([.steps[] | select(.step == "pressure")][0]) as $p | ([.steps[] | select(.step == "mincore")][0]) as $m | "\(.variant.release): reclaimed \(($p.counters.region.size_kb - $p.counters.region.rss_kb) / 1024 | floor) MiB, thp_split_pmd \(($p.vmstat_delta.thp_split_pmd // 0) - ($m.vmstat_delta.thp_split_pmd // 0)), \(.exit.outcome)"] | join("; ")' "$f")" >&3
 }
 
-@test "thp vm 6.12: reclaim-order at a quarter size — the classic LRU reclaims the lazily freed region in address order (every huge page but the written one first), MGLRU not" {
+@test "thp vm 6.12: reclaim-order at a quarter size — the classic LRU reclaims the lazily freed region in address order (every huge page but the written one first), MGLRU leaves more huge pages" {
   [ -z "$VM_SKIP" ] || skip "$VM_SKIP"
   # scenarios/thp/reclaim-order.scn at the article's sizes / 4: the rig's fill puts the
   # huge pages at the region's low addresses; 175 MiB of pressure reclaims about two
@@ -379,11 +379,14 @@ check_guest_thp() {
          ([.steps[] | select(.step == "mincore")][0].vmstat_delta.thp_split_pmd // 0) as $sp_start |
          (($sp_end - $sp_start) - ($huge / 512 - $pf[1].counters.pageflags.thp / 512) | fabs) <= 2
          and ($pf[1].pagemap.region.present_ranges | length) <= 3' "$f"
-  # MGLRU: not in address order: huge pages past the written one are left while small
-  # pages were reclaimed.
+  # MGLRU leaves more huge pages than the written one, where the classic LRU leaves
+  # only it.  Recorded, not asserted: whether it also reclaimed small pages while huge
+  # ones were left.  Four whole-suite runs on 6.12.118 (2026-12-05): three did (30-37
+  # huge pages at the fill, a middle range of 5 THPs and the top left), one did not
+  # (52 huge pages: [0,512) and [23040,32768) left with 8 THPs, the address order's
+  # shape) — docs/findings/thp.md.
   jq -e '.runs[] | select(.variant.lru_gen == "0x0003") |
-         ([.steps[] | select(.step == "pageflags")]) as $pf |
-         $pf[1].counters.pageflags.thp > 512 and $pf[1].counters.pageflags.present < (32768 - $pf[0].counters.pageflags.thp)' "$f"
+         ([.steps[] | select(.step == "pageflags")]) as $pf | $pf[1].counters.pageflags.thp > 512' "$f"
   echo "# $(jq -r '.host.kernel' "$f"): $(jq -r '[.runs[] | ([.steps[] | select(.step == "pageflags")]) as $pf | "lru_gen \(.variant.lru_gen): huge \($pf[0].counters.pageflags.thp / 512) THPs, left \($pf[1].pagemap.region.present_ranges | map("[\(.[0]),\(.[1]))") | join(" ")) with \($pf[1].counters.pageflags.thp / 512) THPs"] | join("; ")' "$f")" >&3
 }
 
