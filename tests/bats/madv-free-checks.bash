@@ -43,7 +43,15 @@ check_probe() {
   roll=$(rstep "$f" 0 advise | jq .counters.rollup.lazyfree_kb)
   [ "$lz" -le 65536 ]
   [ "$lz" -gt $((65536 - 124)) ]
-  [ "$roll" -eq "$lz" ]
+  # The process's LazyFree is read just after the region's (workloads/region.c:
+  # add_counters, smaps then smaps_rollup), and the lazyfree batch is the CPU's,
+  # not the task's: any task on that CPU that drains it between the two reads
+  # (lru_add_drain on exit or munmap, its own MADV_FREE filling the batch) moves
+  # the region's last folios, so the second read may be up to one batch more.
+  # Seen once in a whole-suite run beside the guest lane (65,472 then 65,536 kB),
+  # and in 2 of 12 runs with two loops of /bin/true (an exit on each CPU).
+  [ "$roll" -ge "$lz" ]
+  [ "$roll" -le 65536 ]
   [ "$(rstep "$f" 0 fill | jq .counters.region.lazyfree_kb)" -eq 0 ]
   # After the drain: settled (every reading the same), never less than
   # before, never more than the region, at most one batch short.
