@@ -10,7 +10,8 @@
  * is reclaimed depends on that baseline.  hold reproduces it: it maps SIZE of
  * private anonymous memory, touches every page (or memsets every byte with
  * --fill), reports one step `hold`, and waits until SIGTERM or SIGINT, then
- * exits 0.
+ * exits 0.  SIGTERM or SIGINT during the fill ends it within 32 MiB (anon.h):
+ * exit 0, no step (an outside ballast still filling at the run's end).
  *
  * --leave SIZE shapes the machine instead: it holds MemFree (read from
  * /proc/meminfo at its start) minus SIZE, so that SIZE stays free whatever
@@ -113,9 +114,9 @@ static int hold(struct events *ev, const struct config *cfg, const sigset_t *sto
 	/* Without --fill, cfg->byte is 0 (parse_args zeroes cfg): a 0 a page. */
 	t0 = events_now_ns();
 	ret = anon_map_charged((size_t)cfg->size, (size_t)sysconf(_SC_PAGESIZE),
-			       (unsigned char)cfg->byte, cfg->fill, &p, err);
-	if (ret < 0)
-		return ret;
+			       (unsigned char)cfg->byte, cfg->fill, stop, &p, err);
+	if (ret != 0)
+		return ret < 0 ? ret : 0;       /* stopped while it filled: no step */
 	work_ns = events_now_ns() - t0;
 
 	events_step_begin(ev, &l, "hold", NULL);

@@ -105,7 +105,7 @@ static _Noreturn void pressure_child(size_t n, size_t page_size, int start, int 
 	close(start);
 	b = 't';
 
-	if (n > 0 && anon_map_charged(n, page_size, 1, false, &p, &e) < 0)
+	if (n > 0 && anon_map_charged(n, page_size, 1, false, NULL, &p, &e) < 0)
 		child_exit(1);
 	if (write(mine, &b, 1) != 1)
 		child_exit(1);

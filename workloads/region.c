@@ -483,7 +483,7 @@ static int pressure(size_t bytes, size_t ps, struct lab_error *err)
 	void *p = NULL;
 	int ret;
 
-	ret = anon_map_charged(bytes, ps, 1, false, &p, err);
+	ret = anon_map_charged(bytes, ps, 1, false, NULL, &p, err);
 	if (ret < 0)
 		return ret;
 	if (munmap(p, bytes) < 0)
