@@ -247,18 +247,30 @@ check_guest_thp() {
   jq -e '.runs[0].summary.trace.lru.file | (.sandbox.nr_scanned // 0) + (.kswapd.nr_scanned // 0) > 0' "$f"
 }
 
-@test "thp vm 6.12: an outside ballast that cannot take its memory is an error on record; its step is acked and the run goes on to its end" {
+@test "thp vm 6.12: outside ballasts that never hold — one refused (an error on record, its step acked, the run goes on), one still filling when the run ends (recorded, stopped within a chunk)" {
   [ -z "$VM_SKIP" ] || skip "$VM_SKIP"
-  # leave 100G: more than the guest's MemFree, so hold refuses at its start.
-  guest_run vm-thp-noroom --kernel 6.12 --thp madvise --timeout 300 run "$TOP/tests/scenarios/thp-guest.scn" --set leave=100G
+  # noroom leaves 100G: more than the guest's MemFree, so hold refuses at its
+  # start.  slow leaves 100M of 3 GiB: it fills for seconds, and the main
+  # workload ends 400 ms after the step that started it.
+  guest_run vm-thp-outside --kernel 6.12 --thp madvise --timeout 300 run "$TOP/tests/scenarios/outside-guest.scn"
   assert_success
-  f=$(ls "$RESULTS"/vm-thp-noroom/*-guest-*.json)
-  jq -e '.runs[0] | .exit.outcome == "completed"
-         and (.actions | length == 1) and (.actions[0] | .action == "outside" and .result == "error"
-              and (.error | test("MemFree is only")) and .wait_ms < 60000 and .after_step == "mincore")
-         and ([.steps[] | select(.step == "mincore")][0].action.result == "error")
-         and ([.steps[] | select(.step == "pressure")] | length == 1)' "$f"
-  assert_output --partial "action outside: outside ballast leaving 107374182400 bytes: outside ballast: --leave 107374182400: MemFree is only"
+  f=$(ls "$RESULTS"/vm-thp-outside/*-guest-*.json | grep -v '\.jsonl$')
+  jq -e '.runs[0] | .exit.outcome == "completed" and (.actions | length == 2)
+         and (.actions[0] | .name == "noroom" and .action == "outside" and .result == "error"
+              and (.error | test("MemFree is only")) and .wait_ms < 60000 and .after_step == "hold")
+         and ([.steps[] | select(.workload == "early" and .step == "hold")][0].action.result == "error")
+         and ([.exit.workloads[] | select(.name == "main")][0] | .fate == "completed" and .code == 0)' "$f"
+  # The run ended while slow filled: its record says so; it had started
+  # (its start event's MemFree), and was stopped at once, not after the 5 s
+  # grace: hold takes SIGTERM between two 32 MiB chunks of its fill.
+  jq -e '.runs[0] as $r | ($r.exit.workloads[] | select(.name == "main") | .ended_ms) as $over
+         | $r.actions[1] | .name == "slow" and .result == "error" and .error == "the run ended before it took its memory"
+           and .after_step == "fill" and .memfree_kb > 0 and (.held_bytes == null)
+           and .t_ms >= $over and .t_ms - $over < 3000' "$f"
+  jq -e '[.runs[0].steps[] | select(.workload == "side" and .step == "fill")][0].action
+         | .name == "slow" and .result == "error"' "$f"
+  assert_output --partial "action noroom: outside ballast leaving 107374182400 bytes: outside ballast: --leave 107374182400: MemFree is only"
+  assert_output --partial "action slow: outside ballast leaving 104857600 bytes: the run ended before it took its memory"
 }
 
 @test "thp vm 6.1: kpageflags read per folio — a THP's tail pages take its head's flags, so a shared region counts every page swap-backed and none lazily freed, as 6.12 and 6.18 do" {
