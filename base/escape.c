@@ -5,6 +5,12 @@
 #include <stdint.h>
 #include <string.h>
 
+bool lab_esc_is_bidi(unsigned cp)
+{
+	return cp == 0x061c || cp == 0x200e || cp == 0x200f || (cp >= 0x202a && cp <= 0x202e) ||
+	       (cp >= 0x2066 && cp <= 0x2069);
+}
+
 /* The length of the character at s: a valid UTF-8 sequence that is not a
  * control (1..4), or 0 for a control character or a byte that does not
  * start a valid sequence (shown as \xNN, one byte at a time).  Valid means
@@ -36,7 +42,14 @@ static size_t char_len(const unsigned char *s)
 		return 0;
 	if (cp >= 0x80 && cp <= 0x9f)
 		return 0;               /* C1: CSI (U+009B) acts like ESC [ on some terminals */
+	if (lab_esc_is_bidi(cp))
+		return 0;
 	return n;
+}
+
+size_t lab_esc_char_len(const char *s)
+{
+	return char_len((const unsigned char *)s);
 }
 
 /* Writes s through put: each plain character as it is (put's job), each
@@ -233,18 +246,53 @@ void lab_esc_gnuplot_data(FILE *o, const char *s)
 	fputc('"', o);
 }
 
+/* The code point of the bidirectional control (escape.h) whose UTF-8 starts
+ * at p (0xd8 0x9c or 0xe2 0x80/0x81 …), else 0. */
+static unsigned bidi_at(const unsigned char *p)
+{
+	unsigned cp;
+
+	if (p[0] == 0xd8 && p[1] == 0x9c)
+		return 0x061c;
+	if (p[0] != 0xe2 || (p[1] != 0x80 && p[1] != 0x81) || (p[2] & 0xc0) != 0x80)
+		return 0;
+	cp = 0x2000u | (unsigned)(p[1] & 0x3f) << 6 | (p[2] & 0x3f);
+	return lab_esc_is_bidi(cp) ? cp : 0;
+}
+
+size_t lab_control_at(const char *s, unsigned *cp)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	unsigned b;
+
+	if (p[0] != 0 && (p[0] < 0x20 || p[0] == 0x7f)) {
+		*cp = p[0];
+		return 1;
+	}
+	if (p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f) {
+		*cp = p[1];
+		return 2;
+	}
+	if (p[0] >= 0xd8 && (b = bidi_at(p)) != 0) {
+		*cp = b;
+		return b == 0x061c ? 2 : 3;
+	}
+	return 0;
+}
+
 void lab_esc_json(FILE *o, const char *json_text)
 {
 	const unsigned char *p = (const unsigned char *)json_text, *run = p;
 
 	for (; p != NULL && *p; p++) {
 		bool c1 = p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f;
+		unsigned bidi = *p >= 0xd8 ? bidi_at(p) : 0;
 
-		if (*p != 0x7f && !c1)
+		if (*p != 0x7f && !c1 && bidi == 0)
 			continue;
 		fwrite(run, 1, (size_t)(p - run), o);
-		fprintf(o, "\\u%04x", c1 ? p[1] : 0x7f);
-		p += c1;
+		fprintf(o, "\\u%04x", bidi != 0 ? bidi : c1 ? p[1] : 0x7f);
+		p += bidi == 0x061c || c1 ? 1 : bidi != 0 ? 2 : 0;
 		run = p + 1;
 	}
 	if (run != NULL)

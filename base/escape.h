@@ -17,11 +17,13 @@
  *   lab_esc_json          a JSON text (jansson's output) put on a terminal
  *
  * The rule they share: a control character never passes.  C0 (0x00-0x1f),
- * DEL, the C1 controls (U+0080-U+009F, raw or UTF-8 encoded) and every byte
- * that is not part of valid UTF-8 are written as the four characters \xNN
- * (lower-case hex), so an ESC sequence, a BEL, a carriage return or a
- * newline shows as text instead of acting; the rest of UTF-8 (—, µ, ·)
- * passes unchanged.  Each language adds its own (harness/cmd/cli.md,
+ * DEL, the C1 controls (U+0080-U+009F, raw or UTF-8 encoded), the
+ * bidirectional controls (lab_esc_is_bidi) and every byte that is not part
+ * of valid UTF-8 are written as the four characters \xNN (lower-case hex),
+ * byte by byte, so an ESC sequence, a BEL, a carriage return or a newline
+ * shows as text instead of acting, and a right-to-left override cannot
+ * make a cell read backwards from where it sits (\xe2\x80\xae for U+202E);
+ * the rest of UTF-8 (—, µ, ·) passes unchanged.  Each language adds its own (harness/cmd/cli.md,
  * "What a document's strings become"):
  *
  *   term      nothing more: a message stays one line
@@ -39,9 +41,9 @@
  *             (no `backticks`, no @macros; checked on gnuplot 5.4)
  *   data      " becomes ' (a data file's string has no escape)
  *   json      a whole JSON text, not one string: jansson escapes C0 inside
- *             strings already; DEL and the C1 controls (valid in JSON) are
- *             written \u007f, \u0080-\u009f (the same text to a parser), all
- *             else as it is
+ *             strings already; DEL, the C1 controls and the bidirectional
+ *             ones (valid in JSON) are written \u007f, \u0080-\u009f,
+ *             \u202e … (the same text to a parser), all else as it is
  *
  * NULL is written as the empty string (the gnuplot literal as '').
  */
@@ -60,6 +62,27 @@ void lab_esc_csv(FILE *o, const char *s, bool quote);
 void lab_esc_gnuplot(FILE *o, const char *s);
 void lab_esc_gnuplot_data(FILE *o, const char *s);
 void lab_esc_json(FILE *o, const char *json_text);
+
+/* Whether the code point cp is a bidirectional formatting control: the
+ * embeddings and overrides U+202A-U+202E, the isolates U+2066-U+2069
+ * (Unicode's UAX #9; the characters of CVE-2021-42574, "Trojan Source"),
+ * and the marks U+200E, U+200F, U+061C.  Invisible, they reorder the text
+ * after them on a terminal or a page: a figure or a name from a document
+ * would show in an order its bytes do not have. */
+bool lab_esc_is_bidi(unsigned cp);
+
+/* The control character s starts with, as the rule above counts them:
+ * C0, DEL, a UTF-8 encoded C1 control, a bidirectional control.  Returns
+ * its length in bytes (1..3) and its code point in *cp, or 0 when s starts
+ * with none (or with its NUL).  A stray byte is not one: an input that
+ * refuses controls (a scenario's lines) takes it as data, escaped where
+ * it is written. */
+size_t lab_control_at(const char *s, unsigned *cp);
+
+/* The length of the character s starts with when every language writes it
+ * as it is (valid UTF-8, no control: 1..4), else 0 (a control, a byte that
+ * is not UTF-8, the NUL). */
+size_t lab_esc_char_len(const char *s);
 
 /* The terminal's rule into buf (len > 0; cut short, never overrun, at a
  * whole character or \xNN).  Returns buf. */

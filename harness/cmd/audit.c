@@ -22,7 +22,9 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "readcmd.h"
 #include "exitcode.h"
+#include "base/escape.h"
 #include "base/size.h"
 #include "host/audit.h"
 #include "host/host.h"
@@ -141,14 +143,14 @@ static int with_apply(const struct with_knob *w, size_t n, unsigned long long me
 		if ((!strcmp(w[i].d->name, "vm.min_free_kbytes") && v > 262144) ||
 		    ((!strcmp(w[i].d->name, "hugetlb_pages") || !strcmp(w[i].d->name, "vm.nr_hugepages")) &&
 		     v * huge_kb > memtotal_kb / 4)) {
-			fprintf(stderr, "pagelab audit: --with %s=%s could starve this machine: use a destructive "
-				"scenario in VM mode\n", w[i].d->name, w[i].text);
+			readcmd_say("audit", "--with %s=%s could starve this machine: use a destructive "
+				    "scenario in VM mode", w[i].d->name, w[i].text);
 			return AUDIT_CANNOT;
 		}
 	}
 	ret = knob_journal_open(knob_journal_path(), jout, &stale, &owner, &err);
 	if (ret < 0) {
-		fprintf(stderr, "pagelab audit: %s\n", err.msg);
+		readcmd_say("audit", "%s", err.msg);
 		return ret == -EBUSY ? AUDIT_CANNOT : ret == -EPERM ? AUDIT_USAGE : AUDIT_FAIL;
 	}
 	if (stale) {
@@ -157,16 +159,16 @@ static int with_apply(const struct with_knob *w, size_t n, unsigned long long me
 			"restoring it first\n", (int)rep.journal_pid);
 		knob_report_print(&rep, stderr, "pagelab audit:   ");
 		if (ret < 0) {
-			fprintf(stderr, "pagelab audit: %s\n", err.msg);
+			readcmd_say("audit", "%s", err.msg);
 			return AUDIT_FAIL;
 		}
 	}
 	for (size_t i = 0; i < n; i++) {
 		if (knob_set(*jout, w[i].d, w[i].value, &err) < 0) {
-			fprintf(stderr, "pagelab audit: %s\n", err.msg);
+			readcmd_say("audit", "%s", err.msg);
 			return AUDIT_FAIL;
 		}
-		fprintf(stderr, "pagelab audit: knob %s = %s (through the journal; put back after the audit)\n",
+		readcmd_say("audit", "knob %s = %s (through the journal; put back after the audit)",
 			w[i].d->name, w[i].text);
 	}
 	return AUDIT_OK;
@@ -183,7 +185,7 @@ static int with_restore(struct knob_journal *j)
 	ret = knob_journal_restore(j, &rep, &err);
 	knob_report_print(&rep, stderr, "pagelab audit: restored ");
 	if (ret < 0)
-		fprintf(stderr, "pagelab audit: %s\n", err.msg);
+		readcmd_say("audit", "%s", err.msg);
 	knob_journal_close(j);
 	return ret < 0 ? AUDIT_FAIL : AUDIT_OK;
 }
@@ -206,18 +208,18 @@ static int with_parse(struct audit_opts *o, const char *arg)
 	char name[64];
 
 	if (o->nr_with == AUDIT_MAX_WITH) {
-		fprintf(stderr, "pagelab audit: at most %d --with\n", AUDIT_MAX_WITH);
+		readcmd_say("audit", "at most %d --with", AUDIT_MAX_WITH);
 		return -1;
 	}
 	snprintf(name, sizeof(name), "%.*s", eq ? (int)(eq - arg) : 0, arg);
 	w->d = eq ? knob_def_find(name) : NULL;
 	if (w->d == NULL || !w->d->scenario || w->d->kind == KNOB_SWAP) {
-		fprintf(stderr, "pagelab audit: --with %s: expected KNOB=VALUE with a knob a scenario may "
-			"change (vm.watermark_scale_factor, vm.min_free_kbytes, thp, ...)\n", arg);
+		readcmd_say("audit", "--with %s: expected KNOB=VALUE with a knob a scenario may "
+			    "change (vm.watermark_scale_factor, vm.min_free_kbytes, thp, ...)", arg);
 		return -1;
 	}
 	if (knob_def_value(w->d, eq + 1, w->value, sizeof(w->value), &err) < 0) {
-		fprintf(stderr, "pagelab audit: --with: %s\n", err.msg);
+		readcmd_say("audit", "--with: %s", err.msg);
 		return -1;
 	}
 	snprintf(w->text, sizeof(w->text), "%.95s", eq + 1);
@@ -249,7 +251,7 @@ static int parse_options(int argc, char **argv, struct audit_opts *o, bool *done
 			break;
 		case 'w':
 			if (lab_parse_uint(optarg, &v, &err) < 0 || v < 1 || v > 3000) {
-				fprintf(stderr, "pagelab audit: --wsf: expected 1..3000 (the kernel's range), got '%s'\n",
+				readcmd_say("audit", "--wsf: expected 1..3000 (the kernel's range), got '%s'",
 					optarg);
 				return AUDIT_USAGE;
 			}
@@ -257,7 +259,7 @@ static int parse_options(int argc, char **argv, struct audit_opts *o, bool *done
 			break;
 		case 's':
 			if (lab_parse_uint(optarg, &v, &err) < 0 || v > 3600) {
-				fprintf(stderr, "pagelab audit: --watch: expected 0..3600 seconds, got '%s'\n", optarg);
+				readcmd_say("audit", "--watch: expected 0..3600 seconds, got '%s'", optarg);
 				return AUDIT_USAGE;
 			}
 			o->watch = (unsigned)v;
@@ -267,7 +269,7 @@ static int parse_options(int argc, char **argv, struct audit_opts *o, bool *done
 			break;
 		case 'f':
 			if (lab_parse_size(optarg, &o->floor_bytes, &err) < 0) {
-				fprintf(stderr, "pagelab audit: --floor: %s\n", err.msg);
+				readcmd_say("audit", "--floor: %s", err.msg);
 				return AUDIT_USAGE;
 			}
 			break;
@@ -280,13 +282,13 @@ static int parse_options(int argc, char **argv, struct audit_opts *o, bool *done
 			*done = true;
 			return AUDIT_OK;
 		default:
-			fprintf(stderr, "pagelab audit: unknown option '%s'\n", argv[optind - 1]);
+			readcmd_say("audit", "unknown option '%s'", argv[optind - 1]);
 			usage(stderr);
 			return AUDIT_USAGE;
 		}
 	}
 	if (optind != argc) {
-		fprintf(stderr, "pagelab audit: unexpected argument '%s'\n", argv[optind]);
+		readcmd_say("audit", "unexpected argument '%s'", argv[optind]);
 		return AUDIT_USAGE;
 	}
 	return AUDIT_OK;
@@ -305,12 +307,15 @@ static int run_advice(const struct audit_opts *o)
 		return AUDIT_USAGE;
 	}
 	if (audit_host_read(&h, &err) < 0) {
-		fprintf(stderr, "pagelab audit: %s\n", err.msg);
+		readcmd_say("audit", "%s", err.msg);
 		return AUDIT_FAIL;
 	}
 	floor_kb = o->floor_bytes ? o->floor_bytes / 1024 : audit_memtotal_kb(h) / 10;
 	if (audit_advice(h, o->advice, floor_kb, o->json ? NULL : stdout, &a, &err) < 0) {
-		fprintf(stderr, "pagelab audit: %s\n", err.msg);
+		/* It may quote the file's name or a line of it: data. */
+		fputs("pagelab audit: ", stderr);
+		lab_esc_term(stderr, err.msg);
+		fputc('\n', stderr);
 		audit_host_free(h);
 		return AUDIT_USAGE;
 	}
@@ -318,12 +323,15 @@ static int run_advice(const struct audit_opts *o)
 		json_t *doc = audit_advice_json(h, o->advice, floor_kb, &a);
 		char *s = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 
-		printf("%s\n", s);
+		if (s != NULL)
+			lab_esc_json(stdout, s);        /* the file's keys and values: data */
+		putchar('\n');
 		free(s);
 		json_decref(doc);
 	} else {
-		printf("%s: %d error(s), %d warning(s), %d note(s) against %s (MemAvailable floor %llu kB)\n",
-		       o->advice, a.errors, a.warnings, a.notes, audit_kernel(h), floor_kb);
+		lab_esc_term(stdout, o->advice);
+		printf(": %d error(s), %d warning(s), %d note(s) against %s (MemAvailable floor %llu kB)\n",
+		       a.errors, a.warnings, a.notes, audit_kernel(h), floor_kb);
 		json_decref(a.findings);
 	}
 	audit_host_free(h);
@@ -338,11 +346,11 @@ static int audit_run(bool json, unsigned long long wsf, unsigned watch)
 	json_t *doc;
 
 	if (audit_host_read(&h, &err) < 0) {
-		fprintf(stderr, "pagelab audit: %s\n", err.msg);
+		readcmd_say("audit", "%s", err.msg);
 		return AUDIT_FAIL;
 	}
 	if (audit_document(h, wsf, watch, watch_wait, NULL, &doc, &err) < 0) {
-		fprintf(stderr, "pagelab audit: %s\n", err.msg);
+		readcmd_say("audit", "%s", err.msg);
 		audit_host_free(h);
 		return AUDIT_FAIL;
 	}
@@ -367,7 +375,7 @@ static int stopped(int status)
 	while (audit_caught == 0 && take_signal(NULL) != 0)
 		;
 	if (audit_caught > 0) {
-		fprintf(stderr, "pagelab audit: stopped by %s\n", strsignal(audit_caught));
+		readcmd_say("audit", "stopped by %s", strsignal(audit_caught));
 		return status == AUDIT_OK ? AUDIT_INTERRUPTED : status;
 	}
 	return status;

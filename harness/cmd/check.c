@@ -12,6 +12,7 @@
 #include <jansson.h>
 
 #include "cmd.h"
+#include "readcmd.h"
 #include "exitcode.h"
 #include "host/host.h"
 
@@ -128,13 +129,13 @@ static int parse_options(int argc, char **argv, bool *json)
 			check_usage(stdout);
 			return LAB_EXIT_RAN;
 		default:
-			fprintf(stderr, "pagelab check: unknown argument '%s'\n", argv[optind - 1]);
+			readcmd_say("check", "unknown argument '%s'", argv[optind - 1]);
 			check_usage(stderr);
 			return LAB_EXIT_USAGE;
 		}
 	}
 	if (optind < argc) {
-		fprintf(stderr, "pagelab check: unknown argument '%s'\n", argv[optind]);
+		readcmd_say("check", "unknown argument '%s'", argv[optind]);
 		check_usage(stderr);
 		return LAB_EXIT_USAGE;
 	}
@@ -154,7 +155,7 @@ int cmd_check(int argc, char **argv)
 		return ret;
 	lab_error_clear(&err);
 	if (host_probe(&h, &err) < 0) {
-		fprintf(stderr, "pagelab check: %s\n", err.msg);
+		readcmd_say("check", "%s", err.msg);
 		return LAB_EXIT_HARNESS;
 	}
 	miss = host_missing(&h, HOST_MADV_FREE_REQS, why, sizeof(why));

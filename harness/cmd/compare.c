@@ -323,8 +323,18 @@ int cmd_compare(int argc, char **argv)
 		goto out;
 	}
 	if (!strcmp(a.fmt, "json")) {
-		json_dumpf(cmp, stdout, JSON_INDENT(2));
+		/* The documents' strings (a kernel, a label, a path): DEL, C1
+		 * and the bidirectional controls as \u escapes (escape.h). */
+		char *text = json_dumps(cmp, JSON_INDENT(2));
+
+		if (text == NULL) {
+			readcmd_say("compare", "out of memory");
+			status = LAB_EXIT_HARNESS;
+			goto out;
+		}
+		lab_esc_json(stdout, text);
 		fputc('\n', stdout);
+		free(text);
 	} else if (!strcmp(a.fmt, "csv")) {
 		compare_csv(cmp, stdout);
 	} else {

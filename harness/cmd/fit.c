@@ -4,6 +4,7 @@
  * (harness/fit/fit.h) with its progress on stderr, the answer, the curve and
  * the reconciliation on stdout, then the result's path. */
 #include "cmd.h"
+#include "readcmd.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -244,7 +245,7 @@ int cmd_fit(int argc, char **argv)
 		printf("%s\n", out.result);
 	fflush(stdout);
 	if (ret < 0)
-		fprintf(stderr, "pagelab: fit: %s\n", err.msg);
+		readcmd_say(NULL, "fit: %s", err.msg);
 	fit_outcome_free(&out);
 	return run_end_status(out.end);
 }

@@ -2,6 +2,7 @@
 /* cmd/list.c — `pagelab list` (harness/cmd/cli.md): every scenario of the
  * catalogue (harness/plan/catalog.h), with its title, or why it is broken. */
 #include "cmd.h"
+#include "readcmd.h"
 
 #include <dirent.h>
 #include <getopt.h>
@@ -65,7 +66,7 @@ int cmd_list(int argc, char **argv)
 			fputs(cli_usage_text, stdout);
 			return LAB_EXIT_RAN;
 		}
-		fprintf(stderr, "pagelab: list: unknown option '%s' (see pagelab --help)\n", argv[optind - 1]);
+		readcmd_say(NULL, "list: unknown option '%s' (see pagelab --help)", argv[optind - 1]);
 		return LAB_EXIT_USAGE;
 	}
 	if (optind < argc) {
@@ -73,11 +74,11 @@ int cmd_list(int argc, char **argv)
 		return LAB_EXIT_USAGE;
 	}
 	if (catalog_dir(dir, sizeof(dir), &err) < 0) {
-		fprintf(stderr, "pagelab: %s\n", err.msg);
+		readcmd_say(NULL, "%s", err.msg);
 		return lab_exit_status(-err.code);
 	}
 	if ((top = opendir(dir)) == NULL) {
-		fprintf(stderr, "pagelab: no scenarios directory (%s)\n", dir);
+		readcmd_say(NULL, "no scenarios directory (%s)", dir);
 		return LAB_EXIT_HARNESS;
 	}
 	while ((g = readdir(top)) != NULL) {

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "cmd.h"
+#include "readcmd.h"
 #include "cli.h"
 #include "exitcode.h"
 #include "base/fileio.h"
@@ -167,7 +168,7 @@ int main(int argc, char **argv)
 		if (strcmp(argv[1], commands[i].name) != 0)
 			continue;
 		if (needs_environment(commands[i].name) && lab_trust_environment(&err) < 0) {
-			fprintf(stderr, "pagelab: %s\n", err.msg);
+			readcmd_say(NULL, "%s", err.msg);
 			return LAB_EXIT_USAGE;
 		}
 		return commands[i].main(argc - 1, argv + 1);

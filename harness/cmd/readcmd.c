@@ -41,15 +41,35 @@ void readcmd_fail(const char *who, int ret, const struct lab_error *err)
 
 void readcmd_say(const char *who, const char *fmt, ...)
 {
-	char line[2048];
+	char line[4096];
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "pagelab %s: ", who);
+	if (who != NULL)
+		fprintf(stderr, "pagelab %s: ", who);
+	else
+		fputs("pagelab: ", stderr);
 	lab_esc_term(stderr, line);
 	fputc('\n', stderr);
+}
+
+void readcmd_say_lines(const char *who, const char *text)
+{
+	const char *p = text;
+
+	do {
+		size_t n = strcspn(p, "\n");
+		char line[4096];
+
+		snprintf(line, sizeof(line), "%.*s", (int)(n < sizeof(line) ? n : sizeof(line) - 1), p);
+		if (p == text)
+			readcmd_say(who, "%s", line);
+		else
+			readcmd_line(stderr, line);
+		p += n;
+	} while (*p++ == '\n' && *p != '\0');
 }
 
 void readcmd_line(FILE *o, const char *text)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* readcmd.h — what the reading commands (report, plot, compare) share: how
- * a library's warnings and errors reach the terminal.  Every line is
+/* readcmd.h — what the commands share, the reading ones (report, plot,
+ * compare) most: how a library's warnings and errors reach the terminal.  Every line is
  * "pagelab WHO: TEXT" on stderr with TEXT through lab_esc_term (a file name
  * or a document's string never puts a control character on a terminal),
  * and never empty: an error without a message says what failed and why. */
@@ -18,8 +18,16 @@ struct lab_progress readcmd_progress(const char **who);
 /* One line for a library's failure ret (-errno) with err. */
 void readcmd_fail(const char *who, int ret, const struct lab_error *err);
 
-/* One line of the command's own ("pagelab WHO: ..."), escaped. */
+/* One line of the command's own ("pagelab WHO: ...", or "pagelab: ..."
+ * when who is NULL), escaped: every command's errors and warnings take
+ * this way, for a message may quote a scenario's line, a file's name, an
+ * argument or what a guest wrote. */
 void readcmd_say(const char *who, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* A message of several lines by design (a scenario's reasons it cannot
+ * run here, one a line): the first as readcmd_say's, the rest as they are,
+ * each escaped. */
+void readcmd_say_lines(const char *who, const char *text);
 
 /* A path (or any text from outside) on o, escaped, then a newline. */
 void readcmd_line(FILE *o, const char *text);

@@ -10,6 +10,7 @@
 #include <sys/types.h>
 
 #include "cmd.h"
+#include "readcmd.h"
 #include "exitcode.h"
 #include "host/knobs.h"
 #include "sample/trace/trace.h"
@@ -66,7 +67,7 @@ int cmd_restore(int argc, char **argv)
 	if (lstat(path, &st) < 0) {
 		printf("pagelab restore: no knob journal at %s: nothing to restore\n", path);
 	} else if ((ret = knob_journal_open(path, &j, &stale, &owner, &err)) < 0) {
-		fprintf(stderr, "pagelab restore: %s%s\n", err.msg,
+		readcmd_say("restore", "%s%s", err.msg,
 			ret == -EBUSY ? ": it puts its knobs back when it ends (stop it with SIGINT)" : "");
 		return ret == -EBUSY ? LAB_EXIT_CANNOT : ret == -EPERM ? LAB_EXIT_USAGE : LAB_EXIT_HARNESS;
 	} else {
@@ -75,7 +76,7 @@ int cmd_restore(int argc, char **argv)
 		fflush(stdout);
 		knob_report_print(&rep, stdout, "pagelab restore:   ");
 		if (ret < 0) {
-			fprintf(stderr, "pagelab restore: %s\n", err.msg);
+			readcmd_say("restore", "%s", err.msg);
 			status = LAB_EXIT_HARNESS;
 		} else {
 			printf("pagelab restore: %zu knob(s) verified back; journal removed\n", rep.n);
@@ -84,14 +85,14 @@ int cmd_restore(int argc, char **argv)
 	}
 	if (sandbox_probe(&cg, &err) == 0) {
 		if (sandbox_sweep(&cg, &removed, &err) < 0) {
-			fprintf(stderr, "pagelab restore: sweeping stale sandboxes: %s\n", err.msg);
+			readcmd_say("restore", "sweeping stale sandboxes: %s", err.msg);
 			status = LAB_EXIT_HARNESS;
 		} else if (removed > 0) {
 			printf("pagelab restore: removed %d stale sandbox(es) of dead pagelab runs\n", removed);
 		}
 	}
 	if (trace_sweep(&removed, &err) < 0) {
-		fprintf(stderr, "pagelab restore: sweeping stale tracing instances: %s\n", err.msg);
+		readcmd_say("restore", "sweeping stale tracing instances: %s", err.msg);
 		status = LAB_EXIT_HARNESS;
 	} else if (removed > 0) {
 		printf("pagelab restore: removed %d stale tracing instance(s) of dead pagelab runs\n", removed);

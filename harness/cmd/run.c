@@ -3,6 +3,7 @@
  * options (runopts.c), the plan, the pipeline (run/run.h) with its progress
  * on stderr, the summary table and the result's path on stdout. */
 #include "cmd.h"
+#include "readcmd.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -26,7 +27,7 @@ static void summary(const char *path)
 
 	fflush(stderr);
 	if (report_load(files, 1, &ro, &rep, &err) < 0 || report_write(rep, REPORT_MARKDOWN, stdout, &err) < 0)
-		fprintf(stderr, "pagelab report: %s\n", err.msg);
+		readcmd_say("report", "%s", err.msg);
 	report_free(rep);
 	fflush(stdout);
 }
@@ -48,7 +49,7 @@ int cmd_run(int argc, char **argv)
 	 * whatever fails here is the input's. */
 	if (run_plan_load(o.name, o.sets, o.nr_sets, o.repeat, run_machine_bytes(), RUN_MACHINE_WHAT, &p, &err) < 0 ||
 	    run_plan_instantiate(&p, 0, run_memtotal_bytes(), &err) < 0) {
-		fprintf(stderr, "pagelab: %s\n", err.msg);
+		readcmd_say(NULL, "%s", err.msg);
 		run_plan_free(&p);
 		return err.code == ENOMEM ? LAB_EXIT_HARNESS : LAB_EXIT_USAGE;
 	}
@@ -59,7 +60,7 @@ int cmd_run(int argc, char **argv)
 	if (out.result[0])
 		printf("%s\n", out.result);
 	if (ret < 0)
-		fprintf(stderr, "pagelab: %s\n", err.msg);
+		readcmd_say_lines(NULL, err.msg);       /* "cannot run on this host:" and a reason a line */
 	run_plan_free(&p);
 	return run_end_status(out.end);
 }

@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "exitcode.h"
+#include "readcmd.h"
 #include "base/size.h"
 #include "plan/tracedef.h"
 
@@ -17,13 +18,14 @@ static int opts_error(enum run_opts_for what, const char *fmt, ...) __attribute_
 
 static int opts_error(enum run_opts_for what, const char *fmt, ...)
 {
+	char text[2048];
 	va_list ap;
 
-	fprintf(stderr, "pagelab: %s", what == RUN_OPTS_VM ? "vm: " : "");
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(text, sizeof(text), fmt, ap);
 	va_end(ap);
-	fprintf(stderr, " (see pagelab --help)\n");
+	/* It quotes the argument it refuses: data (base/escape.h). */
+	readcmd_say(NULL, "%s%s (see pagelab --help)", what == RUN_OPTS_VM ? "vm: " : "", text);
 	return LAB_EXIT_USAGE;
 }
 
@@ -187,7 +189,7 @@ void run_opts_forward(const struct run_opts *o, struct run_opts_argv *f)
 void run_say(void *ctx, enum lab_say kind, const char *line)
 {
 	(void)ctx;
-	fprintf(stderr, "pagelab: %s%s\n", kind == LAB_SAY_WARN ? "warning: " : "", line);
+	readcmd_say(NULL, "%s%s", kind == LAB_SAY_WARN ? "warning: " : "", line);
 }
 
 int run_end_status(enum run_end end)

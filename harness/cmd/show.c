@@ -2,6 +2,7 @@
 /* cmd/show.c — `pagelab show NAME|FILE` (harness/cmd/cli.md): every variant
  * planned and typed as `run` would, printed, nothing run. */
 #include "cmd.h"
+#include "readcmd.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -173,7 +174,7 @@ int cmd_show(int argc, char **argv)
 			fputs(cli_usage_text, stdout);
 			return LAB_EXIT_RAN;
 		}
-		fprintf(stderr, "pagelab: show: unknown option '%s' (see pagelab --help)\n", argv[optind - 1]);
+		readcmd_say(NULL, "show: unknown option '%s' (see pagelab --help)", argv[optind - 1]);
 		return LAB_EXIT_USAGE;
 	}
 	if (optind != argc - 1) {
@@ -183,7 +184,7 @@ int cmd_show(int argc, char **argv)
 	}
 	if (run_plan_load(argv[optind], NULL, 0, 0, run_machine_bytes(), RUN_MACHINE_WHAT, &p, &err) < 0 ||
 	    run_plan_instantiate(&p, 0, run_memtotal_bytes(), &err) < 0) {
-		fprintf(stderr, "pagelab: %s\n", err.msg);
+		readcmd_say(NULL, "%s", err.msg);
 		run_plan_free(&p);
 		return err.code == ENOMEM ? LAB_EXIT_HARNESS : LAB_EXIT_USAGE;
 	}

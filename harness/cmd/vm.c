@@ -402,7 +402,7 @@ static int plan_for_guest(const struct vm_opts *o, const struct run_opts *ro, st
 		return fail(ret, &err);
 	if (run_plan_load(sc->path, ro->sets, ro->nr_sets, ro->repeat, 0, NULL, plan, &err) < 0 ||
 	    run_plan_instantiate(plan, 1, 0, &err) < 0) {
-		fprintf(stderr, "pagelab: %s\n", err.msg);
+		readcmd_say(NULL, "%s", err.msg);
 		return LAB_EXIT_USAGE;
 	}
 	ret = vm_shape_for_run(o, &plan->s, &plan->specs[0], sc->path, &progress, g, &err);
@@ -412,7 +412,7 @@ static int plan_for_guest(const struct vm_opts *o, const struct run_opts *ro, st
 	plan->s.machine_what = "the guest's --mem + --swap";
 	snprintf(hint, sizeof(hint), " (the guest has %llu MiB: --mem)", g->mem >> 20);
 	if (run_plan_instantiate(plan, 0, g->mem, &err) < 0) {
-		fprintf(stderr, "pagelab: %s%s\n", err.msg, hint);
+		readcmd_say(NULL, "%s%s", err.msg, hint);
 		return LAB_EXIT_USAGE;
 	}
 	return 0;

@@ -29,6 +29,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "base/escape.h"
 #include "base/fileio.h"
 #include "knobdef.h"
 
@@ -59,8 +60,18 @@ static void finding(struct lint *l, int line, const char *key, const char *value
 		l->notes++;
 	json_array_append_new(l->findings, json_pack("{s:i, s:s, s:s, s:s, s:s, s:s}", "line", line, "key", key,
 						     "value", value, "severity", sev, "code", code, "message", msg));
-	if (l->text != NULL)
-		fprintf(l->text, "%s:%d: %s: %s = %s: [%s] %s\n", l->file, line, sev, key, value, code, msg);
+	/* The file's name, its keys and values (and a message quoting them)
+	 * are the file's: data on a terminal, never a control (escape.h). */
+	if (l->text != NULL) {
+		lab_esc_term(l->text, l->file);
+		fprintf(l->text, ":%d: %s: ", line, sev);
+		lab_esc_term(l->text, key);
+		fputs(" = ", l->text);
+		lab_esc_term(l->text, value);
+		fprintf(l->text, ": [%s] ", code);
+		lab_esc_term(l->text, msg);
+		fputc('\n', l->text);
+	}
 }
 
 /* "N%" or "A-B%" of MemTotal in kB; false when value is not such a share. */

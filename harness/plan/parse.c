@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/escape.h"
 #include "base/size.h"
 #include "sandbox/settings.h"
 
@@ -236,10 +237,23 @@ static int line_clean(struct parser *ps, char *l, int line, char **start)
 			*c = '\0';
 			break;
 		}
-	for (char *c = l; *c; c++)
-		if ((*c == '\r' || (unsigned char)*c < 0x20) && *c != '\t')
+	/* UTF-8 without C0 but tab, DEL, C1 or a bidirectional control
+	 * (base/escape.h): a title or an argument that recolours or reorders
+	 * what show, run and a report print of it is no scenario's. */
+	for (char *c = l; *c; ) {
+		size_t n = *c == '\t' ? 1 : lab_esc_char_len(c);
+		unsigned cp;
+
+		if (n > 0) {
+			c += n;
+			continue;
+		}
+		if (lab_control_at(c, &cp) > 0)
 			return scn_perr(ps->err, ps->file, (struct scn_pos){ line, (int)(c - l) + 1 },
-					"control character 0x%02x", (unsigned char)*c);
+					cp < 0x80 ? "control character 0x%02x" : "control character U+%04X", cp);
+		return scn_perr(ps->err, ps->file, (struct scn_pos){ line, (int)(c - l) + 1 },
+				"byte 0x%02x is not UTF-8", (unsigned char)*c);
+	}
 	b = l;
 	while (*b == ' ' || *b == '\t')
 		b++;

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/escape.h"
 #include "base/size.h"
 
 char *scn_strndup(const char *s, size_t n)
@@ -296,9 +297,13 @@ static int word_subst(struct scn_inst *in, const char *what, const char *p, stru
 	if (out->origin[0] == '\0')
 		snprintf(out->origin, sizeof(out->origin), "%s", origin);
 	for (const char *v = val; *v; v++) {
-		if ((unsigned char)*v < 0x20 || *v == 0x7f)
-			return scn_perr(in->err, in->s->file, at, "%s: ${%s} holds control character 0x%02x (%s)", what,
-					name, (unsigned char)*v, origin);
+		unsigned cp;
+
+		if (lab_control_at(v, &cp) > 0)
+			return scn_perr(in->err, in->s->file, at,
+					cp < 0x80 ? "%s: ${%s} holds control character 0x%02x (%s)"
+						  : "%s: ${%s} holds control character U+%04X (%s)",
+					what, name, cp, origin);
 		if (!word_put(b, *v))
 			return scn_inst_err(in, at, NULL, "%s: a word longer than 1023 bytes", what);
 	}

@@ -13,6 +13,8 @@
 #   a terminal   ESC sequences (colour, OSC title), BEL, CR
 #   markdown     | < ] \ and newlines (a table cell, a link, raw HTML)
 #   HTML         </td><script>
+#   the reader   a right-to-left override and isolate (U+202E, U+2066): text
+#                after them shows reordered ("Trojan Source")
 # — host kernel and hostname, scenario name, title and expect, run labels,
 # variant keys and values, steps and workloads, OOM victims, event names and
 # comm, table ids and labels (--tables), the reference's article (--reference),
@@ -21,7 +23,9 @@
 # Expected: every command draws or prints (exit 0: a document with such
 # strings is still data), no marker file appears anywhere under the private
 # directory, no .gp line starts with ! or system (after blanks), the page has
-# no raw <script, and nothing printed holds a control character but newline.
+# no raw <script, nothing printed holds a control character but newline, and
+# nothing printed or written (the charts, their scripts and data, the page)
+# holds a bidirectional control.
 
 load helpers
 
@@ -32,7 +36,7 @@ setup_file() {
   mkdir "$W/m"
   # The payload: the markers it would make are absolute (gnuplot runs in the
   # chart directory, the shell wherever it was).
-  P=$'\'"\n!touch '"$W"$'/m/gp-bang\nsystem "touch '"$W"$'/m/gp-system"\n `touch '"$W"$'/m/backtick`$(touch '"$W"$'/m/dollar)\e[31mred\e]0;owned\a\r|cell]link<b>\\slash</td><script>alert(1)</script>\n# '
+  P=$'\'"\n!touch '"$W"$'/m/gp-bang\nsystem "touch '"$W"$'/m/gp-system"\n `touch '"$W"$'/m/backtick`$(touch '"$W"$'/m/dollar)\e[31mred\e]0;owned\a\r|cell]link<b>\\slash</td><script>alert(1)</script>\xe2\x80\xaeevil\xe2\x81\xa6\n# '
   export P
   local g="$TOP/tests/golden/report/inputs"
   gzip -dc "$g/run-five-6.12.json.gz" >"$W/run-five.json"
@@ -95,6 +99,11 @@ clean() {
   gp=$(find "$W" -name '*.gp' -exec grep -HE '^[[:space:]]*(!|system)' {} + | head -5 || true)
   [ -z "$gp" ] || { echo "a gnuplot line runs a command: $gp"; return 1; }
   [ -z "$(grep -rli --include='*.html' '<script' "$W")" ] || { echo "raw <script in a page"; return 1; }
+  # U+202A-E, U+2066-9, U+200E/F, U+061C as UTF-8 bytes; the planted
+  # documents themselves hold them (the inputs, $W/*.json and $NAME).
+  local bidi='\xe2\x80[\x8e\x8f\xaa-\xae]|\xe2\x81[\xa6-\xa9]|\xd8\x9c' hit
+  hit=$(LC_ALL=C grep -rlaP "$bidi" "$W/out" "$W/err" "$W"/plots-* "$W"/rp* "$W"/page* "$W/o" 2>/dev/null | head -5 || true)
+  [ -z "$hit" ] || { echo "a bidirectional control was written raw: $hit"; return 1; }
   if LC_ALL=C grep -qaP '[\x00-\x08\x0b-\x1f\x7f]' "$W/out" "$W/err" 2>/dev/null; then
     echo "a control character reached the terminal:"
     LC_ALL=C grep -naP '[\x00-\x08\x0b-\x1f\x7f]' "$W/out" "$W/err" | cat -v | head -5

@@ -438,6 +438,24 @@ wait_stopped() {
   [ "$(jq -r '.findings[] | select(.line == 3) | .code' <<<"$output")" = unknown-knob ]
 }
 
+@test "advice lint: a file's keys, values and name are data on the terminal and in JSON" {
+  # An advice file is untrusted input: an ESC sequence, DEL, a C1 CSI and a
+  # right-to-left override in a value, a control in the file's name.
+  local d="$BATS_TEST_TMPDIR/adv"
+  mkdir -p "$d"
+  f="$d/"$'a\e]0;t\a.conf'
+  printf 'vm.swappiness = 60\e[31mred\x7f\xc2\x9b\xe2\x80\xae\n' >"$f"
+  run --separate-stderr "$PAGELAB" audit --advice "$f"
+  printf '%s\n%s\n' "$output" "$stderr" >"$d/out"
+  LC_ALL=C grep -qaP '[\x00-\x08\x0b-\x1f\x7f]|\xc2[\x80-\x9f]|\xe2\x80\xae' "$d/out" && {
+    echo "raw control on the terminal:"; cat -v "$d/out"; return 1; }
+  [[ "$output" == *'60\x1b[31mred\x7f\xc2\x9b\xe2\x80\xae'* ]]
+  [[ "$output" == *'a\x1b]0;t\x07.conf'* ]]
+  run --separate-stderr "$PAGELAB" audit --advice "$f" --json
+  LC_ALL=C grep -qaP '\x7f|\xc2[\x80-\x9f]|\xe2\x80\xae' <<<"$output" && { echo "raw in JSON"; return 1; }
+  [ "$(jq -r '.findings[0].value' <<<"$output")" = $'60\e[31mred\x7f\xc2\x9b\xe2\x80\xae' ]
+}
+
 # ---------------------------------------------------------------------------
 # In a guest: what a user write of min_free_kbytes does (never on this host)
 

@@ -16,7 +16,11 @@
  *     formula (=, +cmd, -cmd, @) gets a leading ', a signed figure does not;
  *   - gnuplot: inside '...', ' doubled, a newline never written (a newline
  *     would end the string and start a command: !cmd, system "cmd");
- *   - JSON: DEL and C1 inside the text as \u escapes, UTF-8 else kept;
+ *   - the bidirectional controls (U+202A-E, U+2066-9, U+200E/F, U+061C)
+ *     as \xNN in every language too, their neighbours (U+202F, U+2065)
+ *     kept: an override would reorder the text after it;
+ *   - JSON: DEL, C1 and the bidirectional controls inside the text as \u
+ *     escapes, UTF-8 else kept;
  *   - the terminal buffer form cuts at a whole character, never overruns.
  */
 #include <stdbool.h>
@@ -69,6 +73,15 @@ int main(void)
 		CHECK_CONTAINS(esc(all[i], "\xe2\x80"), "\\xe2\\x80");         /* cut short */
 		CHECK_CONTAINS(esc(all[i], "µ·—"), "µ·—");
 		CHECK(strchr(esc(all[i], "1\n2\r3"), '\r') == NULL);
+		/* The bidirectional controls: an override, an isolate, a mark. */
+		CHECK_CONTAINS(esc(all[i], "a\u202e" "fdp.exe"), "a\\xe2\\x80\\xaefdp.exe");
+		CHECK_CONTAINS(esc(all[i], "\u202a\u202b\u202c\u202d"), "\\xe2\\x80\\xaa\\xe2\\x80\\xab\\xe2\\x80\\xac\\xe2\\x80\\xad");
+		CHECK_CONTAINS(esc(all[i], "\u2066x\u2069"), "\\xe2\\x81\\xa6x\\xe2\\x81\\xa9");
+		CHECK_CONTAINS(esc(all[i], "\u2067\u2068"), "\\xe2\\x81\\xa7\\xe2\\x81\\xa8");
+		CHECK_CONTAINS(esc(all[i], "\u200e\u200f\u061c"), "\\xe2\\x80\\x8e\\xe2\\x80\\x8f\\xd8\\x9c");
+		CHECK(strstr(esc(all[i], "x\u202ey"), "\u202e") == NULL);
+		/* Their neighbours are text: U+2029, U+202F, U+2065, U+206A, U+200D. */
+		CHECK_CONTAINS(esc(all[i], "\u2029\u202f\u2065\u206a\u200d"), "\u2029\u202f\u2065\u206a\u200d");
 	}
 	/* A newline: \x0a where one line is the rule, a space in markdown,
 	 * whitespace in HTML. */
@@ -102,6 +115,30 @@ int main(void)
 
 	/* JSON: the text stays JSON, the same to a parser. */
 	CHECK_STR(esc(lab_esc_json, "{\"a\": \"x\x7fy\xc2\x9bz —\"}"), "{\"a\": \"x\\u007fy\\u009bz —\"}");
+	CHECK_STR(esc(lab_esc_json, "[\"a\u202eb\u2066c\u2069\u061cd\u200f\u2029\u202f\"]"),
+		  "[\"a\\u202eb\\u2066c\\u2069\\u061cd\\u200f\u2029\u202f\"]");
+	CHECK_STR(esc(lab_esc_json, "\"\xe2\x80\""), "\"\xe2\x80\"");    /* cut short: as it is */
+	CHECK(lab_esc_is_bidi(0x202e) && lab_esc_is_bidi(0x2066) && lab_esc_is_bidi(0x061c));
+	CHECK(!lab_esc_is_bidi(0x202f) && !lab_esc_is_bidi(0x2065) && !lab_esc_is_bidi(0x200d));
+
+	/* What an input that refuses controls is told (a scenario's lines). */
+	{
+		unsigned cp = 0;
+
+		CHECK(lab_control_at("\x1b[", &cp) == 1 && cp == 0x1b);
+		CHECK(lab_control_at("\x7f", &cp) == 1 && cp == 0x7f);
+		CHECK(lab_control_at("\xc2\x9b" "31m", &cp) == 2 && cp == 0x9b);
+		CHECK(lab_control_at("\u202e", &cp) == 3 && cp == 0x202e);
+		CHECK(lab_control_at("\u2069", &cp) == 3 && cp == 0x2069);
+		CHECK(lab_control_at("\u061c", &cp) == 2 && cp == 0x061c);
+		CHECK(lab_control_at("a", &cp) == 0 && lab_control_at("", &cp) == 0);
+		CHECK(lab_control_at("\u202f", &cp) == 0 && lab_control_at("\xc2\xa0", &cp) == 0);
+		CHECK(lab_control_at("\x9b", &cp) == 0);       /* a stray byte: not UTF-8, not a control */
+		CHECK(lab_control_at("\xe2\x80", &cp) == 0);  /* cut short */
+		CHECK(lab_esc_char_len("µ") == 2 && lab_esc_char_len("—") == 3 && lab_esc_char_len("a") == 1);
+		CHECK(lab_esc_char_len("\x9b") == 0 && lab_esc_char_len("\u202e") == 0 && lab_esc_char_len("\t") == 0);
+		CHECK(lab_esc_char_len("") == 0);
+	}
 
 	/* The buffer form: whole characters or \xNN, always terminated. */
 	CHECK_STR(lab_esc_term_buf(buf, sizeof(buf), "ab\x1b" "cd"), "ab\\x1bcd");
@@ -109,5 +146,6 @@ int main(void)
 	CHECK_STR(lab_esc_term_buf(buf, 4, "a——"), "a");
 	CHECK_STR(lab_esc_term_buf(buf, 5, "a——"), "a—");
 	CHECK_STR(lab_esc_term_buf(buf, 1, "abc"), "");
+	CHECK_STR(lab_esc_term_buf(buf, sizeof(buf), "1\u202e2"), "1\\xe2\\x80\\xae2");
 	return unit_report("escape");
 }
