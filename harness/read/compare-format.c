@@ -210,7 +210,7 @@ static int md_figure(FILE *o, const json_t *f)
 	md_class(o, f);
 	fputs(" |\n", o);
 	return !strcmp(v, "real") ? 0 : !strcmp(v, "t-test only") ? 1 : !strcmp(v, "range only") ? 2
-		: !strcmp(v, "same") ? 3 : 4;
+		: !strcmp(v, "same") ? 3 : !strcmp(v, "not comparable") ? 5 : 4;
 }
 
 static void md_counts(FILE *o, const json_t *counts, const char *bn, const char *nn)
@@ -246,7 +246,7 @@ static void md_pair(FILE *o, const json_t *p)
 {
 	const json_t *figs = json_object_get(p, "figures"), *counts = json_object_get(p, "counts");
 	const char *bn = jstr(json_object_get(p, "base"), "name"), *nn = jstr(json_object_get(p, "new"), "name");
-	size_t tally[5] = { 0 };
+	size_t tally[6] = { 0 };
 	const char *last_table = NULL;
 
 	fputs("\n## ", o);
@@ -282,8 +282,11 @@ static void md_pair(FILE *o, const json_t *p)
 		fputs("\n- ", o);
 		md(o, json_string_value(json_array_get(json_object_get(p, "notes"), i)));
 	}
-	fprintf(o, "\n%zu figures: %zu real, %zu t-test only, %zu range only, %zu same, %zu not enough runs.\n",
+	fprintf(o, "\n%zu figures: %zu real, %zu t-test only, %zu range only, %zu same, %zu not enough runs",
 		json_array_size(figs), tally[0], tally[1], tally[2], tally[3], tally[4]);
+	if (tally[5] > 0)
+		fprintf(o, ", %zu not comparable (timings of two clocks)", tally[5]);
+	fputs(".\n", o);
 }
 
 void compare_floor_text(const json_t *cmp, char *buf, size_t len)

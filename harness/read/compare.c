@@ -518,6 +518,20 @@ static json_t *figure_json(const json_t *t, const json_t *row, const char *colum
 	stats_summarize(bv, bn, &b);
 	stats_summarize(nv, nn, &n);
 	stats_verdict(&b, &n, o->threshold_pct, &v);
+	/* A timing of two clocks (a TCG guest's against a host's) says what
+	 * the emulation costs, not what changed: no verdict. */
+	if (cls == FLOOR_TIMING && o->untimed != NULL) {
+		j = json_pack("{s:s?, s:s?, s:s?, s:s?, s:s?, s:s?, s:o, s:o, s:o, s:{s:b, s:b}, s:s, s:s, s:o, s:o}",
+			      "table", jstr(t, "id"), "table_name", jstr(t, "name"), "row", rowtext, "figure",
+			      jstr(row, "figure"), "column", column, "unit", jstr(row, "unit"), "base",
+			      side_json(&b, bv, bn), "new", side_json(&n, nv, nn), "change_pct",
+			      real_or_null(v.change_pct), "lkp", "above_threshold", v.above_threshold, "disjoint",
+			      v.disjoint, "verdict", "not comparable", "why", o->untimed, "welch", json_null(),
+			      "floor", fj);
+		if (j != NULL)
+			json_object_set_new(j, "class", json_string(floor_class_name(cls)));
+		return j;
+	}
 	/* A timing inside its floor (either way: the ratio of the medians) is
 	 * never real: what the LKP rule would have called real is the t-test's
 	 * alone, what it alone called real is the same. */
@@ -750,12 +764,60 @@ static int floor_for(const struct side *b, const struct side *n, const struct co
 	return 0;
 }
 
+/* The clock a document's timings were taken by (compare.h). */
+static void doc_clock(const json_t *doc, char *buf, size_t len)
+{
+	const json_t *vm = json_object_get(doc, "vm");
+	const char *accel = jstr(vm, "accel"), *arch = jstr(vm, "arch");
+
+	if (accel != NULL && arch != NULL)
+		snprintf(buf, len, "%.32s guest, %.32s", accel, arch);
+	else if (accel != NULL)
+		snprintf(buf, len, "%.32s guest", accel);
+	else if (json_is_true(json_object_get(json_object_get(doc, "host"), "in_vm_guest")))
+		snprintf(buf, len, "pagelab guest");
+	else
+		snprintf(buf, len, "host");
+}
+
+/* A side's clock, when all its documents share one; else "" (mixed). */
+static void side_clock(const struct side *x, char *buf, size_t len)
+{
+	char one[96];
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < x->n; i++) {
+		doc_clock(x->docs[i], one, sizeof(one));
+		if (i == 0) {
+			snprintf(buf, len, "%s", one);
+		} else if (strcmp(buf, one) != 0) {
+			buf[0] = '\0';
+			return;
+		}
+	}
+}
+
+/* Why the pair's timings are not judged, or NULL (compare.h). */
+static const char *untimed(const struct side *b, const struct side *n, char *why, size_t len)
+{
+	char bc[96], nc[96];
+
+	side_clock(b, bc, sizeof(bc));
+	side_clock(n, nc, sizeof(nc));
+	if (bc[0] != '\0' && strcmp(bc, nc) == 0)
+		return NULL;
+	snprintf(why, len, "timed by different clocks: %s (%s) against %s (%s)", b->name,
+		 bc[0] ? bc : "mixed", n->name, nc[0] ? nc : "mixed");
+	return why;
+}
+
 /* One comparison of two sides: figures and counts. */
 static int compare_pair(const struct side *b, const struct side *n, const char *by, const struct compare_opts *o,
 			json_t **out, struct lab_error *err)
 {
 	json_t *brep = NULL, *nrep = NULL, *figs = json_array(), *notes = json_array();
 	struct compare_opts eff;
+	char why[600];
 	struct tally *t = NULL;
 	size_t nt = 0;
 	int ret;
@@ -767,12 +829,23 @@ static int compare_pair(const struct side *b, const struct side *n, const char *
 	}
 	if ((ret = floor_for(b, n, o, &eff, notes, err)) < 0)
 		goto out;
+	eff.untimed = untimed(b, n, why, sizeof(why));
 	ret = side_report(b, by, &brep, err);
 	if (ret == 0)
 		ret = side_report(n, by, &nrep, err);
 	if (ret < 0)
 		goto out;
 	compare_tables(brep, nrep, &eff, by != NULL && strcmp(by, "kernel") != 0, figs, notes);
+	for (size_t i = 0; eff.untimed != NULL && i < json_array_size(figs); i++)
+		if (str_eq(jstr(json_array_get(figs, i), "verdict"), "not comparable")) {
+			char note[900];
+
+			snprintf(note, sizeof(note), "timings not judged (verdict \"not comparable\"): %s; an "
+				 "emulated CPU's time says what the emulation costs, not what changed; counts are "
+				 "judged", eff.untimed);
+			json_array_append_new(notes, json_string(note));
+			break;
+		}
 	if (count_outcomes(b, 0, by, false, &t, &nt) < 0 || count_outcomes(n, 1, by, false, &t, &nt) < 0 ||
 	    count_outcomes(b, 0, by, true, &t, &nt) < 0 || count_outcomes(n, 1, by, true, &t, &nt) < 0) {
 		ret = lab_error_set(err, ENOMEM, "out of memory");
@@ -936,7 +1009,7 @@ int compare_same_settings(const char *const *files, size_t n, struct floor_host 
 	for (size_t i = 0; i < n && ret == 0; i++) {
 		const json_t *sc;
 		struct floor_host h;
-		char why[400];
+		char why[600];
 		json_t *doc;
 
 		if ((ret = load_result(files[i], NULL, &doc, err)) < 0)

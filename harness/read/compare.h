@@ -19,7 +19,12 @@
  * Every figure is a count or a timing (harness/read/floor.h): a timing's
  * change must also be above its noise floor — its A/A calibration's spread
  * (struct compare_opts' floor), else FLOOR_DEFAULT_PCT — and each figure
- * says which class it is and which floor it had ("class", "floor").
+ * says which class it is and which floor it had ("class", "floor").  A
+ * timing is judged only between sides that ran on the same clock: a
+ * document's is its "vm" (accel and arch: "tcg guest, x86_64"), "pagelab
+ * guest" when it says it ran in one without saying how, else "host".
+ * Across clocks a timing's verdict is "not comparable" (and "why" says
+ * which two), the pair's notes say so once; counts are judged as ever.
  *
  * The comparison is a "pagelab.compare/1" JSON document, printed as
  * markdown, CSV or JSON, and rendered into the HTML report (harness/read/html.h).
@@ -49,6 +54,10 @@ struct compare_opts {
 	double threshold_pct;           /* the LKP rule's change, COMPARE_THRESHOLD_PCT */
 	const struct floor *floor;
 	bool floor_optional;
+	/* Set by compare itself for one pair, not by a caller: why its
+	 * timings are not judged — the sides' clocks differ (a TCG guest's
+	 * against a host's, or two emulated architectures) — or NULL. */
+	const char *untimed;
 };
 
 /* BASE against NEW: a pagelab.compare/1 document in *out.  A run's stream

@@ -22,6 +22,8 @@
 #     (the JSON's floor.pct is the file's spread_pct for that figure);
 #   - a calibration of another machine is refused when named (exit 2, one
 #     line) and set aside with a note when found at the default location;
+#   - timings of two clocks (a TCG guest's against a host's, by the
+#     documents' "vm") are "not comparable", counts judged as ever;
 #   - hostile calibration files (unknown key, a spread out of range, a FIFO,
 #     a file others may write, a symbolic link to a device, over 1 MiB) are
 #     refused: exit 2, one line naming the file.
@@ -54,6 +56,35 @@ setup() {
   assert_success
   [ "$(head -1 <<<"$output" | awk -F, '{print $(NF-2) "," $(NF-1) "," $NF}')" = "class,floor_pct,floor_from" ]
   grep -q '"stall p99",.*,"timing",[0-9.]*,"default"$' <<<"$output"
+}
+
+@test "compare: timings of a TCG guest against a host's are not comparable; counts are judged as ever" {
+  # p200 said to have run in a TCG guest (its "vm", as pagelab vm writes it):
+  # what compare reads is the document's own word on its clock.
+  jq '.vm = {accel: "tcg", arch: "amd64"} | .host.in_vm_guest = true' p200.json >p200-tcg.json
+  run --separate-stderr "$PAGELAB" compare --floor none --format json a1.json -- p200-tcg.json
+  assert_success
+  j=$output
+  jq -e '[.comparisons[0].figures[] | select(.class == "timing")] | length == 4 and
+         all(.verdict == "not comparable" and .welch == null and
+             (.why | contains("base (host) against new (tcg guest, amd64)")))' <<<"$j"
+  jq -e '[.comparisons[0].figures[] | select(.class == "count")] | length > 15 and
+         all(.verdict != "not comparable")' <<<"$j"
+  jq -e '.comparisons[0].figures[] | select(.figure == "Reclaimed, median") | .verdict == "real"' <<<"$j"
+  jq -e '[.comparisons[0].notes[] | select(startswith("timings not judged"))] | length == 1' <<<"$j"
+  run "$PAGELAB" compare --floor none a1.json -- p200-tcg.json
+  assert_success
+  assert_output --regexp '\| stall p99 \| .* \| not comparable \| timing'
+  assert_output --partial ', 4 not comparable (timings of two clocks).'
+  # A side of both clocks is "mixed"; the same clock on both sides judges.
+  jq '.vm = {accel: "tcg", arch: "amd64"}' a2.json >a2-tcg.json
+  run --separate-stderr "$PAGELAB" compare --floor none --format json a1.json a2-tcg.json -- a3.json
+  assert_success
+  jq -e '[.comparisons[0].figures[] | select(.class == "timing")] | all(.why | contains("(mixed) against"))' <<<"$output"
+  run --separate-stderr "$PAGELAB" compare --floor none --format json a1.json -- p200.json
+  assert_success
+  jq -e '[.comparisons[0].figures[] | select(.verdict == "not comparable")] | length == 0' <<<"$output"
+  jq -e '[.comparisons[0].notes[] | select(startswith("timings not judged"))] | length == 0' <<<"$output"
 }
 
 @test "compare: an A/A pair calls no figure real; 175 vs 200 MiB of pressure still is, in its counts" {
