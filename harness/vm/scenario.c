@@ -6,6 +6,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -151,9 +152,61 @@ static bool plain_abs_path(const char *t)
 	return true;
 }
 
+/* What a carried tree may hold (guest/vm-initramfs --tree checks the same
+ * where it copies): every entry but a link root's, not writable by group
+ * or others, readable by all — a file only root may read never goes into
+ * an image cached for anyone — and a regular file, a directory or a link;
+ * at most 1 GiB in all.  nftw has no argument for its callback: these. */
+static const char *tree_bad;
+static char tree_bad_path[4096];
+static unsigned long long tree_bytes;
+
+static int tree_entry(const char *fpath, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)ftw;
+	if (flag == FTW_SL)
+		return 0;
+	if (flag == FTW_NS || flag == FTW_DNR) {
+		tree_bad = "cannot be read";
+	} else if (!S_ISREG(st->st_mode) && !S_ISDIR(st->st_mode)) {
+		tree_bad = "is not a regular file, a directory or a link";
+	} else if (st->st_uid != 0 || (st->st_mode & 022) != 0 || (st->st_mode & 004) == 0) {
+		tree_bad = "is not root's, is writable by group or others, or is not readable by all";
+	} else {
+		tree_bytes += (unsigned long long)st->st_blocks * 512;
+		return 0;
+	}
+	snprintf(tree_bad_path, sizeof(tree_bad_path), "%s", fpath);
+	return 1;
+}
+
+static int tree_check(const char *t, const char *path, struct lab_error *err)
+{
+	struct stat st;
+	char real[PATH_MAX];
+	const char *walk = t;
+
+	if (lstat(t, &st) < 0 || (S_ISLNK(st.st_mode) && realpath(t, real) == NULL))
+		return lab_error_set(err, EINVAL, "%s: [vm] carry: %s: no such file or directory (or a link to "
+				     "nothing)", path, t);
+	if (S_ISLNK(st.st_mode)) {
+		if (stat(real, &st) < 0 || !S_ISREG(st.st_mode))
+			return lab_error_set(err, EINVAL, "%s: [vm] carry: %s: a link to %s, which is not a regular "
+					     "file", path, t, real);
+		walk = real;
+	}
+	tree_bad = NULL;
+	if (nftw(walk, tree_entry, 16, FTW_PHYS) != 0 && tree_bad == NULL)
+		return lab_error_errno(err, errno, "%s: [vm] carry: %s", path, t);
+	if (tree_bad != NULL)
+		return lab_error_set(err, EINVAL, "%s: [vm] carry: %s: %s %s: not carried", path, t, tree_bad_path,
+				     tree_bad);
+	return 0;
+}
+
 /* [vm] carry = PATH...: absolute, no "." or ".." component, at most
- * VM_MAX_TREES; what each holds is checked where it is copied
- * (guest/vm-initramfs --tree). */
+ * VM_MAX_TREES, each what tree_check allows (before anything is built or
+ * booted: bad input, exit 2). */
 static int shape_trees(const struct scenario *s, const struct run_spec *r, const char *path, struct vm_shape *g,
 		       struct lab_error *err)
 {
@@ -167,8 +220,15 @@ static int shape_trees(const struct scenario *s, const struct run_spec *r, const
 					     "without . or .. (under 256 bytes)", path, t);
 		if (g->ntrees == VM_MAX_TREES)
 			return lab_error_set(err, EINVAL, "%s: [vm] carry: at most %d paths", path, VM_MAX_TREES);
+		if (g->ntrees == 0)
+			tree_bytes = 0;
+		if (tree_check(t, path, err) < 0)
+			return -EINVAL;
 		snprintf(g->trees[g->ntrees++], sizeof(g->trees[0]), "%s", t);
 	}
+	if (tree_bytes > (1ull << 30))
+		return lab_error_set(err, EINVAL, "%s: [vm] carry: %llu MiB in all, more than the 1024 MiB an "
+				     "initramfs takes here", path, tree_bytes >> 20);
 	return 0;
 }
 
