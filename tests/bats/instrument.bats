@@ -210,3 +210,26 @@ start_hold() {
   run "$PAGELAB" report "$f"
   assert_output --regexp '\| Far from asked \| what \| [^|]*timer expirations missed'
 }
+
+# The benchmark script is how the targets above are judged (docs/benchmark.md):
+# it must keep running as the harness changes.  Its figures are not asserted
+# here (a timed test proves nothing on a shared machine); that it measures,
+# prints both floors beside the harness and leaves nothing behind is.
+@test "scripts/bench (c) at a small size: the harness beside both floor loops, per round, nothing left behind" {
+  run env PAGELAB_BENCH_TRACE=0 "$TOP/scripts/bench" --build "$BUILD" --only c --size 32M --tick-sizes 32M \
+    --tick-rounds 1 --ticks 8 --memory-max 128M
+  assert_success
+  assert_output --partial "## (c) The tick against the raw read of its own files"
+  # The table's row for 32M: the harness's µs a tick, both floor loops and the
+  # ratios to each, all positive numbers.
+  row=$(grep -E '^\| 32M \|' <<<"$output")
+  [ -n "$row" ] || { echo "no 32M row"; echo "$output" | tail -20; return 1; }
+  awk -F'|' '{ for (i = 3; i <= 7; i++) { v = $i; gsub(/[^0-9.]/, " ", v); split(v, a, " ")
+                 if (!(a[1] + 0 > 0)) { print "column " i " not a positive figure: " $i; exit 1 } } }' <<<"$row"
+  assert_output --regexp 'Each round \(harness µs/tick ÷ floor loop µs/round, open/read/close \| kept\): .*#1 [0-9]+/[0-9]+ = [0-9.]+ \| [0-9]+/[0-9]+ = [0-9.]+'
+  # Its cgroup (bench-PID, under this shell's) and its programs are gone;
+  # the teardown checks pagelab's own.
+  [ -z "$(find "$(own_memcg)" -mindepth 1 -maxdepth 2 -type d -name 'bench-*' 2>/dev/null)" ]
+  [ -z "$(pgrep -x floor-ref)" ]
+  [ -z "$(pgrep -f 'tests/scenarios/bench-hold\.scn')" ]
+}
