@@ -233,3 +233,49 @@ start_hold() {
   [ -z "$(pgrep -x floor-ref)" ]
   [ -z "$(pgrep -f 'tests/scenarios/bench-hold\.scn')" ]
 }
+
+@test "scripts/bench-pair: two harnesses side by side, per window and per order, nothing left behind" {
+  run "$TOP/scripts/bench-pair" --windows 1 --window 2 --size 32M --memory-max 128M "$BUILD" "$BUILD"
+  assert_success
+  # One window per order, each with both harnesses' µs a tick and B/A.
+  for o in "A first" "B first"; do
+    assert_output --regexp "$o, window 1: A [0-9.]+ µs/tick, B [0-9.]+ µs/tick, B/A [0-9.]+"
+    assert_output --regexp "$o: A achieved its ticks at [0-9]+ µs \(p50\), [0-9]+ missed"
+  done
+  # The table: both orders and both together, each ratio a positive figure
+  # and the median inside its range.
+  for o in "A first" "B first" both; do
+    row=$(grep -E "^\| $o \|" <<<"$output")
+    [ -n "$row" ] || { echo "no row '$o'"; echo "$output" | tail -12; return 1; }
+    awk -F'|' '{ v = $5; gsub(/[^0-9.]/, " ", v); n = split(v, a, " ")
+                 if (n != 3 || !(a[1] > 0) || a[1] + 0 < a[2] + 0 || a[1] + 0 > a[3] + 0) { print "bad ratio: " $5; exit 1 }
+                 if (!($3 + 0 > 0) || !($4 + 0 > 0)) { print "bad µs: " $0; exit 1 } }' <<<"$row"
+  done
+  [ -z "$(pgrep -f 'tests/scenarios/bench-hold\.scn')" ]
+  [ -z "$(find /tmp -maxdepth 1 -name 'pagelab-bench-pair.*' -newer "$tmp" 2>/dev/null)" ]
+}
+
+@test "scripts/bench-pair: bad usage is exit 2; stopped by SIGTERM it stops its runs and leaves nothing" {
+  run "$TOP/scripts/bench-pair" "$BUILD"
+  assert_failure 2
+  assert_output --partial "expected two build directories"
+  run "$TOP/scripts/bench-pair" --windows 0 "$BUILD" "$BUILD"
+  assert_failure 2
+  run "$TOP/scripts/bench-pair" "$BUILD" "$tmp"
+  assert_failure 2
+  assert_output --partial "no pagelab and workloads/region"
+  "$TOP/scripts/bench-pair" --windows 1 --window 60 --size 32M --memory-max 128M "$BUILD" "$BUILD" >"$tmp/pair.out" 2>&1 &
+  hpid=$!
+  # Until both runs hold their region (their sandboxes exist), then stop it.
+  for i in $(seq 300); do
+    [ "$(pagelab_cgroups | grep -c .)" -ge "$(( $(grep -c . <<<"$before_cg") + 2 ))" ] && break
+    sleep 0.1
+  done
+  sleep 1
+  kill -TERM "$hpid"
+  rc=0; wait "$hpid" || rc=$?
+  hpid=""
+  [ "$rc" = 130 ] || { echo "exit $rc"; cat "$tmp/pair.out"; return 1; }
+  [ -z "$(pgrep -f 'tests/scenarios/bench-hold\.scn')" ]
+  [ -z "$(find /tmp -maxdepth 1 -name 'pagelab-bench-pair.*' -newer "$tmp" 2>/dev/null)" ]
+}
