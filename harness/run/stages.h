@@ -54,6 +54,11 @@ void run_interrupted(struct run_ctx *c, int signo);
  * whose tree it was in; seen: the sampler's (sampler_opts.seen), or NULL. */
 void run_oom_victims(json_t *run, json_t *seen);
 
+/* The run's pid of a process the kernel's log names by kernel_pid: in a pid
+ * namespace of the run's own, a traced OOM victim's (summary.trace.oom_victims[]
+ * .kernel_pid); else kernel_pid itself. */
+json_int_t run_victim_pid(const json_t *run, json_int_t kernel_pid);
+
 /* Each victim that was not a workload's own process, said through prog. */
 void run_say_victims(const struct lab_progress *prog, int run_index, const json_t *run);
 

@@ -79,7 +79,7 @@ static void victims_from_kmsg(json_t *run)
 	size_t k, i, nw = json_array_size(ws);
 
 	for (k = 0; k < json_array_size(kills); k++) {
-		json_int_t pid = json_integer_value(json_object_get(json_array_get(kills, k), RK_PID));
+		json_int_t pid = run_victim_pid(run, json_integer_value(json_object_get(json_array_get(kills, k), RK_PID)));
 
 		for (i = 0; i < nw; i++) {
 			json_t *w = json_array_get(ws, i);

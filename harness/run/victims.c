@@ -25,10 +25,13 @@
  * listed it (sources/smaps_rollup.c; the sampler's seen table); else, as
  * that source does, the run's only command (not under --sandbox self).
  *
- * In a container's pid namespace the log's pids are the host's while the
- * workloads' and the trace's (victim_run_pid) are the run's: a kill seen by
- * both is then two entries unless its memcg places it; the log alone still
- * names it by comm. */
+ * In a pid namespace of the run's own (a container's, `unshare --pid`) the
+ * log's pids are the kernel's while the workloads' and the trace's are the
+ * run's.  mark_victim's record carries both (summary.trace.oom_victims[]
+ * .kernel_pid, learnt from the workloads' trace markers): a logged kill
+ * whose pid is a traced victim's kernel_pid is that victim, one entry with
+ * the run's pid and kernel_pid beside it.  Without tracing, or for a
+ * process no marker names, the log's pid stays as the kernel printed it. */
 #include "stages.h"
 
 #include <string.h>
@@ -181,6 +184,21 @@ static void seen_by(json_t *e, const char *what)
 	json_array_append_new(json_object_get(e, "seen_by"), json_string(what));
 }
 
+json_int_t run_victim_pid(const json_t *run, json_int_t kernel_pid)
+{
+	const json_t *tv = json_object_get(json_object_get(json_object_get(run, RK_SUMMARY), RK_TRACE),
+					   RK_OOM_VICTIMS);
+
+	for (size_t k = 0; k < json_array_size(tv); k++) {
+		const json_t *t = json_array_get(tv, k);
+		json_int_t pid = json_integer_value(json_object_get(t, RK_PID));
+
+		if (pid > 0 && json_integer_value(json_object_get(t, "kernel_pid")) == kernel_pid)
+			return pid;
+	}
+	return kernel_pid;
+}
+
 /* The kernel log's kills of the sandbox, in its order. */
 static void from_kmsg(struct vin *v, const json_t *run)
 {
@@ -189,14 +207,19 @@ static void from_kmsg(struct vin *v, const json_t *run)
 
 	for (size_t k = 0; k < json_array_size(kills); k++) {
 		const json_t *kill = json_array_get(kills, k);
-		json_int_t pid = json_integer_value(json_object_get(kill, RK_PID));
+		json_int_t kpid = json_integer_value(json_object_get(kill, RK_PID)), pid;
 		json_t *e;
 
-		if (pid <= 0 || (!known(v, pid) &&
-				 !memcg_is_sandbox(sp, json_string_value(json_object_get(kill, RK_TASK_MEMCG)))))
+		if (kpid <= 0)
+			continue;
+		pid = run_victim_pid(run, kpid);
+		if (pid == kpid && !known(v, pid) &&
+		    !memcg_is_sandbox(sp, json_string_value(json_object_get(kill, RK_TASK_MEMCG))))
 			continue;
 		if ((e = entry_of(v, pid)) == NULL)
 			e = victim_new(v, pid, json_string_value(json_object_get(kill, RK_COMM)));
+		if (pid != kpid)
+			json_object_set_new(e, "kernel_pid", json_integer(kpid));
 		seen_by(e, "kmsg");
 	}
 }

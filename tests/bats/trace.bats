@@ -100,6 +100,33 @@ SMALL=(--set region=128M --set pressure=200M --set memory_max=320M --set ballast
   jq -e '.runs[0].summary.trace.lost.total == 0' "$f"
 }
 
+@test "an OOM kill in a pid namespace of the run's own: one victim, the run's pid and the kernel's beside it" {
+  # pagelab as pid 1 of a new pid namespace (unshare --pid), as in a
+  # container: its workloads' pids are the namespace's, the kernel log's and
+  # the tracepoints' the machine's.  The workloads' trace markers map the
+  # one to the other (harness/sample/trace/trace.c: learn_pids).
+  stem=trace-oom-pidns
+  inst0=$(ls /sys/kernel/tracing/instances 2>/dev/null | grep -- '-ns[0-9]*$' || true)
+  run unshare --pid --fork --mount-proc "$PAGELAB" run madv-free/three-paths --no-report --out "$RESULTS/$stem.json" \
+    --repeat 1 --set advice=none --set region=128M --set memory_max=256M --set ballast=32M --set pressure=200M
+  assert_success
+  refute_output --partial "of no workload known"
+  f="$RESULTS/$stem.json"
+  [ "$(jq -r '.runs[0].exit.outcome' "$f")" = oom_killed ]
+  jq -e '.runs[0].exit.victims == ["region"]' "$f"
+  jq -e '.runs[0] | ([.workloads[] | select(.name == "region")][0].pid) as $pid
+         | .kmsg.oom_kills[0].pid as $kpid
+         | $pid > 0 and $kpid > 0 and $kpid != $pid
+           and (.kmsg.oom_kills | length) == 1 and .exit.oom_kill_count == 1
+           and .summary.trace.oom_victims == [.summary.trace.oom_victims[0]]
+           and .summary.trace.oom_victims[0].pid == $pid and .summary.trace.oom_victims[0].kernel_pid == $kpid
+           and (.exit.oom_victims | length) == 1
+           and (.exit.oom_victims[0] | .pid == $pid and .kernel_pid == $kpid and .workload == "region"
+                and .forked == false and .tree_from == "pid" and .seen_by == ["kmsg", "trace"])' "$f"
+  # Its tracing instance (pagelab-1-RUN-nsINO, another namespace's) is gone.
+  [ "$(ls /sys/kernel/tracing/instances 2>/dev/null | grep -- '-ns[0-9]*$' || true)" = "$inst0" ]
+}
+
 @test "a SIGKILLed run's tracing instance is gone after the next start" {
   stem=trace-crash
   "$PAGELAB" run "$TOP/tests/scenarios/long.scn" --no-report --out "$RESULTS/$stem.json" 2>/dev/null &

@@ -190,7 +190,9 @@ static void lru_add(struct lru_sum *x, const struct trace_rec *r)
 
 /* An OOM victim: when, its pid, whether it was still in the sandbox when
  * the record was read, and its comm where the kernel's format has one
- * (6.18's mark_victim; 6.1's has only pid). */
+ * (6.18's mark_victim; 6.1's has only pid).  In a pid namespace of its own
+ * (a container) the pid is the run's, and kernel_pid the one the kernel's
+ * log names it by (runs[].kmsg.oom_kills): run/victims.c joins the two. */
 static void victim_event(struct timeline *tl, const struct trace_rec *r)
 {
 	json_t *v = json_pack("{s:f, s:I, s:b}", RK_T_MS, ms(tl, r->ts_ns), "pid", (json_int_t)r->victim_pid,
@@ -199,6 +201,8 @@ static void victim_event(struct timeline *tl, const struct trace_rec *r)
 
 	if (json_is_string(comm))
 		json_object_set(v, RK_COMM, (json_t *)comm);
+	if (r->victim_kernel_pid > 0 && r->victim_kernel_pid != r->victim_pid)
+		json_object_set_new(v, "kernel_pid", json_integer((json_int_t)r->victim_kernel_pid));
 	json_array_append_new(tl->victims, v);
 	if (tl->last_victim)
 		json_array_append_new(tl->gaps, json_real((double)(r->ts_ns - tl->last_victim) / 1e6));

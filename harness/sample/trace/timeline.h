@@ -24,7 +24,8 @@ struct trace_rec {
 	bool in_sandbox;                /* that task is in the run's sandbox */
 	long long nid;                  /* kswapd events' node, else -1 */
 	long long nr_reclaimed;         /* a stall's _end, else -1 */
-	long long victim_pid;           /* mark_victim's pid, else -1 */
+	long long victim_pid;           /* mark_victim's pid in the run's pid namespace, else -1 */
+	long long victim_kernel_pid;    /* the same as the kernel printed it (its log's pid) */
 	/* mm_vmscan_lru_shrink_inactive's figures (else 0): reclaim_flags, and
 	 * whether the task is a kswapd (its comm, read at decode time). */
 	struct trace_lru_fields {

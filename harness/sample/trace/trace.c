@@ -548,6 +548,7 @@ static int decode_record(struct trace *t, int cpu, void *data, int size, unsigne
 	r.nid = num_field(ev, "nid", data);
 	r.nr_reclaimed = num_field(ev, "nr_reclaimed", data);
 	r.victim_pid = r.def->point == TP_MARK_VICTIM ? num_field(ev, "pid", data) : -1;
+	r.victim_kernel_pid = r.victim_pid;
 	if (r.def->point == TP_SHRINK_INACTIVE)
 		lru_fields(t, ev, data, r.pid, &r.lru);
 	/* Only what will be kept is decoded in full: a memcg reclaim storm
