@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
-# scripts/lib.sh — what the developer scripts share: messages, usage, and the
-# memory cgroup this shell stands in.  Sourced, never run:
+# scripts/lib.sh — what the developer scripts share: messages, usage, the memory
+# cgroup this shell stands in, and the benchmarks' measures.  Sourced, never run:
 #
 #   . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"          (scripts/*)
 #   . "$TOP/scripts/lib.sh"                             (tests/bats/helpers.bash, tests/tools/*)
@@ -23,6 +23,28 @@ bad() { say "$* (see $0 --help)"; exit 2; }
 # comment, with "# " taken off.
 usage() {
 	sed -n '3,/^[^#]/{/^[^#]/d;s/^# \{0,1\}//;p}' "${1:-$0}"
+}
+
+# lab_cpu_ns PID: every thread's CPU time so far (sum_exec_runtime, ns:
+# /proc/PID/task/*/schedstat's first field), as the benchmarks measure the
+# harness from outside.
+lab_cpu_ns() {
+	local f a s=0
+	for f in /proc/"$1"/task/*/schedstat; do read -r a _ <"$f" 2>/dev/null || continue; s=$((s + a)); done
+	echo "$s"
+}
+
+# lab_median: the median of the numbers on stdin, one a line ("nan": none).
+lab_median() {
+	sort -g | awk '{ a[NR] = $1 } END { if (!NR) print "nan"; else if (NR % 2) print a[(NR + 1) / 2]; else print (a[NR / 2] + a[NR / 2 + 1]) / 2 }'
+}
+
+# lab_cpu_jiffies: /proc/stat's cpu line as "BUSY IDLE STEAL" jiffies, to say
+# how busy the machine was over a measurement.
+lab_cpu_jiffies() {
+	local _cpu user nice system idle iowait irq softirq steal _rest
+	read -r _cpu user nice system idle iowait irq softirq steal _rest </proc/stat
+	echo "$((user + nice + system + irq + softirq)) $((idle + iowait)) $steal"
 }
 
 # lab_own_memcg: find the memory cgroup this shell stands in.  Sets
