@@ -16,6 +16,7 @@
 #include "exitcode.h"
 #include "base/fileio.h"
 #include "base/trust.h"
+#include "run/commit.h"
 
 const char cli_usage_text[] =
 	"usage: pagelab COMMAND [ARGS]\n"
@@ -55,7 +56,7 @@ const char cli_usage_text[] =
 	"                            pagelab fit inside the guest: memory_high (cgroup v2) too\n"
 	"  vm [vm options] audit [audit options] [--then [audit options]]...\n"
 	"                            pagelab audit inside the guest, one state per --then\n"
-	"  version                   harness version and commit\n"
+	"  version                   harness version and the commit it was built from\n"
 	"\n"
 	"run options:\n"
 	"  --out FILE           result document path (default results/NAME-STAMP.json)\n"
@@ -107,7 +108,9 @@ static int cmd_version(int argc, char **argv)
 {
 	(void)argc;
 	(void)argv;
-	printf("pagelab %s (%s)\n", PAGELAB_VERSION, PAGELAB_COMMIT);
+	/* The tree it was built from (cmake/commit.cmake): its commit, and
+	 * whether a tracked file differed from it. */
+	printf("pagelab %s (%s%s)\n", PAGELAB_VERSION, run_commit, run_modified == 1 ? ", modified" : "");
 	return LAB_EXIT_RAN;
 }
 

@@ -17,14 +17,12 @@
 #include "launch/workdir.h"
 #include "plan/tracedef.h"
 #include "result/keys.h"
+#include "run/commit.h"
 #include "sample/trace/trace.h"
 #include "sandbox/sandbox.h"
 
 #ifndef PAGELAB_VERSION
 #define PAGELAB_VERSION "0"
-#endif
-#ifndef PAGELAB_COMMIT
-#define PAGELAB_COMMIT "unknown"
 #endif
 
 void run_fail(struct run_ctx *c, enum run_end end, const struct lab_error *e)
@@ -175,8 +173,9 @@ static int result_begin(struct run_ctx *c, struct lab_error *err)
 		return -EIO;
 	doc = result_doc(c->res);
 	result_utc_stamp(stamp, sizeof(stamp), 0);
-	json_object_set_new(doc, RK_HARNESS, json_pack("{s:s, s:s}", "version", PAGELAB_VERSION, "commit",
-						      PAGELAB_COMMIT));
+	json_object_set_new(doc, RK_HARNESS, json_pack("{s:s, s:s, s:o}", "version", PAGELAB_VERSION, "commit",
+						      run_commit, "modified",
+						      run_modified < 0 ? json_null() : json_boolean(run_modified)));
 	json_object_set_new(doc, RK_STARTED, json_string(stamp));
 	json_object_set_new(doc, RK_HOST, host_to_json(&c->host));
 	json_object_set_new(doc, RK_SCENARIO, scenario_json(sp, c->p->repeat));

@@ -69,8 +69,65 @@ load helpers
   [ "$(pagelab_cgroups)" = "$before" ]
 }
 
-@test "version names the commit" {
+@test "version names the commit the build was made of, and a result document the same" {
   run "$PAGELAB" version
   assert_success
-  assert_output --regexp '^pagelab [0-9]+\.[0-9]+\.[0-9]+ \([0-9a-f]+|unknown\)'
+  assert_output --regexp '^pagelab [0-9]+\.[0-9]+\.[0-9]+ \(([0-9a-f]{12}|unknown)(, modified)?\)$'
+  # Built from this checkout (CI's clone, as built): its HEAD, not the
+  # commit the build directory was configured at.
+  if [ "$BUILD" = "$TOP/build" ] && head=$(git -C "$TOP" rev-parse --short=12 HEAD 2>/dev/null); then
+    assert_output --partial "($head"
+  fi
+  commit=$(sed -E 's/^pagelab [^ ]+ \(([0-9a-f]+|unknown).*/\1/' <<<"$output")
+  modified=false
+  [[ $output != *", modified)" ]] || modified=true
+  [ "$commit" = unknown ] && modified=null
+  run "$PAGELAB" run madv-free/probe --set region=4M --no-report --out "$BATS_TEST_TMPDIR/p.json"
+  assert_success
+  jq -e --arg c "$commit" --argjson m "$modified" \
+    '.harness.commit == $c and .harness.modified == $m and (.harness.version | test("^[0-9]+\\.[0-9]+\\.[0-9]+$"))' \
+    "$BATS_TEST_TMPDIR/p.json"
+}
+
+@test "the commit is asked at every build: a commit or an edit changes it, an unchanged tree rewrites nothing" {
+  d=$BATS_TEST_TMPDIR/tree
+  h=$BATS_TEST_TMPDIR/gen/commit.c
+  asked() { cmake -DSRC="$1" -DOUT="$h" -P "$TOP/cmake/commit.cmake"; }
+  mkdir -p "$d"
+  git -C "$d" init -q
+  echo one >"$d/f"
+  git -C "$d" add f
+  git -C "$d" -c user.name=t -c user.email=t@localhost commit -qm one
+  asked "$d"
+  grep -qx "const char run_commit\[\] = \"$(git -C "$d" rev-parse --short=12 HEAD)\";" "$h"
+  grep -qx 'const int run_modified = 0;' "$h"
+  # Unchanged: the file is not written again (nothing recompiles).
+  before=$(stat -c %y "$h")
+  sleep 0.05
+  asked "$d"
+  [ "$(stat -c %y "$h")" = "$before" ]
+  # An untracked file is not a change; an edited tracked file is.
+  echo x >"$d/untracked"
+  asked "$d"
+  grep -qx 'const int run_modified = 0;' "$h"
+  echo two >"$d/f"
+  asked "$d"
+  grep -qx 'const int run_modified = 1;' "$h"
+  [ "$(stat -c %y "$h")" != "$before" ]
+  # A new commit is named at the next build.
+  git -C "$d" -c user.name=t -c user.email=t@localhost commit -qam two
+  asked "$d"
+  grep -qx "const char run_commit\[\] = \"$(git -C "$d" rev-parse --short=12 HEAD)\";" "$h"
+  grep -qx 'const int run_modified = 0;' "$h"
+  # A folder inside another checkout, or no checkout at all: unknown.
+  mkdir "$d/sub"
+  asked "$d/sub"
+  grep -qx 'const char run_commit\[\] = "unknown";' "$h"
+  grep -qx 'const int run_modified = -1;' "$h"
+  mkdir "$BATS_TEST_TMPDIR/plain"
+  asked "$BATS_TEST_TMPDIR/plain"
+  grep -qx 'const char run_commit\[\] = "unknown";' "$h"
+  run cmake -P "$TOP/cmake/commit.cmake"
+  assert_failure
+  assert_output --partial "SRC and OUT must be given"
 }
