@@ -811,6 +811,60 @@ static const char *untimed(const struct side *b, const struct side *n, char *why
 	return why;
 }
 
+/* Which pagelab build wrote a document (run.c: harness.commit, .modified):
+ * "COMMIT", "COMMIT (modified)", or "unknown" — from a document, so only
+ * what pagelab itself writes is repeated (hex digits), never the text. */
+static void doc_build(const json_t *doc, char *buf, size_t len)
+{
+	const json_t *h = json_object_get(doc, RK_HARNESS);
+	const char *c = json_string_value(json_object_get(h, RK_COMMIT));
+	size_t n = c != NULL ? strlen(c) : 0;
+
+	if (n == 0 || n > 40 || strspn(c, "0123456789abcdef") != n) {
+		snprintf(buf, len, "unknown");
+		return;
+	}
+	snprintf(buf, len, "%s%s", c, json_is_true(json_object_get(h, "modified")) ? " (modified)" : "");
+}
+
+/* A side's build when all its documents share one; else "" (mixed). */
+static void side_build(const struct side *x, char *buf, size_t len)
+{
+	char one[64];
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < x->n; i++) {
+		doc_build(x->docs[i], one, sizeof(one));
+		if (i == 0) {
+			snprintf(buf, len, "%s", one);
+		} else if (strcmp(buf, one) != 0) {
+			buf[0] = '\0';
+			return;
+		}
+	}
+}
+
+/* The instrument is part of what is compared: two sides measured by
+ * different builds of pagelab (or by a modified one, which no commit
+ * names) may differ in a timing because the harness did. */
+static int builds_note(const struct side *b, const struct side *n, json_t *notes)
+{
+	char bb[64], nb[64], note[720];
+
+	side_build(b, bb, sizeof(bb));
+	side_build(n, nb, sizeof(nb));
+	if (bb[0] != '\0' && strcmp(bb, nb) == 0 && strstr(bb, "modified") == NULL && strcmp(bb, "unknown") != 0)
+		return 0;
+	if (bb[0] != '\0' && strcmp(bb, nb) == 0)
+		snprintf(note, sizeof(note), "both sides measured by pagelab %s: whether by the same build, "
+			 "the documents cannot say (a modified tree, or no commit known)", bb);
+	else
+		snprintf(note, sizeof(note), "measured by different builds of pagelab: %s %s, %s %s; a timing "
+			 "may differ because the harness did (`pagelab version` names a build)",
+			 b->name, bb[0] ? bb : "mixed", n->name, nb[0] ? nb : "mixed");
+	return json_array_append_new(notes, json_string(note));
+}
+
 /* One comparison of two sides: figures and counts. */
 static int compare_pair(const struct side *b, const struct side *n, const char *by, const struct compare_opts *o,
 			json_t **out, struct lab_error *err)
@@ -846,7 +900,8 @@ static int compare_pair(const struct side *b, const struct side *n, const char *
 			json_array_append_new(notes, json_string(note));
 			break;
 		}
-	if (count_outcomes(b, 0, by, false, &t, &nt) < 0 || count_outcomes(n, 1, by, false, &t, &nt) < 0 ||
+	if (builds_note(b, n, notes) < 0 ||
+	    count_outcomes(b, 0, by, false, &t, &nt) < 0 || count_outcomes(n, 1, by, false, &t, &nt) < 0 ||
 	    count_outcomes(b, 0, by, true, &t, &nt) < 0 || count_outcomes(n, 1, by, true, &t, &nt) < 0) {
 		ret = lab_error_set(err, ENOMEM, "out of memory");
 		goto out;

@@ -58,6 +58,35 @@ setup() {
   grep -q '"stall p99",.*,"timing",[0-9.]*,"default"$' <<<"$output"
 }
 
+@test "compare: sides measured by different pagelab builds, or by a modified one, say so in a note" {
+  # The fixtures' sets were measured by one build: no note.
+  run --separate-stderr "$PAGELAB" compare --floor none --format json a1.json -- a2.json
+  assert_success
+  jq -e '[.comparisons[0].notes[] | select(test("pagelab"))] | length == 0' <<<"$output"
+  c=$(jq -r .harness.commit a1.json)
+  [[ $c =~ ^[0-9a-f]{12}$ ]]
+  jq '.harness.commit = "0123456789ab" | .harness.modified = true' a2.json >b2.json
+  run "$PAGELAB" compare --floor none a1.json -- b2.json
+  assert_success
+  assert_output --partial "- measured by different builds of pagelab: base $c, new 0123456789ab (modified); a timing may differ because the harness did"
+  # One side mixing two builds.
+  run "$PAGELAB" compare --floor none a1.json -- a2.json b2.json
+  assert_success
+  assert_output --partial "measured by different builds of pagelab: base $c, new mixed;"
+  # The same modified build on both sides cannot be told from two.
+  jq '.harness.modified = true' a1.json >m1.json
+  jq '.harness.modified = true' a2.json >m2.json
+  run "$PAGELAB" compare --floor none m1.json -- m2.json
+  assert_success
+  assert_output --partial "- both sides measured by pagelab $c (modified): whether by the same build, the documents cannot say"
+  # A document's commit is never repeated unless it is what pagelab writes.
+  jq '.harness.commit = "<b>x</b>|y"' a2.json >h2.json
+  run "$PAGELAB" compare --floor none a1.json -- h2.json
+  assert_success
+  assert_output --partial "new unknown;"
+  refute_output --partial "<b>x</b>"
+}
+
 @test "compare: timings of a TCG guest against a host's are not comparable; counts are judged as ever" {
   # p200 said to have run in a TCG guest (its "vm", as pagelab vm writes it):
   # what compare reads is the document's own word on its clock.
