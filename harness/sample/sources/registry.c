@@ -527,10 +527,11 @@ json_t *source_set_audit(const struct source_set *set)
 	for (size_t i = 0; i < set->n; i++) {
 		const struct source_slot *sl = &set->slots[i];
 		unsigned long long splits = 0;
-		json_t *o, *files = json_array();
+		json_t *o, *files;
 
 		if (!sl->open)
 			continue;
+		files = json_array();
 		for (size_t k = 0; k < sl->nr_files; k++) {
 			const struct lab_kfile *f = &sl->files[k];
 
