@@ -780,14 +780,15 @@ static void doc_clock(const json_t *doc, char *buf, size_t len)
 		snprintf(buf, len, "host");
 }
 
-/* A side's clock, when all its documents share one; else "" (mixed). */
-static void side_clock(const struct side *x, char *buf, size_t len)
+/* What every document of a side says by fn (doc_clock, doc_build), when
+ * they all say the same; else "" (mixed). */
+static void side_common(const struct side *x, void (*fn)(const json_t *, char *, size_t), char *buf, size_t len)
 {
 	char one[96];
 
 	buf[0] = '\0';
 	for (size_t i = 0; i < x->n; i++) {
-		doc_clock(x->docs[i], one, sizeof(one));
+		fn(x->docs[i], one, sizeof(one));
 		if (i == 0) {
 			snprintf(buf, len, "%s", one);
 		} else if (strcmp(buf, one) != 0) {
@@ -802,8 +803,8 @@ static const char *untimed(const struct side *b, const struct side *n, char *why
 {
 	char bc[96], nc[96];
 
-	side_clock(b, bc, sizeof(bc));
-	side_clock(n, nc, sizeof(nc));
+	side_common(b, doc_clock, bc, sizeof(bc));
+	side_common(n, doc_clock, nc, sizeof(nc));
 	if (bc[0] != '\0' && strcmp(bc, nc) == 0)
 		return NULL;
 	snprintf(why, len, "timed by different clocks: %s (%s) against %s (%s)", b->name,
@@ -827,32 +828,15 @@ static void doc_build(const json_t *doc, char *buf, size_t len)
 	snprintf(buf, len, "%s%s", c, json_is_true(json_object_get(h, "modified")) ? " (modified)" : "");
 }
 
-/* A side's build when all its documents share one; else "" (mixed). */
-static void side_build(const struct side *x, char *buf, size_t len)
-{
-	char one[64];
-
-	buf[0] = '\0';
-	for (size_t i = 0; i < x->n; i++) {
-		doc_build(x->docs[i], one, sizeof(one));
-		if (i == 0) {
-			snprintf(buf, len, "%s", one);
-		} else if (strcmp(buf, one) != 0) {
-			buf[0] = '\0';
-			return;
-		}
-	}
-}
-
 /* The instrument is part of what is compared: two sides measured by
  * different builds of pagelab (or by a modified one, which no commit
  * names) may differ in a timing because the harness did. */
 static int builds_note(const struct side *b, const struct side *n, json_t *notes)
 {
-	char bb[64], nb[64], note[720];
+	char bb[96], nb[96], note[800];
 
-	side_build(b, bb, sizeof(bb));
-	side_build(n, nb, sizeof(nb));
+	side_common(b, doc_build, bb, sizeof(bb));
+	side_common(n, doc_build, nb, sizeof(nb));
 	if (bb[0] != '\0' && strcmp(bb, nb) == 0 && strstr(bb, "modified") == NULL && strcmp(bb, "unknown") != 0)
 		return 0;
 	if (bb[0] != '\0' && strcmp(bb, nb) == 0)
