@@ -4,14 +4,14 @@
 # edit would otherwise name the commit it was configured at, and every
 # result it writes (harness.commit) would say so too.
 #
-#   cmake -DSRC=<source dir> -DOUT=<header> -P cmake/commit.cmake
+#   cmake -DSRC=<source dir> -DOUT=<build>/gen/commit.c -P cmake/commit.cmake
 #
-# Writes OUT, and only when its text changes (so an unchanged tree rebuilds
-# nothing):
-#   PAGELAB_COMMIT    the HEAD commit, 12 hex digits; "unknown" when SRC is
-#                     not the top of a git work tree (a tarball, no git)
-#   PAGELAB_MODIFIED  1 when a tracked file differed from HEAD, 0 when none
-#                     did, -1 when unknown
+# Writes OUT, a C file defining what harness/run/commit.h declares, and only
+# when its text changes (so an unchanged tree recompiles nothing):
+#   run_commit    the HEAD commit, 12 hex digits; "unknown" when SRC is not
+#                 the top of a git work tree (a tarball, no git)
+#   run_modified  1 when a tracked file differed from HEAD, 0 when none did,
+#                 -1 when unknown
 # Untracked files (results/, a build directory) do not count.
 if(NOT SRC OR NOT OUT)
   message(FATAL_ERROR "commit.cmake: SRC and OUT must be given")
