@@ -82,7 +82,7 @@ load helpers
   modified=false
   [[ $output != *", modified)" ]] || modified=true
   [ "$commit" = unknown ] && modified=null
-  run "$PAGELAB" run madv-free/probe --set region=4M --no-report --out "$BATS_TEST_TMPDIR/p.json"
+  run "$PAGELAB" run madv-free/probe --set region=4M --repeat 1 --no-report --out "$BATS_TEST_TMPDIR/p.json"
   assert_success
   jq -e --arg c "$commit" --argjson m "$modified" \
     '.harness.commit == $c and .harness.modified == $m and (.harness.version | test("^[0-9]+\\.[0-9]+\\.[0-9]+$"))' \
