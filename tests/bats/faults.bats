@@ -305,10 +305,13 @@ vm_ready() {
 
 # tree PID: "pid:start-time" of PID and every process below it
 tree() {
-  local todo=("$1") p c
+  local todo=("$1") p c st
   while [ ${#todo[@]} -gt 0 ]; do
     p=${todo[0]}; todo=("${todo[@]:1}")
-    [ -r "/proc/$p/stat" ] && echo "$p:$(awk '{print $22}' "/proc/$p/stat" 2>/dev/null)"
+    # A process that exits between here and the read gives no start time:
+    # it is not recorded (an empty start time would match any missing pid).
+    st=$(awk '{print $22}' "/proc/$p/stat" 2>/dev/null)
+    [ -n "$st" ] && echo "$p:$st"
     for c in $(cat /proc/"$p"/task/*/children 2>/dev/null); do todo+=("$c"); done
   done
   return 0
@@ -316,9 +319,10 @@ tree() {
 
 # alive LIST: those of "pid:start-time" still running (the same process, not a reused pid)
 alive() {
-  local e
+  local e st
   for e in $1; do
-    [ "$(awk '{print $22}' "/proc/${e%%:*}/stat" 2>/dev/null)" = "${e#*:}" ] && echo "$e $(tr '\0' ' ' <"/proc/${e%%:*}/cmdline")"
+    st=$(awk '{print $22}' "/proc/${e%%:*}/stat" 2>/dev/null)
+    [ -n "$st" ] && [ "$st" = "${e#*:}" ] && echo "$e $(tr '\0' ' ' <"/proc/${e%%:*}/cmdline" 2>/dev/null)"
   done
   return 0
 }
