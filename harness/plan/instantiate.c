@@ -412,6 +412,20 @@ static int knob_inst(struct scn_inst *in, const struct scn_item *it, struct run_
 	return 0;
 }
 
+unsigned run_spec_default_trace(const struct scenario *s, const struct run_spec *r)
+{
+	unsigned set = tracedef_default_set(s->name);
+
+	/* A command forks as it likes (a postmaster its backends, a shell its
+	 * pipeline): who forked whom is what names an OOM victim's tree when
+	 * no sample saw it or the run is in a pid namespace of its own
+	 * (run/victims.c).  The built-in workloads say what they fork. */
+	for (size_t i = 0; i < r->nr_workloads; i++)
+		if (r->workloads[i].command)
+			return set | tracedef_group("forks");
+	return set;
+}
+
 /* [trace]: which tracepoints (trace/tracedef.h), raw or per interval, and
  * the adaptive bursts.  Absent keys take the defaults in scenario.md. */
 static int trace_inst(struct scn_inst *in, struct run_spec *r)
@@ -422,7 +436,7 @@ static int trace_inst(struct scn_inst *in, struct run_spec *r)
 	unsigned long long v;
 	int ret;
 
-	r->trace = (struct run_trace){ .set = tracedef_default_set(in->s->name), .raw = false,
+	r->trace = (struct run_trace){ .set = run_spec_default_trace(in->s, r), .raw = false,
 				       .burst_ms = 10, .burst_margin_pct = 50, .bin_ms = 1000, .buffer_kb = 4096 };
 	if ((it = scn_section_get(sec, "events")) != NULL) {
 		struct lab_error e;

@@ -212,6 +212,11 @@ struct run_spec {
  * (0 = do not check).  Every error names file, line, column and field. */
 int scenario_instantiate(const struct scenario *s, size_t v, unsigned long long memtotal_bytes,
 			 struct run_spec *out, struct lab_error *err);
+
+/* The lab's default tracepoint set for this variant (tracedef_default_set),
+ * with "forks" when a workload is a command. */
+unsigned run_spec_default_trace(const struct scenario *s, const struct run_spec *r);
+
 void run_spec_free(struct run_spec *r);
 
 /* "KEY=VALUE KEY=VALUE": the variant's matrix values, for messages and show. */

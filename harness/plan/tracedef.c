@@ -25,6 +25,12 @@
  *                             nr_activate0/nr_activate1, nr_unmap_fail,
  *                             reclaim_flags RECLAIM_WB_ANON 0x1 or _FILE 0x2
  *                             (include/trace/events/vmscan.h, the same in all three)
+ *   sched_process_fork        kernel/fork.c kernel_clone(): parent_pid and child_pid
+ *                             are the kernel's (task->pid, a thread's id for a
+ *                             thread), whatever pid namespace the run is in; every
+ *                             fork of the machine, kept as a table of who forked
+ *                             whom (trace.c), never as events (the same fields in
+ *                             6.1, 6.12 and 6.18)
  *   ftrace:print              what is written to the instance's trace_marker */
 const struct trace_event_def trace_events[] = {
 	{ "vmscan", "mm_vmscan_wakeup_kswapd", "kswapd", TR_POINT, TS_NONE, TP_WAKEUP_KSWAPD, false, false },
@@ -39,11 +45,13 @@ const struct trace_event_def trace_events[] = {
 	{ "oom", "mark_victim", "oom", TR_POINT, TS_NONE, TP_MARK_VICTIM, false, false },
 	{ "vmscan", "mm_vmscan_lru_shrink_inactive", "lru", TR_POINT, TS_NONE, TP_SHRINK_INACTIVE, true, false },
 	{ "ftrace", "print", "markers", TR_POINT, TS_NONE, TP_MARKER, false, true },
+	{ "sched", "sched_process_fork", "forks", TR_POINT, TS_NONE, TP_FORK, true, false },
 };
 const size_t trace_nr_events = sizeof(trace_events) / sizeof(trace_events[0]);
 
 /* New groups go last: a set is a bit mask over this list. */
-const char *const tracedef_groups[] = { "kswapd", "direct", "memcg", "compaction", "oom", "markers", "lru", NULL };
+const char *const tracedef_groups[] = { "kswapd", "direct", "memcg", "compaction", "oom", "markers", "lru",
+					"forks", NULL };
 
 static unsigned group_bit(const char *g)
 {
@@ -54,6 +62,11 @@ static unsigned group_bit(const char *g)
 }
 
 #define G(name) group_bit(name)
+
+unsigned tracedef_group(const char *name)
+{
+	return group_bit(name);
+}
 
 /* Each lab's default: the watermark lab is about kswapd, direct reclaim and
  * compaction machine-wide; the MADV_FREE lab's sandbox reclaims through its

@@ -24,7 +24,7 @@ enum trace_stall { TS_NONE = -1, TS_DIRECT, TS_MEMCG, TS_COMPACTION, TS_NR };
 
 /* What the timeline does with a point event. */
 enum trace_point { TP_OTHER, TP_WAKEUP_KSWAPD, TP_KSWAPD_WAKE, TP_KSWAPD_SLEEP, TP_MARK_VICTIM,
-		   TP_MARKER, TP_SHRINK_INACTIVE };
+		   TP_MARKER, TP_SHRINK_INACTIVE, TP_FORK };
 
 struct trace_event_def {
 	const char *system, *name;      /* events/SYSTEM/NAME in tracefs */
@@ -54,6 +54,8 @@ int tracedef_parse_set(const char *text, unsigned *set, bool *is_default, struct
 /* The default set of the lab a scenario belongs to ("watermarks/kswapd-runs"
  * -> the watermarks lab's set); unknown labs get the general one. */
 unsigned tracedef_default_set(const char *scenario_name);
+/* The bit of one group ("forks"), 0 if there is none by that name. */
+unsigned tracedef_group(const char *name);
 unsigned tracedef_all_set(void);
 
 /* "kswapd direct oom markers" for a set (for results and --help). */

@@ -93,7 +93,7 @@ void run_plan_apply_opts(struct run_plan *p, const struct run_opts *o)
 			struct lab_error err;
 
 			if (tracedef_parse_set(o->trace, &set, &dflt, &err) == 0)
-				t->set = dflt ? tracedef_default_set(p->s.name) : set;
+				t->set = dflt ? run_spec_default_trace(&p->s, &p->specs[v]) : set;
 		}
 		t->raw |= o->trace_raw;
 		if (o->burst_ms >= 0)

@@ -20,7 +20,10 @@
  * child a built-in workload's fork step made (counters.child_pid) is that
  * workload's ("fork_step"); a process it said it forked for a step (its
  * "procs" event, exit.workloads[].procs: region's pressure processes) is
- * that workload's ("procs_event"); else
+ * that workload's ("procs_event"); else, where the run traced the
+ * machine's forks (the "forks" group, on by default with a command), the
+ * nearest of its ancestors that is a workload ("forks": who forked whom as
+ * the kernel recorded it, in or out of a pid namespace); else
  * the command the per-process source gave it to at the last sample that
  * listed it (sources/smaps_rollup.c; the sampler's seen table); else, as
  * that source does, the run's only command (not under --sandbox self).
@@ -41,6 +44,7 @@
 /* The run's facts the victims are matched against. */
 struct vin {
 	json_t *ws;             /* exit.workloads */
+	const json_t *traced;   /* summary.trace.oom_victims, or NULL */
 	json_t *steps;          /* runs[].steps: a built-in's fork step names its child */
 	json_t *loads;          /* runs[].loads: a load with cgroup = sandbox is in it */
 	json_t *seen;           /* the sampler's seen table, or NULL */
@@ -114,6 +118,27 @@ static const char *procs_of(const struct vin *v, json_int_t pid)
 	return NULL;
 }
 
+/* The workload whose process forked pid, as the traced forks say
+ * (summary.trace.oom_victims[].ancestors: its parent first; the "forks"
+ * trace group, trace.c): the nearest ancestor that is a workload. */
+static const char *ancestor_of(const struct vin *v, json_int_t pid)
+{
+	for (size_t i = 0; i < json_array_size(v->traced); i++) {
+		const json_t *t = json_array_get(v->traced, i), *line = json_object_get(t, "ancestors");
+
+		if (json_integer_value(json_object_get(t, RK_PID)) != pid &&
+		    json_integer_value(json_object_get(t, "kernel_pid")) != pid)
+			continue;
+		for (size_t k = 0; k < json_array_size(line); k++) {
+			const json_t *w = workload_of(v, json_integer_value(json_array_get(line, k)));
+
+			if (w != NULL)
+				return json_string_value(json_object_get(w, RK_NAME));
+		}
+	}
+	return NULL;
+}
+
 static bool known(const struct vin *v, json_int_t pid)
 {
 	return pid > 0 && (workload_of(v, pid) != NULL || seen_of(v, pid) != NULL || load_of(v, pid) != NULL ||
@@ -150,6 +175,8 @@ static void tree_of(const struct vin *v, json_int_t pid, json_t *e)
 		from = "fork_step";
 	} else if ((owner = procs_of(v, pid)) != NULL) {
 		from = "procs_event";
+	} else if ((owner = ancestor_of(v, pid)) != NULL) {
+		from = "forks";
 	} else if (s != NULL && json_is_string(json_object_get(s, RK_WORKLOAD))) {
 		owner = json_string_value(json_object_get(s, RK_WORKLOAD));
 		from = "sample";
@@ -252,6 +279,8 @@ void run_oom_victims(json_t *run, json_t *seen)
 	json_t *ex = json_object_get(run, RK_EXIT);
 	const json_t *sb = json_object_get(run, RK_SANDBOX);
 	struct vin v = { .ws = json_object_get(ex, RK_WORKLOADS), .steps = json_object_get(run, RK_STEPS),
+			 .traced = json_object_get(json_object_get(json_object_get(run, RK_SUMMARY), RK_TRACE),
+						   RK_OOM_VICTIMS),
 			 .loads = json_object_get(run, RK_LOADS), .seen = seen, .out = json_array() };
 	bool self = json_is_string(json_object_get(sb, RK_MODE)) &&
 		    strcmp(json_string_value(json_object_get(sb, RK_MODE)), "self") == 0;

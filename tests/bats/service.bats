@@ -158,7 +158,9 @@ oom_victim_named() {
 }
 
 @test "service: the OOM killer takes a command's forked child — exit.oom_victims names it (pid, comm, the tree), nothing left" {
-  run_scenario "$SCN/svc-oom-child.scn" svc-oom-seen
+  # Without the forks group (on by default with a command): the rules that
+  # hold where the run does not trace the machine's forks.
+  run_scenario "$SCN/svc-oom-child.scn" svc-oom-seen --trace "memcg oom markers"
   echo "$output"
   assert_success
   oom_victim_named svc-oom-seen sample
@@ -167,11 +169,55 @@ oom_victim_named() {
   jq -e --argjson s "$s" --argjson p "$pid" '[.runs[0].samples[$s].workloads.svc.procs[] | select(.pid == $p)] | length == 1' \
     "$RESULTS/svc-oom-seen.json"
   # Killed before any sample listed it: svc is the run's only command, so it is svc's.
-  run_scenario "$SCN/svc-oom-child.scn" svc-oom-unseen --set seen=no
+  run_scenario "$SCN/svc-oom-child.scn" svc-oom-unseen --set seen=no --trace "memcg oom markers"
   echo "$output"
   assert_success
   oom_victim_named svc-oom-unseen only_command
   [ "$(rq svc-oom-unseen '.runs[0].exit.oom_victims[0] | has("sample")')" = false ]
+}
+
+# svc_two STEM [ARGS]: tests/scenarios/svc-oom-two.scn as pid 1 of a pid
+# namespace of its own (unshare --pid, as in a container): the kernel's log
+# names dd by a pid the run never sees, and two commands leave no "only
+# command".  Skips where the run could not trace.
+svc_two() {
+  local stem=$1
+  shift
+  run unshare --pid --fork --mount-proc "$PAGELAB" run "$SCN/svc-oom-two.scn" --no-report \
+    --out "$RESULTS/$stem.json" "$@"
+  echo "$output"
+  assert_success
+  [ "$(rq "$stem" '.tracing.available')" = true ] || skip "tracing: $(rq "$stem" '.tracing.reason')"
+  f="$RESULTS/$stem.json"
+  jq -c '.runs[0] | [.exit.oom_victims, .summary.trace.oom_victims, [.workloads[] | {name, pid}]]' "$f"
+  [ "$(rq "$stem" '.runs[0].exit.oom_kill_count')" = 1 ]
+  kpid=$(rq "$stem" '.runs[0].kmsg.oom_kills[] | select(.comm == "dd") | .pid')
+  svc=$(rq "$stem" '.runs[0].workloads[] | select(.name == "svc") | .pid')
+  # The log's pid is the kernel's, none of the run's pids.
+  jq -e --argjson k "$kpid" '$k > 0 and ([.runs[0].workloads[].pid] | index($k)) == null' "$f"
+}
+
+@test "service: two commands, one's child OOM-killed in a pid namespace — the traced forks name its tree, untraced nobody" {
+  svc_two svc-oom-two
+  jq -e '.runs[0].summary.trace | (.set | split(" ") | index("forks")) != null
+         and .forks.recorded >= 3 and .forks.dropped == 0' "$f"
+  # sched_process_fork: dd's parent is svc's shell (the run's pid, through its
+  # marker), whose parent is pagelab, pid 1 of the namespace.
+  jq -e --argjson k "$kpid" --argjson s "$svc" '.runs[0].summary.trace.oom_victims
+         | length == 1 and .[0].pid == $k and .[0].ancestors == [$s, 1]' "$f"
+  jq -e --argjson k "$kpid" '.runs[0].exit | .victims == [] and (.oom_victims | length) == 1
+         and (.oom_victims[0] | .pid == $k and .comm == "dd" and .workload == "svc" and .forked == true
+              and .tree_from == "forks" and (.seen_by | index("kmsg")) != null)' "$f"
+  assert_output --partial "run 1: OOM kill: dd (pid $kpid) of svc's process tree"
+  nothing_left svc-oom-two
+  # The same without the forks group: the kill is the sandbox's (its memcg),
+  # but nothing says whose.
+  svc_two svc-oom-two-untraced --trace "memcg oom markers"
+  jq -e '.runs[0].summary.trace | has("forks") == false and (.oom_victims[0] | has("ancestors")) == false' "$f"
+  jq -e --argjson k "$kpid" '.runs[0].exit.oom_victims | length == 1
+         and (.[0] | .pid == $k and .workload == null and .tree_from == null)' "$f"
+  assert_output --partial "run 1: OOM kill: dd (pid $kpid), in the sandbox, of no workload known"
+  nothing_left svc-oom-two-untraced
 }
 
 @test "service: a load that exits 2 — the warning names the load and its program, the table only as context" {

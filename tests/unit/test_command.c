@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "plan/scenario.h"
+#include "plan/tracedef.h"
 #include "unit.h"
 
 static const char head[] =
@@ -174,8 +175,40 @@ static void test_refusals(void)
 	refused("[params]\ndir = /tmp\n[workload w]\ncommand = x\n", NULL, "parameter dir: ${dir} is the run's directory");
 }
 
+/* A command forks as it likes: the lab's default set gains "forks" (who
+ * forked whom names an OOM victim's tree, run/victims.c); a run of the
+ * built-in workloads and a [trace] events list keep theirs. */
+static void test_trace_forks(void)
+{
+	struct run_spec r;
+	struct lab_error err = { 0 };
+	char set[160];
+
+	if (inst("[workload w]\ncommand = x\n", &r, &err) == 0) {
+		tracedef_set_text(r.trace.set, set, sizeof(set));
+		CHECK_STR(set, "kswapd direct memcg oom markers forks");
+		run_spec_free(&r);
+	} else
+		CHECK_STR(err.msg, "");
+	if (inst("[workload w]\nprogram = hold\nsize = 1M\n", &r, &err) == 0) {
+		tracedef_set_text(r.trace.set, set, sizeof(set));
+		CHECK_STR(set, "kswapd direct memcg oom markers");
+		run_spec_free(&r);
+	} else
+		CHECK_STR(err.msg, "");
+	if (inst("[workload w]\ncommand = x\n[trace]\nevents = oom markers\n", &r, &err) == 0) {
+		tracedef_set_text(r.trace.set, set, sizeof(set));
+		CHECK_STR(set, "oom markers");
+		run_spec_free(&r);
+	} else
+		CHECK_STR(err.msg, "");
+	tracedef_set_text(tracedef_all_set(), set, sizeof(set));
+	CHECK_STR(set, "kswapd direct memcg compaction oom markers lru forks");
+}
+
 int main(void)
 {
+	test_trace_forks();
 	test_words();
 	test_keys();
 	test_ready();

@@ -85,7 +85,18 @@ struct trace {
 	struct { int global, local; } pidmap[64];       /* from those lines */
 	size_t n_pidmap;
 	unsigned comm_next;
+	/* sched_process_fork (the "forks" group): who forked whom, the
+	 * kernel's pids, in the order read; at most FORKS_MAX, then counted. */
+	struct fork_rec { int child, parent; uint64_t ts; } *forks;
+	size_t n_forks, cap_forks;
+	unsigned long long forks_dropped;
+	uint64_t t0_ns;
 };
+
+/* 16 bytes each: 1 MiB at most, some minutes of a busy build machine's forks. */
+#define FORKS_MAX 65536
+/* How far up a victim's line is followed (a shell's child's child…). */
+#define ANCESTORS_MAX 16
 
 static void close_watched(struct trace *t)
 {
@@ -297,7 +308,7 @@ static void enable_events(struct trace *t)
 int trace_open(const struct trace_config *cfg, int run_index, uint64_t t0_ns, trace_sandbox_fn in_sandbox,
 	       void *sctx, struct trace **out, struct lab_error *err)
 {
-	static const char *systems[] = { "vmscan", "compaction", "oom", "ftrace", NULL };
+	static const char *systems[] = { "vmscan", "compaction", "oom", "ftrace", "sched", NULL };
 	struct trace *t = calloc(1, sizeof(*t));
 	char kb[32];
 	int ret;
@@ -312,6 +323,7 @@ int trace_open(const struct trace_config *cfg, int run_index, uint64_t t0_ns, tr
 		t->cfg.buffer_kb = 4096;
 	t->in_sandbox = in_sandbox;
 	t->sctx = sctx;
+	t->t0_ns = t0_ns;
 	t->marker_fd = -1;
 	t->epfd = -1;
 	for (int c = 0; c < MAX_CPUS; c++)
@@ -523,6 +535,30 @@ static void lru_fields(struct trace *t, struct tep_event *ev, const void *data, 
 	f->kswapd = is_kswapd(t, pid);
 }
 
+/* A fork, kept in the table: not an event of the timeline. */
+static int fork_record(struct trace *t, struct tep_event *ev, const void *data, unsigned long long ts)
+{
+	long long child = num_field(ev, "child_pid", data), parent = num_field(ev, "parent_pid", data);
+
+	if (child <= 0 || parent <= 0)
+		return 0;
+	if (t->n_forks == t->cap_forks) {
+		size_t cap = t->cap_forks ? t->cap_forks * 2 : 256;
+		struct fork_rec *n;
+
+		if (t->cap_forks >= FORKS_MAX) {
+			t->forks_dropped++;
+			return 0;
+		}
+		if ((n = realloc(t->forks, cap * sizeof(*n))) == NULL)
+			return -ENOMEM;
+		t->forks = n;
+		t->cap_forks = cap;
+	}
+	t->forks[t->n_forks++] = (struct fork_rec){ .child = (int)child, .parent = (int)parent, .ts = ts };
+	return 0;
+}
+
 static int decode_record(struct trace *t, int cpu, void *data, int size, unsigned long long ts)
 {
 	struct tep_record rec = { .ts = ts, .cpu = cpu, .data = data, .size = size };
@@ -539,6 +575,10 @@ static int decode_record(struct trace *t, int cpu, void *data, int size, unsigne
 	ev = tep_find_event(t->tep, id);
 	if (ev == NULL)
 		return 0;
+	if (trace_events[i].point == TP_FORK) {
+		t->records++;
+		return fork_record(t, ev, data, ts);
+	}
 	memset(&r, 0, sizeof(r));
 	r.def = &trace_events[i];
 	r.ts_ns = ts;
@@ -937,6 +977,54 @@ static unsigned long long stat_line(const char *buf, const char *key)
 	return 0;
 }
 
+static bool forks_on(const struct trace *t)
+{
+	for (size_t i = 0; i < trace_nr_events && i < 64; i++)
+		if (trace_events[i].point == TP_FORK)
+			return t->enabled[i];
+	return false;
+}
+
+/* The fork that made child (a kernel pid) last before ts, or NULL.  The
+ * table is in the order the CPUs were read, not in time: a pid the machine
+ * gave out twice in the run is told apart by the time. */
+static const struct fork_rec *fork_of(const struct trace *t, int child, uint64_t ts)
+{
+	const struct fork_rec *best = NULL;
+
+	for (size_t i = 0; i < t->n_forks; i++)
+		if (t->forks[i].child == child && t->forks[i].ts <= ts && (best == NULL || t->forks[i].ts > best->ts))
+			best = &t->forks[i];
+	return best;
+}
+
+/* Each OOM victim's line of parents, its parent first, from the forks
+ * recorded while the run traced (the run's pids where the markers map
+ * them): run/victims.c names the tree from the first that is a workload.
+ * The line stops at the first process forked before the run began. */
+static void victims_ancestors(const struct trace *t, json_t *victims)
+{
+	size_t k;
+	json_t *v;
+
+	json_array_foreach(victims, k, v) {
+		json_int_t g = json_integer_value(json_object_get(v, "kernel_pid"));
+		double t_ms = json_number_value(json_object_get(v, RK_T_MS));
+		uint64_t ts = t->t0_ns + (uint64_t)(t_ms > 0 ? t_ms * 1e6 : 0) + 1000000;
+		json_t *line = json_array();
+		const struct fork_rec *f;
+
+		if (g <= 0)
+			g = json_integer_value(json_object_get(v, "pid"));
+		for (int depth = 0; g > 0 && depth < ANCESTORS_MAX && (f = fork_of(t, (int)g, ts)) != NULL; depth++) {
+			json_array_append_new(line, json_integer(local_pid(t, f->parent)));
+			g = f->parent;
+			ts = f->ts;
+		}
+		json_object_set_new(v, "ancestors", line);
+	}
+}
+
 json_t *trace_summary(struct trace *t, uint64_t end_ns)
 {
 	json_t *o, *loss = json_object(), *per = json_array();
@@ -947,6 +1035,11 @@ json_t *trace_summary(struct trace *t, uint64_t end_ns)
 	if (t == NULL)
 		return json_null();
 	o = timeline_summary(t->tl, end_ns);
+	if (forks_on(t)) {
+		victims_ancestors(t, json_object_get(o, RK_OOM_VICTIMS));
+		json_object_set_new(o, "forks", json_pack("{s:I, s:I}", "recorded", (json_int_t)t->n_forks, "dropped",
+							  (json_int_t)t->forks_dropped));
+	}
 	for (int c = 0; c < t->nr_cpus; c++) {
 		char file[64];
 		char *buf;
@@ -1023,6 +1116,7 @@ void trace_close(struct trace *t)
 	for (size_t i = 0; i < t->n_batch; i++)
 		json_decref(t->batch[i].raw);
 	free(t->batch);
+	free(t->forks);
 	timeline_free(t->tl);
 	if (t->kbuf)
 		kbuffer_free(t->kbuf);
