@@ -30,6 +30,16 @@
  *              unsynchronized on any non-Intel machine with more than one
  *              possible CPU (arch/x86/kernel/tsc.c: unsynchronized_tsc), which
  *              QEMU's default x86 CPU is; 6.12 asks for more than one package
+ *   damon      /sys/kernel/mm/damon/admin/kdamonds/ (mm/damon/sysfs.c, 5.18+): each
+ *              kdamond's state, and per context its operations (paddr: the
+ *              machine's physical memory; vaddr: processes), its intervals and
+ *              its schemes' action, access pattern, quota and filters; and the
+ *              modules' own, /sys/module/damon_{reclaim,lru_sort,stat}/parameters/
+ *              enabled.  A "pageout" scheme on paddr reclaims what it finds cold
+ *              on its own schedule, beside whatever a scenario measures (a
+ *              machine's supervisor may run one: seen on this lab's host, 6.18,
+ *              2026-12-06: paddr, pageout of unmapped page cache idle for 12
+ *              aggregations of 5 s, at most 128 MiB a second)
  *   kernel     uname -r and -v
  *   config     /proc/config.gz (CONFIG_IKCONFIG_PROC), else /boot/config-RELEASE
  */
@@ -38,6 +48,7 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -467,6 +478,151 @@ static json_t *swap_facts(void)
 	return o;
 }
 
+#define DAMON_DIR "/sys/kernel/mm/damon/admin/kdamonds"
+#define DAMON_PATH 256
+
+/* A path of DAMON's files; one that would not fit is "" (then not read). */
+static bool damon_path(char *buf, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static bool damon_path(char *buf, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, DAMON_PATH, fmt, ap);
+	va_end(ap);
+	if (n < 0 || n >= DAMON_PATH) {
+		buf[0] = '\0';
+		return false;
+	}
+	return true;
+}
+
+/* An integer sysfs file below dir, bounded; -1 when unreadable. */
+static long damon_count(const char *dir, const char *file, long max)
+{
+	char path[DAMON_PATH];
+	cleanup_free char *s = NULL;
+	char *end;
+	long v;
+
+	damon_path(path, "%s/%s", dir, file);
+	if ((s = read_line(path)) == NULL)
+		return -1;
+	errno = 0;
+	v = strtol(s, &end, 10);
+	return errno || end == s || *end || v < 0 ? -1 : v < max ? v : max;
+}
+
+static json_t *damon_value(const char *dir, const char *file)
+{
+	char path[DAMON_PATH];
+
+	damon_path(path, "%s/%s", dir, file);
+	return sysfs_value(path);
+}
+
+/* A scheme's filters ("anon reject", "unmapped allow"): 6.18 has them as
+ * core_filters and ops_filters, earlier kernels (6.3+) as filters. */
+static json_t *damon_filters(const char *scheme)
+{
+	static const char *const sets[] = { "core_filters", "ops_filters", "filters" };
+	json_t *a = json_array();
+
+	for (size_t k = 0; k < sizeof(sets) / sizeof(sets[0]); k++) {
+		char dir[DAMON_PATH];
+		long n;
+
+		damon_path(dir, "%s/%s", scheme, sets[k]);
+		n = damon_count(dir, "nr_filters", 8);
+		for (long f = 0; f < n; f++) {
+			char fd[DAMON_PATH], path[DAMON_PATH];
+			cleanup_free char *type = NULL;
+			cleanup_free char *matching = NULL;
+			cleanup_free char *allow = NULL;
+
+			damon_path(fd, "%s/%ld", dir, f);
+			damon_path(path, "%s/type", fd);
+			type = read_line(path);
+			damon_path(path, "%s/matching", fd);
+			matching = read_line(path);
+			/* "allow" is 6.14's: before it every filter rejected. */
+			damon_path(path, "%s/allow", fd);
+			allow = read_line(path);
+			json_array_append_new(a, json_sprintf("%s%s %s", matching != NULL && matching[0] == 'N' ? "not " : "",
+							      type != NULL ? type : "?",
+							      allow != NULL && allow[0] == 'Y' ? "allow" : "reject"));
+		}
+	}
+	return a;
+}
+
+static json_t *damon_context(const char *ctx)
+{
+	json_t *c = json_object(), *schemes = json_array();
+	char dir[DAMON_PATH];
+	long n;
+
+	json_object_set_new(c, "operations", damon_value(ctx, "operations"));
+	json_object_set_new(c, "sample_us", damon_value(ctx, "monitoring_attrs/intervals/sample_us"));
+	json_object_set_new(c, "aggr_us", damon_value(ctx, "monitoring_attrs/intervals/aggr_us"));
+	damon_path(dir, "%s/schemes", ctx);
+	n = damon_count(dir, "nr_schemes", 8);
+	for (long i = 0; i < n; i++) {
+		char sc[DAMON_PATH];
+
+		damon_path(sc, "%s/%ld", dir, i);
+		json_array_append_new(schemes, json_pack("{s:o, s:o, s:o, s:o, s:o, s:o}", "action",
+							 damon_value(sc, "action"), "min_age",
+							 damon_value(sc, "access_pattern/age/min"), "max_nr_accesses",
+							 damon_value(sc, "access_pattern/nr_accesses/max"),
+							 "quota_bytes", damon_value(sc, "quotas/bytes"), "quota_ms",
+							 damon_value(sc, "quotas/ms"), "filters", damon_filters(sc)));
+	}
+	json_object_set_new(c, "schemes", schemes);
+	return c;
+}
+
+json_t *fingerprint_damon(void)
+{
+	static const char *const mods[] = { "damon_reclaim", "damon_lru_sort", "damon_stat" };
+	json_t *o = json_object(), *kds, *m = json_object();
+	long n = damon_count(DAMON_DIR, "nr_kdamonds", 16);
+
+	if (n < 0) {
+		json_object_set_new(o, "kdamonds", json_string("absent"));
+	} else {
+		kds = json_array();
+		for (long i = 0; i < n; i++) {
+			char kd[DAMON_PATH], cd[DAMON_PATH];
+			json_t *k = json_object(), *ctxs = json_array();
+			long nc;
+
+			damon_path(kd, DAMON_DIR "/%ld", i);
+			json_object_set_new(k, "state", damon_value(kd, "state"));
+			damon_path(cd, "%s/contexts", kd);
+			nc = damon_count(cd, "nr_contexts", 4);
+			for (long c = 0; c < nc; c++) {
+				char ctx[DAMON_PATH];
+
+				damon_path(ctx, "%s/%ld", cd, c);
+				json_array_append_new(ctxs, damon_context(ctx));
+			}
+			json_object_set_new(k, "contexts", ctxs);
+			json_array_append_new(kds, k);
+		}
+		json_object_set_new(o, "kdamonds", kds);
+	}
+	for (size_t i = 0; i < sizeof(mods) / sizeof(mods[0]); i++) {
+		char path[DAMON_PATH];
+
+		damon_path(path, "/sys/module/%s/parameters/enabled", mods[i]);
+		json_object_set_new(m, mods[i], access(path, F_OK) == 0 ? sysfs_value(path) : json_string("absent"));
+	}
+	json_object_set_new(o, "modules", m);
+	return o;
+}
+
 /* The config text: /proc/config.gz, else /boot/config-RELEASE.  *src says
  * which; NULL with *why when neither. */
 static char *config_text(const char *release, const char **src, char *why, size_t wlen)
@@ -570,6 +726,7 @@ json_t *host_fingerprint(void)
 	json_object_set_new(o, "pmd_size", json_incref(json_object_get(thp, "hpage_pmd_size")));
 	json_object_set_new(o, "thp", thp);
 	json_object_set_new(o, "swap", swap_facts());
+	json_object_set_new(o, "damon", fingerprint_damon());
 	json_object_set_new(o, "clocksource",
 			    sysfs_value("/sys/devices/system/clocksource/clocksource0/current_clocksource"));
 	json_object_set_new(o, "cpus_online", json_integer(sysconf(_SC_NPROCESSORS_ONLN)));

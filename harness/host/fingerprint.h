@@ -5,7 +5,7 @@
  * on machines that differ in it, whether or not anybody meant to vary it: the
  * LRU (MGLRU on or off), the cgroup version and its memory controllers,
  * memory_recursiveprot, THP and its khugepaged and mTHP settings, swap and
- * zswap, page and PMD size, the CPUs online, each zone's per-CPU counter
+ * zswap, DAMON's monitors, page and PMD size, the CPUs online, each zone's per-CPU counter
  * threshold, the kernel's exact release and the config options that matter.
  *
  * Everything here only reads; a file the kernel does not have is null (or
@@ -36,6 +36,12 @@ json_t *fingerprint_cgroup2_options(const char *mounts);
 /* /proc/cgroups' row of controller name ("memory"): {"hierarchy", "num_cgroups",
  * "enabled"}, or null. */
 json_t *fingerprint_proc_cgroups(const char *text, const char *name);
+
+/* DAMON's monitors (fingerprint.c: "damon"): {"kdamonds": [{"state",
+ * "contexts": [{"operations", "sample_us", "aggr_us", "schemes": [{"action",
+ * "min_age", "max_nr_accesses", "quota_bytes", "quota_ms", "filters"}]}]}] or
+ * "absent", "modules": {"damon_reclaim": "Y"|"N"|"absent", …}}. */
+json_t *fingerprint_damon(void);
 
 /* The whole object, read now. */
 json_t *host_fingerprint(void);

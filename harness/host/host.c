@@ -48,6 +48,44 @@ static void add_quirk(struct host_facts *h, const char *fmt, ...)
 	h->nr_quirks++;
 }
 
+/* A DAMON monitor that is on acts on memory by its own schedule: a
+ * "pageout" scheme reclaims what it found cold, whatever a scenario's
+ * pressure does (fingerprint.c, "damon"). */
+static void damon_quirks(struct host_facts *h)
+{
+	json_t *d = fingerprint_damon(), *kds = json_object_get(d, "kdamonds"), *k;
+	size_t i;
+
+	json_array_foreach(kds, i, k) {
+		char what[160] = "";
+		size_t off = 0, c, s;
+		json_t *ctx, *sc;
+
+		if (!json_is_string(json_object_get(k, "state")) ||
+		    strcmp(json_string_value(json_object_get(k, "state")), "on") != 0)
+			continue;
+		json_array_foreach(json_object_get(k, "contexts"), c, ctx) {
+			json_array_foreach(json_object_get(ctx, "schemes"), s, sc) {
+				const char *a = json_string_value(json_object_get(sc, "action"));
+				int n = snprintf(what + off, sizeof(what) - off, "%s%s on %s (min age %lld x %lld ms)",
+						 off ? ", " : "", a ? a : "?",
+						 json_string_value(json_object_get(ctx, "operations")) ?
+						 json_string_value(json_object_get(ctx, "operations")) : "?",
+						 (long long)json_integer_value(json_object_get(sc, "min_age")),
+						 (long long)json_integer_value(json_object_get(ctx, "aggr_us")) / 1000);
+
+				if (n < 0 || (size_t)n >= sizeof(what) - off)
+					break;
+				off += (size_t)n;
+			}
+		}
+		add_quirk(h, "DAMON: kdamond %zu is on, %s: memory it finds cold it acts on by its own schedule, "
+			  "not by a scenario's pressure", i, off ? what : "no scheme");
+	}
+	json_decref(d);
+}
+
+
 /* "always [madvise] never" -> "madvise"; "" when there are no brackets. */
 static void bracketed(const char *buf, char *out, size_t len)
 {
@@ -255,6 +293,7 @@ int host_probe(struct host_facts *out, struct lab_error *err)
 		add_quirk(out, "%s", QUIRK_HYBRID);
 	if (out->cg.memory == CG_VERSION_V1)
 		add_quirk(out, "%s", QUIRK_V1);
+	damon_quirks(out);
 	return 0;
 }
 

@@ -51,6 +51,36 @@ load helpers
   fi
 }
 
+@test "check --json: the fingerprint's DAMON monitors are the kernel's (its sysfs), and each one on is a quirk" {
+  run "$PAGELAB" check --json
+  [ "$status" -eq 0 ] || [ "$status" -eq 3 ]
+  out=$output
+  d=/sys/kernel/mm/damon/admin/kdamonds
+  if [ ! -r "$d/nr_kdamonds" ]; then
+    jq -e '.fingerprint.damon.kdamonds == "absent" and ([.quirks[] | select(startswith("DAMON"))] | length == 0)' <<<"$out"
+    return
+  fi
+  n=$(cat "$d/nr_kdamonds")
+  jq -e --argjson n "$n" '.fingerprint.damon.kdamonds | length == $n' <<<"$out"
+  on=0
+  for ((i = 0; i < n; i++)); do
+    st=$(cat "$d/$i/state")
+    [ "$st" = on ] && on=$((on + 1))
+    nc=$(cat "$d/$i/contexts/nr_contexts")
+    jq -e --argjson i "$i" --arg st "$st" --argjson nc "$nc" \
+      '.fingerprint.damon.kdamonds[$i] | .state == $st and (.contexts | length) == $nc' <<<"$out"
+    for ((c = 0; c < nc; c++)); do
+      x=$d/$i/contexts/$c
+      acts=$(for ((k = 0; k < $(cat "$x/schemes/nr_schemes"); k++)); do cat "$x/schemes/$k/action"; done | jq -R . | jq -sc .)
+      jq -e --argjson i "$i" --argjson c "$c" --arg ops "$(cat "$x/operations")" --argjson acts "$acts" \
+        --argjson aggr "$(cat "$x/monitoring_attrs/intervals/aggr_us")" \
+        '.fingerprint.damon.kdamonds[$i].contexts[$c] | .operations == $ops and .aggr_us == $aggr
+         and [.schemes[].action] == $acts' <<<"$out"
+    done
+  done
+  jq -e --argjson on "$on" '[.quirks[] | select(startswith("DAMON: kdamond"))] | length == $on' <<<"$out"
+}
+
 @test "check exits 0 here only when root, a memory controller and LazyFree are present" {
   run "$PAGELAB" check --json
   ok=$(jq -r '(.root and .lazyfree and (.cgroup.memory == "v1" or .cgroup.memory == "v2"))' <<<"$output")

@@ -44,7 +44,9 @@ check_fingerprint() {
   jq -e '.host.fingerprint as $p
     | ($p | has("kernel") and has("mglru") and has("cgroup") and has("page_size") and has("pmd_size")
             and has("hugetlb_page_kb") and has("thp") and has("swap") and has("cpus_online")
-            and has("cpus_online_list") and has("zones") and has("clocksource"))
+            and has("cpus_online_list") and has("zones") and has("clocksource") and has("damon"))
+    and ($p.damon | has("kdamonds") and has("modules")
+                    and (.kdamonds == "absent" or (.kdamonds | type == "array")))
     and ($p.clocksource | type == "string")
     and ($p.kernel | has("release") and has("version") and has("machine") and has("config"))
     and ($p.kernel.release == .host.kernel)
@@ -225,6 +227,8 @@ check_guest_thp() {
   jq -e '.host.fingerprint | .mglru.enabled == "0x0007" and .mglru.on
          and .kernel.config.options.CONFIG_LRU_GEN_ENABLED == "y" and .kernel.config.options.CONFIG_MEMCG_V1 == "n"
          and (.thp.mthp | has("64kB")) and .thp.enabled == "madvise" and .clocksource == "tsc"' "$f"
+  # Debian's 6.12 builds DAMON's sysfs, DAMON_RECLAIM and DAMON_LRU_SORT in, all off at boot.
+  jq -e '.host.fingerprint.damon | .kdamonds == [] and .modules.damon_reclaim == "N" and .modules.damon_lru_sort == "N"' "$f"
   # The classic LRU emits shrink_inactive on 6.12: the sandbox's file-list passes.
   jq -e '.runs[0].summary.trace.lru.file | (.sandbox.nr_scanned // 0) + (.kswapd.nr_scanned // 0) > 0' "$f"
 }
