@@ -38,6 +38,7 @@
 #include "stages.h"
 
 #include <string.h>
+#include <sys/stat.h>
 
 #include "result/keys.h"
 
@@ -49,6 +50,7 @@ struct vin {
 	json_t *loads;          /* runs[].loads: a load with cgroup = sandbox is in it */
 	json_t *seen;           /* the sampler's seen table, or NULL */
 	const char *only;       /* the run's only command, or NULL */
+	bool own_ns;            /* the run is in a pid namespace of its own */
 	json_t *out;
 };
 
@@ -200,6 +202,11 @@ static json_t *victim_new(const struct vin *v, json_int_t pid, const char *comm)
 	if (comm == NULL && s != NULL)
 		comm = json_string_value(json_object_get(s, RK_COMM));
 	json_object_set_new(e, RK_COMM, comm ? json_string(comm) : json_null());
+	/* In a pid namespace of the run's own, a pid that is none of the run's
+	 * (no workload's, no marker's, no sample's) is the kernel's as its log
+	 * and the tracepoint print it: said so, not taken for the run's. */
+	if (v->own_ns && !known(v, pid))
+		json_object_set_new(e, "pid_ns", json_string("kernel"));
 	tree_of(v, pid, e);
 	json_object_set_new(e, "seen_by", json_array());
 	json_array_append_new(v->out, e);
@@ -274,6 +281,16 @@ static void from_trace(struct vin *v, const json_t *run)
 	}
 }
 
+/* Is this process in a pid namespace other than the initial one (a
+ * container's, unshare --pid)?  The initial one's inode is fixed
+ * (include/linux/proc_ns.h: PROC_PID_INIT_INO). */
+static bool pidns_own(void)
+{
+	struct stat st;
+
+	return stat("/proc/self/ns/pid", &st) == 0 && st.st_ino != 0xEFFFFFFCu;
+}
+
 void run_oom_victims(json_t *run, json_t *seen)
 {
 	json_t *ex = json_object_get(run, RK_EXIT);
@@ -300,6 +317,7 @@ void run_oom_victims(json_t *run, json_t *seen)
 	}
 	if (ncmd != 1 || self)
 		v.only = NULL;
+	v.own_ns = pidns_own();
 	from_kmsg(&v, run);
 	from_trace(&v, run);
 	/* The counter's: a workload it says was killed, then any kill unnamed. */
@@ -328,15 +346,16 @@ void run_say_victims(const struct lab_progress *prog, int run_index, const json_
 		const char *comm = json_string_value(json_object_get(e, RK_COMM));
 		const char *w = json_string_value(json_object_get(e, RK_WORKLOAD));
 		json_int_t pid = json_integer_value(json_object_get(e, RK_PID));
+		const char *pk = json_is_string(json_object_get(e, "pid_ns")) ? "kernel pid" : "pid";
 
 		if (json_is_false(json_object_get(e, "forked")))
 			continue;
 		if (pid > 0 && w != NULL)
-			lab_say(prog, LAB_SAY_PHASE, "run %d: OOM kill: %s (pid %lld) of %s's process tree", run_index + 1,
-				comm ? comm : "?", (long long)pid, w);
+			lab_say(prog, LAB_SAY_PHASE, "run %d: OOM kill: %s (%s %lld) of %s's process tree", run_index + 1,
+				comm ? comm : "?", pk, (long long)pid, w);
 		else if (pid > 0)
-			lab_say(prog, LAB_SAY_PHASE, "run %d: OOM kill: %s (pid %lld), in the sandbox, of no workload known",
-				run_index + 1, comm ? comm : "?", (long long)pid);
+			lab_say(prog, LAB_SAY_PHASE, "run %d: OOM kill: %s (%s %lld), in the sandbox, of no workload known",
+				run_index + 1, comm ? comm : "?", pk, (long long)pid);
 		else
 			lab_say(prog, LAB_SAY_PHASE, "run %d: OOM kill the kernel did not name (the sandbox's counter)%s%s%s",
 				run_index + 1, w ? " in " : "", w ? w : "", w ? "'s process tree" : "");

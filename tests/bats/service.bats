@@ -132,6 +132,8 @@ oom_victim_named() {
   [ "$(rq "$1" '.runs[0].exit.oom_kill_count')" = 1 ]
   # One entry per kill the sandbox counted, each with its pid.
   jq -e '.runs[0].exit | (.oom_victims | length) == .oom_kill_count and all(.oom_victims[]; .pid > 0)' "$f"
+  # The run's pid namespace is the machine's: every pid is the run's and the kernel's alike.
+  jq -e '.runs[0].exit | all(.oom_victims[]; has("pid_ns") | not)' "$f"
   jq -e --arg tree "$tree" '.runs[0] | [.exit.oom_victims[] | select(.comm == "dd")] | length == 1 and
          (.[0] | .workload == "svc" and .forked == true and .tree_from == $tree)' "$f"
   pid=$(rq "$1" '.runs[0].exit.oom_victims[] | select(.comm == "dd") | .pid')
@@ -206,17 +208,17 @@ svc_two() {
   jq -e --argjson k "$kpid" --argjson s "$svc" '.runs[0].summary.trace.oom_victims
          | length == 1 and .[0].pid == $k and .[0].ancestors == [$s, 1]' "$f"
   jq -e --argjson k "$kpid" '.runs[0].exit | .victims == [] and (.oom_victims | length) == 1
-         and (.oom_victims[0] | .pid == $k and .comm == "dd" and .workload == "svc" and .forked == true
-              and .tree_from == "forks" and (.seen_by | index("kmsg")) != null)' "$f"
-  assert_output --partial "run 1: OOM kill: dd (pid $kpid) of svc's process tree"
+         and (.oom_victims[0] | .pid == $k and .pid_ns == "kernel" and .comm == "dd" and .workload == "svc"
+              and .forked == true and .tree_from == "forks" and (.seen_by | index("kmsg")) != null)' "$f"
+  assert_output --partial "run 1: OOM kill: dd (kernel pid $kpid) of svc's process tree"
   nothing_left svc-oom-two
   # The same without the forks group: the kill is the sandbox's (its memcg),
   # but nothing says whose.
   svc_two svc-oom-two-untraced --trace "memcg oom markers"
   jq -e '.runs[0].summary.trace | has("forks") == false and (.oom_victims[0] | has("ancestors")) == false' "$f"
   jq -e --argjson k "$kpid" '.runs[0].exit.oom_victims | length == 1
-         and (.[0] | .pid == $k and .workload == null and .tree_from == null)' "$f"
-  assert_output --partial "run 1: OOM kill: dd (pid $kpid), in the sandbox, of no workload known"
+         and (.[0] | .pid == $k and .pid_ns == "kernel" and .workload == null and .tree_from == null)' "$f"
+  assert_output --partial "run 1: OOM kill: dd (kernel pid $kpid), in the sandbox, of no workload known"
   nothing_left svc-oom-two-untraced
 }
 

@@ -122,7 +122,7 @@ SMALL=(--set region=128M --set pressure=200M --set memory_max=320M --set ballast
            and .summary.trace.oom_victims[0].pid == $pid and .summary.trace.oom_victims[0].kernel_pid == $kpid
            and (.exit.oom_victims | length) == 1
            and (.exit.oom_victims[0] | .pid == $pid and .kernel_pid == $kpid and .workload == "region"
-                and .forked == false and .tree_from == "pid" and .seen_by == ["kmsg", "trace"])' "$f"
+                and .forked == false and .tree_from == "pid" and .seen_by == ["kmsg", "trace"] and (has("pid_ns") | not))' "$f"
   # Its tracing instance (pagelab-1-RUN-nsINO, another namespace's) is gone.
   [ "$(ls /sys/kernel/tracing/instances 2>/dev/null | grep -- '-ns[0-9]*$' || true)" = "$inst0" ]
 }
