@@ -71,6 +71,7 @@ const char cli_usage_text[] =
 	"                       --memory M --memory-swap M); its limit must be the scenario's\n"
 	"  --trace SET          tracepoints: default (the lab's), all, none, or groups of\n"
 	"                       kswapd direct memcg compaction oom markers lru forks\n"
+	"                       pageout\n"
 	"                       (default: the scenario's [trace] events, else the lab's,\n"
 	"                       with forks when a workload is a command)\n"
 	"  --trace-raw          keep high-rate events (reclaim stalls, compaction) one by\n"

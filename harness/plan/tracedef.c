@@ -25,6 +25,13 @@
  *                             nr_activate0/nr_activate1, nr_unmap_fail,
  *                             reclaim_flags RECLAIM_WB_ANON 0x1 or _FILE 0x2
  *                             (include/trace/events/vmscan.h, the same in all three)
+ *   mm_vmscan_reclaim_pages   mm/vmscan.c reclaim_folio_list(): reclaim of a list
+ *                             someone chose, not an LRU scan — MADV_PAGEOUT
+ *                             (mm/madvise.c) and DAMON's pageout (mm/damon/paddr.c,
+ *                             vaddr.c) — which pgscan and pgsteal do not count
+ *                             (shrink_inactive_list counts them); nr_scanned,
+ *                             nr_reclaimed and the lru fields' names (6.18 has it;
+ *                             Debian's 6.12.118 and 6.1 do not)
  *   sched_process_fork        kernel/fork.c kernel_clone(): parent_pid and child_pid
  *                             are the kernel's (task->pid, a thread's id for a
  *                             thread), whatever pid namespace the run is in; every
@@ -46,12 +53,13 @@ const struct trace_event_def trace_events[] = {
 	{ "vmscan", "mm_vmscan_lru_shrink_inactive", "lru", TR_POINT, TS_NONE, TP_SHRINK_INACTIVE, true, false },
 	{ "ftrace", "print", "markers", TR_POINT, TS_NONE, TP_MARKER, false, true },
 	{ "sched", "sched_process_fork", "forks", TR_POINT, TS_NONE, TP_FORK, true, false },
+	{ "vmscan", "mm_vmscan_reclaim_pages", "pageout", TR_POINT, TS_NONE, TP_RECLAIM_PAGES, true, false },
 };
 const size_t trace_nr_events = sizeof(trace_events) / sizeof(trace_events[0]);
 
 /* New groups go last: a set is a bit mask over this list. */
 const char *const tracedef_groups[] = { "kswapd", "direct", "memcg", "compaction", "oom", "markers", "lru",
-					"forks", NULL };
+					"forks", "pageout", NULL };
 
 static unsigned group_bit(const char *g)
 {
@@ -70,17 +78,19 @@ unsigned tracedef_group(const char *name)
 
 /* Each lab's default: the watermark lab is about kswapd, direct reclaim and
  * compaction machine-wide; the MADV_FREE lab's sandbox reclaims through its
- * memcg; the min_free_kbytes lab watches kswapd and stalls. */
+ * memcg; the min_free_kbytes lab watches kswapd and stalls.  Every lab's
+ * has pageout: reclaim no scan counts (MADV_PAGEOUT, a DAMON scheme the
+ * machine runs besides the scenario). */
 static const struct {
 	const char *prefix;
 	const char *groups;
 } lab_defaults[] = {
-	{ "watermarks/", "kswapd direct compaction oom markers" },
-	{ "madv-free/", "memcg direct oom markers" },
-	{ "min-free/", "kswapd direct memcg oom markers" },
+	{ "watermarks/", "kswapd direct compaction oom markers pageout" },
+	{ "madv-free/", "memcg direct oom markers pageout" },
+	{ "min-free/", "kswapd direct memcg oom markers pageout" },
 	/* The THP question (issue 23): the shrink_inactive sums tell its leads apart. */
-	{ "thp/", "kswapd direct memcg oom markers lru" },
-	{ "", "kswapd direct memcg oom markers" },
+	{ "thp/", "kswapd direct memcg oom markers lru pageout" },
+	{ "", "kswapd direct memcg oom markers pageout" },
 };
 
 const char *tracedef_stall_name(enum trace_stall k)

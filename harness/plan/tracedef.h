@@ -24,7 +24,7 @@ enum trace_stall { TS_NONE = -1, TS_DIRECT, TS_MEMCG, TS_COMPACTION, TS_NR };
 
 /* What the timeline does with a point event. */
 enum trace_point { TP_OTHER, TP_WAKEUP_KSWAPD, TP_KSWAPD_WAKE, TP_KSWAPD_SLEEP, TP_MARK_VICTIM,
-		   TP_MARKER, TP_SHRINK_INACTIVE, TP_FORK };
+		   TP_MARKER, TP_SHRINK_INACTIVE, TP_FORK, TP_RECLAIM_PAGES };
 
 struct trace_event_def {
 	const char *system, *name;      /* events/SYSTEM/NAME in tracefs */

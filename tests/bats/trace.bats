@@ -45,7 +45,7 @@ SMALL=(--set region=128M --set pressure=200M --set memory_max=320M --set ballast
   assert_success
   f="$RESULTS/$stem.json"
   jq -e '.tracing.available' "$f"
-  jq -e '.runs[0].summary.trace | .lost.total == 0 and .set == "direct memcg oom markers" and .clock == "mono"' "$f"
+  jq -e '.runs[0].summary.trace | .lost.total == 0 and .set == "direct memcg oom markers pageout" and .clock == "mono"' "$f"
   # Every sandbox begin has its end on the same task, in order (raw records).
   jq -e '[.runs[0].events[] | select(.sandbox and (.event | startswith("mm_vmscan_memcg_reclaim")))]
          | group_by(.task_pid) | all(sort_by(.t_ms) | . as $e | length % 2 == 0 and
@@ -98,6 +98,28 @@ SMALL=(--set region=128M --set pressure=200M --set memory_max=320M --set ballast
            and (.exit.oom_victims[0] | .pid == $pid and .workload == $v and .forked == false
                 and .tree_from == "pid" and (.seen_by | index("trace")) != null and .t_ms > 0)' "$f"
   jq -e '.runs[0].summary.trace.lost.total == 0' "$f"
+}
+
+@test "madv-free/pageout: MADV_PAGEOUT is the sandbox's reclaim_pages — every page of the region scanned, none reclaimed without swap, each activated" {
+  # mm_vmscan_reclaim_pages (the pageout group, in every lab's default):
+  # reclaim of a list the caller chose, which pgscan and pgsteal never count.
+  stem=trace-pageout
+  run_scenario madv-free/pageout $stem --set advice=pageout --set region=128M --set memory_max=320M \
+    --set ballast=32M --set pressure=200M
+  assert_success
+  f="$RESULTS/$stem.json"
+  jq -e '.tracing.available' "$f"
+  if jq -e '.runs[0].summary.trace.missing_events | index("vmscan/mm_vmscan_reclaim_pages")' "$f" >/dev/null; then
+    skip "this kernel has no vmscan:mm_vmscan_reclaim_pages ($(uname -r))"
+  fi
+  pages=$((128 * 1024 * 1024 / $(getconf PAGESIZE)))
+  jq -c '.runs[0].summary.trace.reclaim_pages' "$f"
+  # madvise walks the region a PMD at a time (mm/madvise.c:
+  # madvise_cold_or_pageout_pte_range), one reclaim_pages per walk.
+  jq -e --argjson n "$pages" '.runs[0].summary.trace.reclaim_pages.sandbox
+         | .events >= 64 and .nr_scanned == $n and .nr_reclaimed == 0 and .nr_activate0 == $n' "$f"
+  # A DAMON monitor the machine runs is named as who else paged out, if it did.
+  jq -e '.runs[0].summary.trace.reclaim_pages | keys - ["sandbox", "kdamond", "other"] == []' "$f"
 }
 
 @test "an OOM kill in a pid namespace of the run's own: one victim, the run's pid and the kernel's beside it" {

@@ -186,13 +186,13 @@ static void test_trace_forks(void)
 
 	if (inst("[workload w]\ncommand = x\n", &r, &err) == 0) {
 		tracedef_set_text(r.trace.set, set, sizeof(set));
-		CHECK_STR(set, "kswapd direct memcg oom markers forks");
+		CHECK_STR(set, "kswapd direct memcg oom markers forks pageout");
 		run_spec_free(&r);
 	} else
 		CHECK_STR(err.msg, "");
 	if (inst("[workload w]\nprogram = hold\nsize = 1M\n", &r, &err) == 0) {
 		tracedef_set_text(r.trace.set, set, sizeof(set));
-		CHECK_STR(set, "kswapd direct memcg oom markers");
+		CHECK_STR(set, "kswapd direct memcg oom markers pageout");
 		run_spec_free(&r);
 	} else
 		CHECK_STR(err.msg, "");
@@ -203,7 +203,7 @@ static void test_trace_forks(void)
 	} else
 		CHECK_STR(err.msg, "");
 	tracedef_set_text(tracedef_all_set(), set, sizeof(set));
-	CHECK_STR(set, "kswapd direct memcg compaction oom markers lru forks");
+	CHECK_STR(set, "kswapd direct memcg compaction oom markers lru forks pageout");
 }
 
 int main(void)

@@ -73,6 +73,7 @@ struct timeline {
 	json_t *gaps;
 	struct bin bin;
 	struct lru_sum lru[LRU_NR_KINDS][LRU_NR_WHO];      /* the whole run */
+	struct lru_sum pageout[RP_NR_WHO];                 /* mm_vmscan_reclaim_pages, the whole run */
 	unsigned long long nr_bins;
 	timeline_classify_fn classify;  /* at each record's processing (trace.c) */
 	void *cctx;
@@ -211,6 +212,33 @@ static void victim_event(struct timeline *tl, const struct trace_rec *r)
 
 /* RECLAIM_WB_FILE = 0x2, RECLAIM_WB_ANON = 0x1 (include/trace/events/vmscan.h:
  * trace_reclaim_flags); the sandbox's task first, then a kswapd. */
+/* mm_vmscan_reclaim_pages: a list reclaimed as someone chose it, anon and
+ * file together (the event has no reclaim_flags). */
+static void pageout_event(struct timeline *tl, const struct trace_rec *r)
+{
+	lru_add(&tl->pageout[r->in_sandbox ? RP_SANDBOX : r->lru.kdamond ? RP_KDAMOND : RP_OTHER], r);
+}
+
+static const char *const rp_who_names[RP_NR_WHO] = { "sandbox", "kdamond", "other" };
+
+/* {"kdamond": {events, nr_scanned, nr_reclaimed, …}, …}: the non-empty sums. */
+static json_t *pageout_json(const struct lru_sum sum[RP_NR_WHO])
+{
+	json_t *o = json_object();
+
+	for (int w = 0; w < RP_NR_WHO; w++)
+		if (sum[w].events > 0)
+			json_object_set_new(o, rp_who_names[w],
+					    json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "events",
+						      (json_int_t)sum[w].events, "nr_scanned", (json_int_t)sum[w].scanned,
+						      "nr_reclaimed", (json_int_t)sum[w].reclaimed, "nr_activate0",
+						      (json_int_t)sum[w].activate0, "nr_activate1",
+						      (json_int_t)sum[w].activate1, "nr_unmap_fail",
+						      (json_int_t)sum[w].unmap_fail, "nr_ref_keep",
+						      (json_int_t)sum[w].ref_keep));
+	return o;
+}
+
 static void lru_event(struct timeline *tl, const struct trace_rec *r)
 {
 	int k = (r->lru.flags & 0x2) ? LRU_FILE : LRU_ANON;
@@ -404,6 +432,9 @@ static int process(struct timeline *tl, struct trace_rec *r, json_t *events, jso
 	case TP_SHRINK_INACTIVE:
 		lru_event(tl, r);
 		break;
+	case TP_RECLAIM_PAGES:
+		pageout_event(tl, r);
+		break;
 	case TP_MARK_VICTIM:
 		victim_event(tl, r);
 		break;
@@ -579,5 +610,6 @@ json_t *timeline_summary(struct timeline *tl, uint64_t end_ns)
 
 		json_object_set_new(o, "lru", lru != NULL ? lru : json_object());
 	}
+	json_object_set_new(o, "reclaim_pages", pageout_json(tl->pageout));
 	return o;
 }

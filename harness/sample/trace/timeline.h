@@ -26,11 +26,12 @@ struct trace_rec {
 	long long nr_reclaimed;         /* a stall's _end, else -1 */
 	long long victim_pid;           /* mark_victim's pid in the run's pid namespace, else -1 */
 	long long victim_kernel_pid;    /* the same as the kernel printed it (its log's pid) */
-	/* mm_vmscan_lru_shrink_inactive's figures (else 0): reclaim_flags, and
-	 * whether the task is a kswapd (its comm, read at decode time). */
+	/* mm_vmscan_lru_shrink_inactive's and mm_vmscan_reclaim_pages' figures
+	 * (else 0): reclaim_flags (shrink_inactive only), and whether the task
+	 * is a kswapd or a kdamond (its comm, read at decode time). */
 	struct trace_lru_fields {
 		long long nr_scanned, nr_activate0, nr_activate1, nr_unmap_fail, nr_ref_keep, flags;
-		bool kswapd;
+		bool kswapd, kdamond;
 	} lru;
 	json_t *raw;                    /* the decoded record for runs[].events (owned), or NULL */
 };
@@ -77,6 +78,9 @@ json_t *timeline_summary(struct timeline *tl, uint64_t end_ns);
  * other task: another cgroup's, or a writer of memory.reclaim outside it). */
 enum { LRU_ANON, LRU_FILE, LRU_NR_KINDS };
 enum { LRU_SANDBOX, LRU_KSWAPD, LRU_OTHER, LRU_NR_WHO };
+/* Who called reclaim_pages (the pageout group): a task of the sandbox
+ * (MADV_PAGEOUT), a kdamond (a DAMON pageout scheme), anyone else. */
+enum { RP_SANDBOX, RP_KDAMOND, RP_OTHER, RP_NR_WHO };
 
 /* Premature sleep: kswapd woken again within this many ms of going to sleep. */
 #define TIMELINE_PREMATURE_MS 100

@@ -511,18 +511,21 @@ static int batch_push(struct trace *t, const struct trace_rec *r)
 	return 0;
 }
 
-/* A kswapd: its comm ("kswapd0", "kswapd1"…), read once per pid (comm_of). */
-static bool is_kswapd(struct trace *t, int pid)
+/* A kswapd ("kswapd0", "kswapd1"…) or a kdamond ("kdamond.0"): its comm,
+ * read once per pid (comm_of).  A kernel thread is not in a container's
+ * /proc: there it is neither. */
+static bool comm_starts(struct trace *t, int pid, const char *prefix)
 {
 	json_t *c = comm_of(t, pid);
-	bool k = json_is_string(c) && !strncmp(json_string_value(c), "kswapd", 6);
+	bool k = json_is_string(c) && !strncmp(json_string_value(c), prefix, strlen(prefix));
 
 	json_decref(c);
 	return k;
 }
 
 /* mm_vmscan_lru_shrink_inactive's fields by the running kernel's format
- * (the same names in 6.1, 6.12 and 6.18). */
+ * (the same names in 6.1, 6.12 and 6.18), and mm_vmscan_reclaim_pages'
+ * (the same names, no reclaim_flags). */
 static void lru_fields(struct trace *t, struct tep_event *ev, const void *data, int pid,
 		       struct trace_lru_fields *f)
 {
@@ -532,7 +535,8 @@ static void lru_fields(struct trace *t, struct tep_event *ev, const void *data, 
 	f->nr_unmap_fail = num_field(ev, "nr_unmap_fail", data);
 	f->nr_ref_keep = num_field(ev, "nr_ref_keep", data);
 	f->flags = num_field(ev, "reclaim_flags", data);
-	f->kswapd = is_kswapd(t, pid);
+	f->kswapd = comm_starts(t, pid, "kswapd");
+	f->kdamond = comm_starts(t, pid, "kdamond");
 }
 
 /* A fork, kept in the table: not an event of the timeline. */
@@ -589,7 +593,7 @@ static int decode_record(struct trace *t, int cpu, void *data, int size, unsigne
 	r.nr_reclaimed = num_field(ev, "nr_reclaimed", data);
 	r.victim_pid = r.def->point == TP_MARK_VICTIM ? num_field(ev, "pid", data) : -1;
 	r.victim_kernel_pid = r.victim_pid;
-	if (r.def->point == TP_SHRINK_INACTIVE)
+	if (r.def->point == TP_SHRINK_INACTIVE || r.def->point == TP_RECLAIM_PAGES)
 		lru_fields(t, ev, data, r.pid, &r.lru);
 	/* Only what will be kept is decoded in full: a memcg reclaim storm
 	 * stays counts and histograms unless --trace-raw. */
