@@ -175,33 +175,33 @@ static void test_refusals(void)
 	refused("[params]\ndir = /tmp\n[workload w]\ncommand = x\n", NULL, "parameter dir: ${dir} is the run's directory");
 }
 
-/* A command forks as it likes: the lab's default set gains "forks" (who
- * forked whom names an OOM victim's tree, run/victims.c); a run of the
- * built-in workloads and a [trace] events list keep theirs. */
-static void test_trace_forks(void)
+/* The trace set a variant of body takes by default, as text ("" and the
+ * error on a refusal). */
+static void set_is(const char *body, const char *want)
 {
 	struct run_spec r;
 	struct lab_error err = { 0 };
 	char set[160];
 
-	if (inst("[workload w]\ncommand = x\n", &r, &err) == 0) {
-		tracedef_set_text(r.trace.set, set, sizeof(set));
-		CHECK_STR(set, "kswapd direct memcg oom markers forks pageout");
-		run_spec_free(&r);
-	} else
+	if (inst(body, &r, &err) < 0) {
 		CHECK_STR(err.msg, "");
-	if (inst("[workload w]\nprogram = hold\nsize = 1M\n", &r, &err) == 0) {
-		tracedef_set_text(r.trace.set, set, sizeof(set));
-		CHECK_STR(set, "kswapd direct memcg oom markers pageout");
-		run_spec_free(&r);
-	} else
-		CHECK_STR(err.msg, "");
-	if (inst("[workload w]\ncommand = x\n[trace]\nevents = oom markers\n", &r, &err) == 0) {
-		tracedef_set_text(r.trace.set, set, sizeof(set));
-		CHECK_STR(set, "oom markers");
-		run_spec_free(&r);
-	} else
-		CHECK_STR(err.msg, "");
+		return;
+	}
+	tracedef_set_text(r.trace.set, set, sizeof(set));
+	CHECK_STR(set, want);
+	run_spec_free(&r);
+}
+
+/* A command forks as it likes: the lab's default set gains "forks" (who
+ * forked whom names an OOM victim's tree, run/victims.c); a run of the
+ * built-in workloads and a [trace] events list keep theirs. */
+static void test_trace_forks(void)
+{
+	char set[160];
+
+	set_is("[workload w]\ncommand = x\n", "kswapd direct memcg oom markers forks pageout");
+	set_is("[workload w]\nprogram = hold\nsize = 1M\n", "kswapd direct memcg oom markers pageout");
+	set_is("[workload w]\ncommand = x\n[trace]\nevents = oom markers\n", "oom markers");
 	tracedef_set_text(tracedef_all_set(), set, sizeof(set));
 	CHECK_STR(set, "kswapd direct memcg compaction oom markers lru forks pageout");
 }
