@@ -40,6 +40,14 @@
  *              machine's supervisor may run one: seen on this lab's host, 6.18,
  *              2026-12-06: paddr, pageout of unmapped page cache idle for 12
  *              aggregations of 5 s, at most 128 MiB a second)
+ *   zero_page  tried, not looked up: 16 pages of private anonymous memory
+ *              mapped, each read once, the mapping's Rss in /proc/self/smaps.
+ *              "zero page": the reads mapped the shared zero page (Rss 0:
+ *              mm/memory.c do_anonymous_page, a read fault maps my_zero_pfn,
+ *              which vm_normal_page does not count); "allocate": each read
+ *              took a page of its own (this lab's host boots its 6.18 with
+ *              pvm_no_zero_page=1, 2026-12-06), so a lazily freed page that
+ *              was reclaimed and is read again costs Rss
  *   kernel     uname -r and -v
  *   config     /proc/config.gz (CONFIG_IKCONFIG_PROC), else /boot/config-RELEASE
  */
@@ -53,6 +61,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -478,6 +487,38 @@ static json_t *swap_facts(void)
 	return o;
 }
 
+#define ZP_PAGES 16
+
+json_t *fingerprint_zero_page(void)
+{
+	long ps = sysconf(_SC_PAGESIZE);
+	size_t len = (size_t)(ps > 0 ? ps : 4096) * ZP_PAGES;
+	cleanup_free char *smaps = NULL;
+	volatile const char *p;
+	struct lab_error e;
+	char head[40];
+	const char *at, *rss;
+	unsigned long kb;
+	json_t *out = json_null();
+	void *m = mmap(NULL, len, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (m == MAP_FAILED)
+		return out;
+	/* No huge zero page and no huge page: one base page per read. */
+	madvise(m, len, MADV_NOHUGEPAGE);
+	p = m;
+	for (size_t off = 0; off < len; off += len / ZP_PAGES)
+		(void)p[off];
+	snprintf(head, sizeof(head), "%lx-", (unsigned long)m);
+	at = lab_read_file("/proc/self/smaps", &smaps, NULL, &e) == 0 ? strstr(smaps, head) : NULL;
+	while (at != NULL && at != smaps && at[-1] != '\n')       /* a line's start only */
+		at = strstr(at + 1, head);
+	if (at != NULL && (rss = strstr(at, "\nRss:")) != NULL && sscanf(rss + 5, "%lu", &kb) == 1)
+		out = json_string(kb == 0 ? "zero page" : "allocate");
+	munmap(m, len);
+	return out;
+}
+
 #define DAMON_DIR "/sys/kernel/mm/damon/admin/kdamonds"
 #define DAMON_PATH 256
 
@@ -727,6 +768,7 @@ json_t *host_fingerprint(void)
 	json_object_set_new(o, "thp", thp);
 	json_object_set_new(o, "swap", swap_facts());
 	json_object_set_new(o, "damon", fingerprint_damon());
+	json_object_set_new(o, "zero_page", fingerprint_zero_page());
 	json_object_set_new(o, "clocksource",
 			    sysfs_value("/sys/devices/system/clocksource/clocksource0/current_clocksource"));
 	json_object_set_new(o, "cpus_online", json_integer(sysconf(_SC_NPROCESSORS_ONLN)));

@@ -43,6 +43,11 @@ json_t *fingerprint_proc_cgroups(const char *text, const char *name);
  * "absent", "modules": {"damon_reclaim": "Y"|"N"|"absent", …}}. */
 json_t *fingerprint_damon(void);
 
+/* What a read of never-written private anonymous memory maps, tried:
+ * "zero page" (the shared zero page, Rss unmoved) or "allocate" (a page of
+ * its own); null when it could not be tried. */
+json_t *fingerprint_zero_page(void);
+
 /* The whole object, read now. */
 json_t *host_fingerprint(void);
 

@@ -294,6 +294,14 @@ int host_probe(struct host_facts *out, struct lab_error *err)
 	if (out->cg.memory == CG_VERSION_V1)
 		add_quirk(out, "%s", QUIRK_V1);
 	damon_quirks(out);
+	{
+		json_t *zp = fingerprint_zero_page();
+
+		if (json_is_string(zp) && strcmp(json_string_value(zp), "allocate") == 0)
+			add_quirk(out, "no zero page: a read of never-written anonymous memory takes a page of its own, "
+				  "so reading back reclaimed lazily freed pages adds to Rss");
+		json_decref(zp);
+	}
 	return 0;
 }
 

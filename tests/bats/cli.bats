@@ -81,6 +81,49 @@ load helpers
   jq -e --argjson on "$on" '[.quirks[] | select(startswith("DAMON: kdamond"))] | length == $on' <<<"$out"
 }
 
+@test "check --json: the fingerprint's zero_page is what a read of fresh anonymous memory does here, and \"allocate\" is a quirk" {
+  cat >"$BATS_TEST_TMPDIR/zp.c" <<'C'
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+static long rss_anon(void)
+{
+	char l[256];
+	long v = -1;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	while (f && fgets(l, sizeof(l), f))
+		if (!strncmp(l, "RssAnon:", 8))
+			sscanf(l + 8, "%ld", &v);
+	if (f)
+		fclose(f);
+	return v;
+}
+int main(void)
+{
+	size_t n = 16u << 20;
+	volatile char *p = mmap(NULL, n, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	long a, b;
+
+	if (p == MAP_FAILED)
+		return 1;
+	madvise((void *)p, n, MADV_NOHUGEPAGE);
+	a = rss_anon();
+	for (size_t i = 0; i < n; i += 4096)
+		(void)p[i];
+	b = rss_anon();
+	printf("%s\n", b - a >= 16000 ? "allocate" : b - a < 1024 ? "zero page" : "?");
+	return 0;
+}
+C
+  cc -O1 -o "$BATS_TEST_TMPDIR/zp" "$BATS_TEST_TMPDIR/zp.c" || skip "no C compiler to try the zero page with"
+  want=$("$BATS_TEST_TMPDIR/zp")
+  run "$PAGELAB" check --json
+  [ "$status" -eq 0 ] || [ "$status" -eq 3 ]
+  jq -e --arg w "$want" '.fingerprint.zero_page == $w' <<<"$output"
+  jq -e --arg w "$want" '([.quirks[] | select(startswith("no zero page"))] | length) == (if $w == "allocate" then 1 else 0 end)' <<<"$output"
+}
+
 @test "check exits 0 here only when root, a memory controller and LazyFree are present" {
   run "$PAGELAB" check --json
   ok=$(jq -r '(.root and .lazyfree and (.cgroup.memory == "v1" or .cgroup.memory == "v2"))' <<<"$output")

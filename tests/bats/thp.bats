@@ -229,6 +229,8 @@ check_guest_thp() {
          and (.thp.mthp | has("64kB")) and .thp.enabled == "madvise" and .clocksource == "tsc"' "$f"
   # Debian's 6.12 builds DAMON's sysfs, DAMON_RECLAIM and DAMON_LRU_SORT in, all off at boot.
   jq -e '.host.fingerprint.damon | .kdamonds == [] and .modules.damon_reclaim == "N" and .modules.damon_lru_sort == "N"' "$f"
+  # A read of never-written anonymous memory maps the zero page there (tried in the guest).
+  jq -e '.host.fingerprint.zero_page == "zero page"' "$f"
   # The classic LRU emits shrink_inactive on 6.12: the sandbox's file-list passes.
   jq -e '.runs[0].summary.trace.lru.file | (.sandbox.nr_scanned // 0) + (.kswapd.nr_scanned // 0) > 0' "$f"
 }

@@ -43,10 +43,12 @@ wm_cell() {
 # closed; every balance_pgdat() pass that followed no full sleep is one
 # kswapd_{low,high}_wmark_hit_quickly (mm/vmscan.c: kswapd_try_to_sleep counts
 # exactly one of them whenever it returns without the full sleep); the awake
-# intervals end in the full sleeps; kswapd woke, so the sampler burst.
+# intervals end in the full sleeps; kswapd woke, so the sampler burst.  The
+# one event the lab's default may miss is the pageout group's, which Debian's
+# 6.12.118 does not have (memory-high.bats asserts that).
 wm_trace_invariants() {
   jq -e 'all(.runs[]; .summary.trace as $t | .samples[-1].vmstat_delta as $v
-         | $t.lost.total == 0 and $t.missing_events == []
+         | $t.lost.total == 0 and ($t.missing_events - ["vmscan/mm_vmscan_reclaim_pages"]) == []
            and $t.stalls.direct.count == ([$v | to_entries[] | select(.key | startswith("allocstall_")) | .value] | add // 0)
            and $t.stalls.open_at_end == 0
            and ($t.kswapd.rewakes_without_sleep - (($v.kswapd_low_wmark_hit_quickly // 0) + ($v.kswapd_high_wmark_hit_quickly // 0)) | fabs) <= 1

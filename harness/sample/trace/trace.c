@@ -526,7 +526,7 @@ static bool comm_starts(struct trace *t, int pid, const char *prefix)
 /* mm_vmscan_lru_shrink_inactive's fields by the running kernel's format
  * (the same names in 6.1, 6.12 and 6.18), and mm_vmscan_reclaim_pages'
  * (the same names, no reclaim_flags). */
-static void lru_fields(struct trace *t, struct tep_event *ev, const void *data, int pid,
+static void lru_fields(struct trace *t, struct tep_event *ev, const void *data, int pid, bool pageout,
 		       struct trace_lru_fields *f)
 {
 	f->nr_scanned = num_field(ev, "nr_scanned", data);
@@ -535,8 +535,11 @@ static void lru_fields(struct trace *t, struct tep_event *ev, const void *data, 
 	f->nr_unmap_fail = num_field(ev, "nr_unmap_fail", data);
 	f->nr_ref_keep = num_field(ev, "nr_ref_keep", data);
 	f->flags = num_field(ev, "reclaim_flags", data);
-	f->kswapd = comm_starts(t, pid, "kswapd");
-	f->kdamond = comm_starts(t, pid, "kdamond");
+	/* Each event is summed by one of the two (timeline.c). */
+	if (pageout)
+		f->kdamond = comm_starts(t, pid, "kdamond");
+	else
+		f->kswapd = comm_starts(t, pid, "kswapd");
 }
 
 /* A fork, kept in the table: not an event of the timeline. */
@@ -594,7 +597,7 @@ static int decode_record(struct trace *t, int cpu, void *data, int size, unsigne
 	r.victim_pid = r.def->point == TP_MARK_VICTIM ? num_field(ev, "pid", data) : -1;
 	r.victim_kernel_pid = r.victim_pid;
 	if (r.def->point == TP_SHRINK_INACTIVE || r.def->point == TP_RECLAIM_PAGES)
-		lru_fields(t, ev, data, r.pid, &r.lru);
+		lru_fields(t, ev, data, r.pid, r.def->point == TP_RECLAIM_PAGES, &r.lru);
 	/* Only what will be kept is decoded in full: a memcg reclaim storm
 	 * stays counts and histograms unless --trace-raw. */
 	if (!r.def->high_rate || t->cfg.raw)
