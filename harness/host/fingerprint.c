@@ -71,6 +71,7 @@
 
 #include "base/fileio.h"
 #include "base/kv.h"
+#include "base/smaps.h"
 
 #define THP_DIR "/sys/kernel/mm/transparent_hugepage"
 #define CONFIG_MAX (8u << 20)   /* a decompressed config is ~100-300 KiB */
@@ -492,30 +493,28 @@ static json_t *swap_facts(void)
 json_t *fingerprint_zero_page(void)
 {
 	long ps = sysconf(_SC_PAGESIZE);
-	size_t len = (size_t)(ps > 0 ? ps : 4096) * ZP_PAGES;
+	size_t page = (size_t)(ps > 0 ? ps : 4096), len = page * ZP_PAGES;
 	cleanup_free char *smaps = NULL;
-	volatile const char *p;
+	struct smaps_range r;
 	struct lab_error e;
-	char head[40];
-	const char *at, *rss;
-	unsigned long kb;
+	volatile const char *p;
 	json_t *out = json_null();
-	void *m = mmap(NULL, len, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	/* A PROT_NONE page on each side: the pages read are a VMA of their own,
+	 * which no neighbour merges with (base/smaps.h wants it whole). */
+	char *m = mmap(NULL, len + 2 * page, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 	if (m == MAP_FAILED)
 		return out;
+	p = m + page;
 	/* No huge zero page and no huge page: one base page per read. */
-	madvise(m, len, MADV_NOHUGEPAGE);
-	p = m;
-	for (size_t off = 0; off < len; off += len / ZP_PAGES)
-		(void)p[off];
-	snprintf(head, sizeof(head), "%lx-", (unsigned long)m);
-	at = lab_read_file("/proc/self/smaps", &smaps, NULL, &e) == 0 ? strstr(smaps, head) : NULL;
-	while (at != NULL && at != smaps && at[-1] != '\n')       /* a line's start only */
-		at = strstr(at + 1, head);
-	if (at != NULL && (rss = strstr(at, "\nRss:")) != NULL && sscanf(rss + 5, "%lu", &kb) == 1)
-		out = json_string(kb == 0 ? "zero page" : "allocate");
-	munmap(m, len);
+	if (mprotect(m + page, len, PROT_READ) == 0 && madvise(m + page, len, MADV_NOHUGEPAGE) == 0) {
+		for (size_t off = 0; off < len; off += page)
+			(void)p[off];
+		if (lab_read_file("/proc/self/smaps", &smaps, NULL, &e) == 0 &&
+		    smaps_parse_range(smaps, (unsigned long)(m + page), (unsigned long)(m + page + len), &r, &e) == 0)
+			out = json_string(r.rss_kb == 0 ? "zero page" : "allocate");
+	}
+	munmap(m, len + 2 * page);
 	return out;
 }
 
@@ -523,8 +522,8 @@ json_t *fingerprint_zero_page(void)
 #define DAMON_PATH 256
 
 /* A path of DAMON's files; one that would not fit is "" (then not read). */
-static bool damon_path(char *buf, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static bool damon_path(char *buf, const char *fmt, ...)
+static void damon_path(char *buf, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void damon_path(char *buf, const char *fmt, ...)
 {
 	va_list ap;
 	int n;
@@ -532,11 +531,8 @@ static bool damon_path(char *buf, const char *fmt, ...)
 	va_start(ap, fmt);
 	n = vsnprintf(buf, DAMON_PATH, fmt, ap);
 	va_end(ap);
-	if (n < 0 || n >= DAMON_PATH) {
+	if (n < 0 || n >= DAMON_PATH)
 		buf[0] = '\0';
-		return false;
-	}
-	return true;
 }
 
 /* An integer sysfs file below dir, bounded; -1 when unreadable. */

@@ -85,6 +85,17 @@ static void damon_quirks(struct host_facts *h)
 	json_decref(d);
 }
 
+/* A kernel that maps no zero page on a read fault (fingerprint.c, "zero_page"). */
+static void zero_page_quirk(struct host_facts *h)
+{
+	json_t *zp = fingerprint_zero_page();
+
+	if (json_is_string(zp) && strcmp(json_string_value(zp), "allocate") == 0)
+		add_quirk(h, "no zero page: a read of never-written anonymous memory takes a page of its own, "
+			  "so reading back reclaimed lazily freed pages adds to Rss");
+	json_decref(zp);
+}
+
 
 /* "always [madvise] never" -> "madvise"; "" when there are no brackets. */
 static void bracketed(const char *buf, char *out, size_t len)
@@ -294,14 +305,7 @@ int host_probe(struct host_facts *out, struct lab_error *err)
 	if (out->cg.memory == CG_VERSION_V1)
 		add_quirk(out, "%s", QUIRK_V1);
 	damon_quirks(out);
-	{
-		json_t *zp = fingerprint_zero_page();
-
-		if (json_is_string(zp) && strcmp(json_string_value(zp), "allocate") == 0)
-			add_quirk(out, "no zero page: a read of never-written anonymous memory takes a page of its own, "
-				  "so reading back reclaimed lazily freed pages adds to Rss");
-		json_decref(zp);
-	}
+	zero_page_quirk(out);
 	return 0;
 }
 

@@ -146,6 +146,16 @@ static unsigned hist_bucket(double us)
 static const char *const lru_kind_names[LRU_NR_KINDS] = { "anon", "file" };
 static const char *const lru_who_names[LRU_NR_WHO] = { "sandbox", "kswapd", "other" };
 
+/* One sum: {events, nr_scanned, nr_reclaimed, nr_activate0, nr_activate1,
+ * nr_unmap_fail, nr_ref_keep}. */
+static json_t *lru_sum_json(const struct lru_sum *x)
+{
+	return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "events", (json_int_t)x->events, "nr_scanned",
+			 (json_int_t)x->scanned, "nr_reclaimed", (json_int_t)x->reclaimed, "nr_activate0",
+			 (json_int_t)x->activate0, "nr_activate1", (json_int_t)x->activate1, "nr_unmap_fail",
+			 (json_int_t)x->unmap_fail, "nr_ref_keep", (json_int_t)x->ref_keep);
+}
+
 /* {"file": {"sandbox": {events, nr_scanned, …}, …}, "anon": …} of the
  * non-empty sums, or NULL when all are. */
 static json_t *lru_json(const struct lru_sum sum[LRU_NR_KINDS][LRU_NR_WHO])
@@ -166,14 +176,7 @@ static json_t *lru_json(const struct lru_sum sum[LRU_NR_KINDS][LRU_NR_WHO])
 				kind = json_object();
 				json_object_set_new(o, lru_kind_names[k], kind);
 			}
-			json_object_set_new(kind, lru_who_names[w],
-					    json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "events", (json_int_t)x->events,
-						      "nr_scanned", (json_int_t)x->scanned,
-						      "nr_reclaimed", (json_int_t)x->reclaimed,
-						      "nr_activate0", (json_int_t)x->activate0,
-						      "nr_activate1", (json_int_t)x->activate1,
-						      "nr_unmap_fail", (json_int_t)x->unmap_fail,
-						      "nr_ref_keep", (json_int_t)x->ref_keep));
+			json_object_set_new(kind, lru_who_names[w], lru_sum_json(x));
 		}
 	return o;
 }
@@ -228,14 +231,7 @@ static json_t *pageout_json(const struct lru_sum sum[RP_NR_WHO])
 
 	for (int w = 0; w < RP_NR_WHO; w++)
 		if (sum[w].events > 0)
-			json_object_set_new(o, rp_who_names[w],
-					    json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "events",
-						      (json_int_t)sum[w].events, "nr_scanned", (json_int_t)sum[w].scanned,
-						      "nr_reclaimed", (json_int_t)sum[w].reclaimed, "nr_activate0",
-						      (json_int_t)sum[w].activate0, "nr_activate1",
-						      (json_int_t)sum[w].activate1, "nr_unmap_fail",
-						      (json_int_t)sum[w].unmap_fail, "nr_ref_keep",
-						      (json_int_t)sum[w].ref_keep));
+			json_object_set_new(o, rp_who_names[w], lru_sum_json(&sum[w]));
 	return o;
 }
 
