@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* cmd/restore.c — `pagelab restore` (harness/cmd/cli.md): put back every knob
  * a killed run left changed, from the knob journal (host/knobs.h), then
- * remove the sandboxes and tracing instances of dead runs. */
+ * remove the sandboxes and tracing instances of dead runs, and take down a
+ * tracefs mount a dead run made (host/mountmark.h). */
 #include <errno.h>
 #include <getopt.h>
 #include <stdbool.h>
@@ -33,7 +34,8 @@ static int parse_options(int argc, char **argv)
 			printf("usage: pagelab restore\n\n"
 			       "Put back every knob a killed run left changed (the knob journal, $PAGELAB_JOURNAL or\n"
 			       "/var/lib/pagelab/journal), then remove the sandboxes and tracing instances of dead\n"
-			       "runs.  exit status: 0 the machine is back (or nothing was to do), 1 something could\n"
+			       "runs, and unmount tracefs when a dead run mounted it (its record, JOURNAL.tracefs,\n"
+			       "names that mount; a mount nobody recorded stays).  exit status: 0 the machine is back (or nothing was to do), 1 something could\n"
 			       "not be put back, 3 a live run owns the journal.\n");
 			return LAB_EXIT_RAN;
 		}
@@ -44,6 +46,25 @@ static int parse_options(int argc, char **argv)
 		return LAB_EXIT_USAGE;
 	}
 	return -1;
+}
+
+/* The tracefs mount a dead run made, taken down (trace_release): status,
+ * or 1 when the record could not be read or the mount not be taken down but
+ * for being in use, which is said and leaves status as it was. */
+static int restore_tracefs(int status)
+{
+	struct lab_error err;
+	pid_t who;
+	int ret = trace_release(&who, &err);
+
+	if (ret > 0)
+		printf("pagelab restore: unmounted tracefs, which a dead pagelab run (pid %d) had mounted\n", (int)who);
+	else if (ret == -EBUSY)
+		printf("pagelab restore: tracefs, mounted by a dead pagelab run (pid %d), is in use: left mounted\n",
+		       (int)who);
+	else if (ret < 0)
+		readcmd_say("restore", "%s", err.msg);
+	return ret < 0 && ret != -EBUSY ? LAB_EXIT_HARNESS : status;
 }
 
 /* `pagelab restore`: the knobs a killed run left changed, from the journal,
@@ -97,6 +118,6 @@ int cmd_restore(int argc, char **argv)
 	} else if (removed > 0) {
 		printf("pagelab restore: removed %d stale tracing instance(s) of dead pagelab runs\n", removed);
 	}
-	return status;
+	return restore_tracefs(status);
 }
 

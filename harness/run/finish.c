@@ -3,6 +3,7 @@
  * every exit path every journaled knob verified back (stages.h). */
 #include "stages.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -43,4 +44,16 @@ void run_end_host(struct run_ctx *c)
 	if (c->trace_mounted)
 		trace_unmount();
 	c->trace_mounted = false;
+	/* A mount a killed run made goes with the next run that traced (its
+	 * instance was swept when this run began). */
+	if (c->trace_ok) {
+		pid_t who;
+		int r = trace_release(&who, &err);
+
+		if (r > 0)
+			lab_say(c->prog, LAB_SAY_PHASE, "tracefs unmounted: pagelab pid %d, a run that died, had mounted it",
+				(int)who);
+		else if (r < 0 && r != -EBUSY)
+			lab_say(c->prog, LAB_SAY_WARN, "%s", err.msg);
+	}
 }

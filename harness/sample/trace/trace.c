@@ -20,6 +20,7 @@
 #include <kbuffer.h>
 
 #include "base/fileio.h"
+#include "host/mountmark.h"
 #include "result/keys.h"
 
 #define TRACEFS_DIR "/sys/kernel/tracing"
@@ -173,11 +174,62 @@ int trace_available(bool *mounted, struct lab_error *err)
 	return 0;
 }
 
+int trace_mark_mount(struct lab_error *err)
+{
+	struct mount_mark m = { .pid = getpid() };
+	int ret;
+
+	if (!we_mounted)
+		return 0;
+	if ((ret = mount_mark_boot(m.boot, sizeof(m.boot))) < 0)
+		return lab_error_errno(err, -ret, "/proc/sys/kernel/random/boot_id");
+	if ((ret = mount_mark_id(TRACEFS_DIR, &m.mnt, &m.unique)) < 0)
+		return lab_error_errno(err, -ret, "statx %s (its mount id)", TRACEFS_DIR);
+	return mount_mark_write(&m, err);
+}
+
 void trace_unmount(void)
 {
-	/* EBUSY when another run has files open in it: then it stays. */
-	if (we_mounted && umount2(TRACEFS_DIR, 0) == 0)
+	struct mount_mark m;
+	struct lab_error err;
+
+	/* EBUSY when another run has files open in it: then it stays, and its
+	 * record names a run that is about to end, for trace_release. */
+	if (we_mounted && umount2(TRACEFS_DIR, 0) == 0) {
 		we_mounted = false;
+		if (mount_mark_read(&m, &err) == 0 && m.pid == getpid())
+			mount_mark_remove();
+	}
+}
+
+int trace_release(pid_t *owner, struct lab_error *err)
+{
+	struct mount_mark m;
+	char boot[40];
+	unsigned long long id;
+	bool unique;
+	int ret = mount_mark_read(&m, err);
+
+	*owner = 0;
+	if (ret != 0)
+		return ret < 0 ? ret : 0;
+	*owner = m.pid;
+	/* Ours (trace_unmount's), or a run that lives (or that we may not signal). */
+	if (m.pid == getpid() || kill(m.pid, 0) == 0 || errno != ESRCH)
+		return 0;
+	if (mount_mark_boot(boot, sizeof(boot)) < 0)
+		return 0;
+	/* The mount it names is gone (another boot, unmounted, mounted anew). */
+	if (strcmp(boot, m.boot) != 0 || !tracefs_mounted() || mount_mark_id(TRACEFS_DIR, &id, &unique) < 0 ||
+	    id != m.mnt || unique != m.unique) {
+		mount_mark_remove();
+		return 0;
+	}
+	if (umount2(TRACEFS_DIR, 0) < 0)
+		return lab_error_errno(err, errno, "unmount tracefs at %s, mounted by pagelab pid %d (dead)",
+				       TRACEFS_DIR, (int)m.pid);
+	mount_mark_remove();
+	return 1;
 }
 
 /* The pid namespace's inode: instance names carry it, since a pid means

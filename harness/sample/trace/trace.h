@@ -14,6 +14,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <jansson.h>
 
 #include "base/error.h"
@@ -32,7 +33,19 @@ struct trace;
  * not root, a kernel without the events). Mounts tracefs when it is not
  * (*mounted = true: trace_unmount() takes it down again). */
 int trace_available(bool *mounted, struct lab_error *err);
+
+/* Record the mount trace_available made (harness/host/mountmark.h), so that
+ * a run killed before trace_unmount does not leave it for good.  0 (also
+ * when this process mounted nothing) or -errno. */
+int trace_mark_mount(struct lab_error *err);
 void trace_unmount(void);
+
+/* Take down a tracefs mount a dead pagelab run made: its record names a
+ * dead pid, this boot and the mount there now (mountmark.h).  1 when it was
+ * unmounted (*owner: that run's pid), 0 when there was none to take down
+ * (a stale record is removed), -EBUSY when it is in use (it stays), other
+ * -errno with err. */
+int trace_release(pid_t *owner, struct lab_error *err);
 
 /* Remove instances named pagelab-<pid>-… of this pid namespace whose pid is dead. */
 int trace_sweep(int *removed, struct lab_error *err);
