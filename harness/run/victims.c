@@ -132,7 +132,12 @@ static const char *ancestor_of(const struct vin *v, json_int_t pid)
 		    json_integer_value(json_object_get(t, "kernel_pid")) != pid)
 			continue;
 		for (size_t k = 0; k < json_array_size(line); k++) {
-			const json_t *w = workload_of(v, json_integer_value(json_array_get(line, k)));
+			const json_t *a = json_array_get(line, k), *w;
+
+			/* null: a kernel pid no marker mapped (kernel_ancestors has it) */
+			if (!json_is_integer(a))
+				continue;
+			w = workload_of(v, json_integer_value(a));
 
 			if (w != NULL)
 				return json_string_value(json_object_get(w, RK_NAME));

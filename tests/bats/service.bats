@@ -203,10 +203,14 @@ svc_two() {
   svc_two svc-oom-two
   jq -e '.runs[0].summary.trace | (.set | split(" ") | index("forks")) != null
          and .forks.recorded >= 3 and .forks.dropped == 0' "$f"
-  # sched_process_fork: dd's parent is svc's shell (the run's pid, through its
+  # sched_process_fork: dd's parent is a subshell no marker names (null in
+  # the run's pids), its parent svc's shell (the run's pid, through its
   # marker), whose parent is pagelab, pid 1 of the namespace.
   jq -e --argjson k "$kpid" --argjson s "$svc" '.runs[0].summary.trace.oom_victims
-         | length == 1 and .[0].pid == $k and .[0].ancestors == [$s, 1]' "$f"
+         | length == 1 and .[0].pid == $k and .[0].ancestors == [null, $s, 1]' "$f"
+  # The same line in the kernel's pids: none of them the run's.
+  jq -e --argjson k "$kpid" '.runs[0] | [.workloads[].pid, 1] as $run | .summary.trace.oom_victims[0].kernel_ancestors
+         | length == 3 and all(type == "number" and . > 1 and . != $k and ($run | index([.])) == null)' "$f"
   jq -e --argjson k "$kpid" '.runs[0].exit | .victims == [] and (.oom_victims | length) == 1
          and (.oom_victims[0] | .pid == $k and .pid_ns == "kernel" and .comm == "dd" and .workload == "svc"
               and .forked == true and .tree_from == "forks" and (.seen_by | index("kmsg")) != null)' "$f"

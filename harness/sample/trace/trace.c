@@ -702,12 +702,32 @@ static int iterate_cb(struct tep_event *ev, struct tep_record *rec, int cpu, voi
 
 /* The kernel's global pid -> this pid namespace's (the same outside a
  * container), from the workloads' "pagelab child PID" markers. */
-static int local_pid(const struct trace *t, int global)
+/* The run's pid of a kernel pid, when a marker mapped it (1), else 0. */
+static int map_pid(const struct trace *t, int global, int *local)
 {
 	for (size_t i = 0; i < t->n_pidmap; i++)
-		if (t->pidmap[i].global == global)
-			return t->pidmap[i].local;
-	return global;
+		if (t->pidmap[i].global == global) {
+			*local = t->pidmap[i].local;
+			return 1;
+		}
+	return 0;
+}
+
+static int local_pid(const struct trace *t, int global)
+{
+	int local;
+
+	return map_pid(t, global, &local) ? local : global;
+}
+
+/* Does the run have a pid namespace of its own (a marker mapped a kernel
+ * pid to another)? */
+static bool own_pid_ns(const struct trace *t)
+{
+	for (size_t i = 0; i < t->n_pidmap; i++)
+		if (t->pidmap[i].global != t->pidmap[i].local)
+			return true;
+	return false;
 }
 
 /* The pid map from the markers a chunk read ("pagelab child PID" before a
@@ -1058,11 +1078,15 @@ static const struct fork_rec *fork_of(const struct trace *t, int child, uint64_t
 }
 
 /* Each OOM victim's line of parents, its parent first, from the forks
- * recorded while the run traced (the run's pids where the markers map
- * them): run/victims.c names the tree from the first that is a workload.
- * The line stops at the first process forked before the run began. */
+ * recorded while the run traced: run/victims.c names the tree from the
+ * first that is a workload.  The line stops at the first process forked
+ * before the run began.  In a pid namespace of the run's own, `ancestors`
+ * holds the run's pid of each where a marker maps it, else null, and
+ * `kernel_ancestors` the kernel's pids of the same line: a kernel pid never
+ * stands in the run's list, where it could be taken for a run's pid. */
 static void victims_ancestors(const struct trace *t, json_t *victims)
 {
+	bool ns = own_pid_ns(t);
 	size_t k;
 	json_t *v;
 
@@ -1070,17 +1094,27 @@ static void victims_ancestors(const struct trace *t, json_t *victims)
 		json_int_t g = json_integer_value(json_object_get(v, "kernel_pid"));
 		double t_ms = json_number_value(json_object_get(v, RK_T_MS));
 		uint64_t ts = t->t0_ns + (uint64_t)(t_ms > 0 ? t_ms * 1e6 : 0) + 1000000;
-		json_t *line = json_array();
+		json_t *line = json_array(), *kline = json_array();
 		const struct fork_rec *f;
+		int local;
 
 		if (g <= 0)
 			g = json_integer_value(json_object_get(v, "pid"));
 		for (int depth = 0; g > 0 && depth < ANCESTORS_MAX && (f = fork_of(t, (int)g, ts)) != NULL; depth++) {
-			json_array_append_new(line, json_integer(local_pid(t, f->parent)));
+			if (!ns)
+				json_array_append_new(line, json_integer(f->parent));
+			else
+				json_array_append_new(line, map_pid(t, f->parent, &local) ? json_integer(local)
+											    : json_null());
+			json_array_append_new(kline, json_integer(f->parent));
 			g = f->parent;
 			ts = f->ts;
 		}
 		json_object_set_new(v, "ancestors", line);
+		if (ns)
+			json_object_set_new(v, "kernel_ancestors", kline);
+		else
+			json_decref(kline);
 	}
 }
 
