@@ -19,6 +19,8 @@
 #    holds it;
 #  - the scan reads every reclaimed page back: pagemap shows them present
 #    again (the shared zero page is mapped) while Rss does not grow.
+# The guests' run (6.1 and 6.12) is lru-order-vm.bats; both files check with
+# lru-checks.bash.
 # Measured per kernel, then asserted: the ORDER.  MADV_FREE queues the folios
 # in address order (mm/madvise.c: madvise_free_pte_range ->
 # folio_mark_lazyfree; mm/swap.c: lru_lazyfree moves them to the inactive
@@ -32,49 +34,7 @@
 #    the start ([1, 7040) 250 ms before the step ended).
 
 load helpers
-
-lru_checks() {
-  local f=$1
-  jq -e '.runs[0].exit.outcome == "completed"' "$f"
-  jq -e '.runs[0].sources | map(select(.name == "pagemap"))[0].available' "$f"
-  # pagemap present == mincore resident, at every step
-  jq -e '[.runs[0].steps[] | select(.workload == "region")] | length == 9 and
-         all(.pagemap.region.present == .counters.resident_pages)' "$f"
-  # the pressure step: reclaimed covers the shortfall, and not much more
-  jq -e '.runs[0] as $r
-         | ([$r.steps[] | select(.step == "write")][0].memcg.usage_bytes) as $u
-         | ([$r.steps[] | select(.step == "pressure")][0]) as $p
-         | ($p.counters.pressure_bytes) as $press
-         | ($r.sandbox.memory_max_bytes) as $lim
-         | (($u + $press - $lim) / 4096) as $need
-         | $p.pagemap.region.reclaimed_pages >= $need - 256 and
-           $p.pagemap.region.reclaimed_pages <= $need + 2048 and
-           $p.pagemap.region.reclaimed_pages == ([$r.steps[] | select(.step == "write")][0].pagemap.region.present - $p.pagemap.region.present)' "$f"
-  # the written page 0 stays
-  jq -e '[.runs[0].steps[] | select(.step == "pressure")][0].pagemap.region
-         | .present_ranges[0][0] == 0 and all(.reclaimed[]; .[0] >= 1) and .ranges_dropped == 0' "$f"
-  # the scan faults every reclaimed page back in: present again, as the zero
-  # page (Rss unmoved), or as a page of its own where the kernel does not map
-  # the zero page on a read (host.fingerprint.zero_page "allocate")
-  jq -e '.host.fingerprint as $fp | .runs[0].steps as $s
-         | ([$s[] | select(.step == "pressure")][0]) as $p | ([$s[] | select(.step == "scan")][0]) as $c
-         | (if $fp.zero_page == "allocate" then $p.pagemap.region.reclaimed_pages * $fp.page_size / 1024 else 0 end) as $grew
-         | $c.pagemap.region.faulted_pages == $p.pagemap.region.reclaimed_pages and
-           $c.pagemap.region.present == $c.pagemap.region.pages and
-           $c.counters.region.rss_kb == $p.counters.region.rss_kb + $grew' "$f" "$f"
-}
-
-# The lowest addresses first, from page 1: every
-# 1/32 slice of the region above the first reclaimed_pages + 64 pages is still
-# whole.  Mostly one range; a loaded machine left single pages behind in it
-# (26 ranges, 25 pages skipped, in one run on 6.18 with the machine busy;
-# 1 range in the others).
-lru_lowest_first() {
-  jq -e '[.runs[0].steps[] | select(.step == "pressure")][0].pagemap.region
-         | (.pages / (.buckets | length)) as $slice
-         | ((.reclaimed_pages + 1 + 64) / $slice | ceil) as $b
-         | .reclaimed[0][0] == 1 and all(.buckets[$b:][]; . == $slice)' "$1"
-}
+load lru-checks
 
 @test "lru-order on this host: the lowest addresses go first, from page 1 (classic LRU)" {
   [ ! -e /sys/kernel/mm/lru_gen/enabled ] || [ "$(cat /sys/kernel/mm/lru_gen/enabled)" = 0x0000 ] ||
@@ -105,21 +65,4 @@ lru_lowest_first() {
   jq -e '[.runs[0].samples[] | select(.cause != "tick" and .cause != "burst")] as $w
          | [range(1; $w | length) as $i | select($w[$i].cause == "walk") | $w[$i].t_ms - $w[$i - 1].t_ms]
          | length >= 2 and all(. >= 500 - 125 - 5 and . <= 500 + 250 + 50)' "$f"
-}
-
-@test "lru-order in 6.1 (classic LRU) and 6.12 (MGLRU) guests: the same invariants, the same order; the v2 sources" {
-  skip_reason=$(vm_skip_reason 6.1 6.12)
-  [ -z "$skip_reason" ] || skip "$skip_reason"
-  guest_run vm-lru-order --timeout 300 --kernel 6.1 --kernel 6.12 run madv-free/lru-order --no-report
-  assert_success
-  [ "$(ls "$RESULTS"/vm-lru-order/*-guest-*.json | wc -l)" -eq 2 ]
-  for f in "$RESULTS"/vm-lru-order/*-guest-*.json; do
-    jq -e '.host.cgroup.memory == "v2" and (.host.lru_gen == "0x0000" or .host.lru_gen == "0x0007")' "$f"
-    lru_checks "$f"
-    lru_lowest_first "$f"
-    # v2's own sources: the sandbox's PSI and memory.events, read at every tick
-    jq -e '.runs[0].sources | map(select(.name == "memcg_pressure" or .name == "memory_events") | .available) == [true, true]' "$f"
-    jq -e '.runs[0].samples[-1] | .memcg_pressure.some.total_us > 0 and .memory_events.max > 0 and .memory_events.oom_kill == 0' "$f"
-  done
-  jq -rs 'map(.host.lru_gen) | sort | join(" ")' "$RESULTS"/vm-lru-order/*-guest-*.json | grep -qx '0x0000 0x0007'
 }

@@ -1,11 +1,12 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0-or-later
+# lane: guest (QEMU guests only: nothing on this host's cgroups, knobs or processes; scripts/test)
 # watermarks/kswapd-runs' run C with the classic LRU in a Debian 6.12 QEMU guest
 # (lru_gen 0x0000 through the guest's journal): kswapd naps and is woken early, as
 # in the article.  A guest only, like watermarks-vm.bats, whose other tests it
-# shares its checks with (watermarks-checks.bash); it runs in scripts/test's host
-# lane so that its 3900M guest (about 90 s) balances the two lanes: it touches
-# nothing on this host, and the host lane's checks for what is left see none of it.
+# shares its checks with (watermarks-checks.bash); a file of its own so that
+# scripts/test's guest queue, which either lane takes from, can run it beside
+# watermarks-vm.bats (its 3900M guest, about 60–90 s).
 
 load helpers
 load watermarks-checks

@@ -13,7 +13,7 @@
 # and D), so that it fits the suite's time; the article-sized runs (7800M, A-D)
 # are `pagelab vm run watermarks/kswapd-runs` with no options.  Every other
 # scenario runs at the article's size.  Run C with the classic LRU is in
-# watermarks-lru-vm.bats, which scripts/test runs in its host lane.
+# watermarks-lru-vm.bats, which scripts/test may run in the other lane beside it.
 
 load helpers
 load watermarks-checks
