@@ -35,8 +35,9 @@ static int parse_options(int argc, char **argv)
 			       "Put back every knob a killed run left changed (the knob journal, $PAGELAB_JOURNAL or\n"
 			       "/var/lib/pagelab/journal), then remove the sandboxes and tracing instances of dead\n"
 			       "runs, and unmount tracefs when a dead run mounted it (its record, JOURNAL.tracefs,\n"
-			       "names that mount; a mount nobody recorded stays).  exit status: 0 the machine is back (or nothing was to do), 1 something could\n"
-			       "not be put back, 3 a live run owns the journal.\n");
+			       "names that mount; a mount nobody recorded stays).  exit status: 0 the machine is\n"
+			       "back (or nothing was to do), 1 something could not be put back, 3 a live run owns\n"
+			       "the journal.\n");
 			return LAB_EXIT_RAN;
 		}
 		break;
@@ -48,9 +49,9 @@ static int parse_options(int argc, char **argv)
 	return -1;
 }
 
-/* The tracefs mount a dead run made, taken down (trace_release): status,
- * or 1 when the record could not be read or the mount not be taken down but
- * for being in use, which is said and leaves status as it was. */
+/* The tracefs mount a dead run made, taken down (trace_release).  Returns
+ * status, or LAB_EXIT_HARNESS when the record could not be read or the mount
+ * not be taken down; a mount in use is said and leaves status as it was. */
 static int restore_tracefs(int status)
 {
 	struct lab_error err;
@@ -68,7 +69,7 @@ static int restore_tracefs(int status)
 }
 
 /* `pagelab restore`: the knobs a killed run left changed, from the journal,
- * then the sandboxes of dead runs.  0 when the machine is back (or there was
+ * then the sandboxes, tracing instances and tracefs mount of dead runs.  0 when the machine is back (or there was
  * nothing to do), 1 when something could not be put back, 3 when a live run
  * owns the journal. */
 int cmd_restore(int argc, char **argv)

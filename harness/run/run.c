@@ -154,12 +154,12 @@ static enum run_end host_begin(struct run_ctx *c, struct lab_error *err)
 			return RUN_REFUSED_HOST;
 		}
 		lab_say(c->prog, LAB_SAY_WARN, "running without tracepoints: %s", err->msg);
-	} else if (c->trace_mounted && trace_mark_mount(err) < 0) {
+		return RUN_ENDED;
+	}
+	if (c->trace_mounted && trace_mark_mount(err) < 0)
 		lab_say(c->prog, LAB_SAY_WARN, "tracefs mounted here, but the mount not recorded: %s "
 			"(a run killed now would leave it mounted)", err->msg);
-	}
-	if (!c->trace_ok) {
-	} else if (trace_sweep(&removed, err) < 0) {
+	if (trace_sweep(&removed, err) < 0) {
 		lab_say(c->prog, LAB_SAY_WARN, "sweeping stale tracing instances: %s", err->msg);
 	} else if (removed > 0) {
 		lab_say(c->prog, LAB_SAY_PHASE, "removed %d stale tracing instance(s) of dead pagelab runs", removed);

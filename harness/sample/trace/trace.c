@@ -701,8 +701,8 @@ static int iterate_cb(struct tep_event *ev, struct tep_record *rec, int cpu, voi
 }
 
 /* The kernel's global pid -> this pid namespace's (the same outside a
- * container), from the workloads' "pagelab child PID" markers. */
-/* The run's pid of a kernel pid, when a marker mapped it (1), else 0. */
+ * container), from the workloads' "pagelab child PID" markers: 1 and
+ * *local when a marker mapped it, else 0. */
 static int map_pid(const struct trace *t, int global, int *local)
 {
 	for (size_t i = 0; i < t->n_pidmap; i++)
@@ -713,6 +713,7 @@ static int map_pid(const struct trace *t, int global, int *local)
 	return 0;
 }
 
+/* The run's pid of a kernel pid, or the kernel's where no marker mapped it. */
 static int local_pid(const struct trace *t, int global)
 {
 	int local;
