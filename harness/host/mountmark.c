@@ -47,17 +47,19 @@ int mount_mark_id(const char *dir, unsigned long long *id, bool *unique)
 
 int mount_mark_boot(char *out, size_t len)
 {
-	FILE *f = fopen("/proc/sys/kernel/random/boot_id", "re");
-	int ok;
+	struct lab_error err;
+	char *text = NULL;
+	size_t n;
+	int ret = lab_read_file("/proc/sys/kernel/random/boot_id", &text, &n, &err);
 
-	if (f == NULL)
-		return -errno;
-	ok = fgets(out, (int)len, f) != NULL;
-	fclose(f);
-	if (!ok)
-		return -EIO;
-	out[strcspn(out, "\n")] = '\0';
-	return strlen(out) == 36 ? 0 : -EINVAL;
+	if (ret < 0)
+		return ret;
+	text[strcspn(text, "\n")] = '\0';
+	ret = strlen(text) == 36 && len > 36 ? 0 : -EINVAL;
+	if (ret == 0)
+		snprintf(out, len, "%s", text);
+	free(text);
+	return ret;
 }
 
 /* The record's directory (the knob journal's), checked (and made, with
