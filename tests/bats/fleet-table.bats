@@ -5,7 +5,8 @@
 # hosts, so they are data: one document per file or the file is refused, and
 # every string is escaped as pagelab's own markdown is (harness/cmd/cli.md,
 # "What a document's strings become").  The documents are this host's own
-# audit (reads only), some with strings planted.  Under 2 s.
+# audit (reads only), some with strings planted.  About 2 s alone; 20 s in
+# scripts/test beside the guest lane (a pagelab audit --json in each setup).
 
 load helpers
 
