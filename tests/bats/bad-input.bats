@@ -13,7 +13,7 @@ setup() {
 }
 
 teardown() {
-  [ "$(pagelab_cgroups)" = "$before_cg" ] || { echo "a cgroup was created: $(pagelab_cgroups)"; return 1; }
+  [ -z "$(cgroups_new "${before_cg:-}")" ] || { echo "a cgroup was created: $(cgroups_new "${before_cg:-}")"; return 1; }
   [ "$(host_state)" = "$before_host" ] || { echo "the host changed"; return 1; }
 }
 

@@ -61,7 +61,7 @@ teardown() {
   "$PAGELAB" restore >/dev/null 2>&1 || true
   [ "$(knob_state)" = "$before_knobs" ] || {
     echo "knobs changed:"; diff <(echo "$before_knobs") <(knob_state); return 1; }
-  [ "$(pagelab_cgroups)" = "$before_cg" ] || { echo "cgroups left: $(pagelab_cgroups)"; return 1; }
+  [ -z "$(cgroups_new "${before_cg:-}")" ] || { echo "cgroups left: $(cgroups_new "${before_cg:-}")"; return 1; }
   [ -z "$(pagelab_procs)" ] || { echo "processes left: $(pagelab_procs)"; return 1; }
 }
 
@@ -132,7 +132,7 @@ after_kill() {
   [ ! -e "$PAGELAB_JOURNAL" ] || { echo "$1: the journal is still there"; return 1; }
   [ "$(knob_state)" = "$before_knobs" ] || {
     echo "$1: knobs changed:"; diff <(echo "$before_knobs") <(knob_state); return 1; }
-  [ "$(pagelab_cgroups)" = "$before_cg" ] || { echo "$1: cgroups left: $(pagelab_cgroups)"; return 1; }
+  [ -z "$(cgroups_new "${before_cg:-}")" ] || { echo "$1: cgroups left: $(cgroups_new "${before_cg:-}")"; return 1; }
   # A run that mounted tracefs and was killed: restore took the mount down.
   [ "$(tracefs_state)" = "$before_tracefs" ] ||
     { echo "$1: /sys/kernel/tracing was $before_tracefs, now $(tracefs_state)"; return 1; }

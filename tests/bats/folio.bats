@@ -18,7 +18,7 @@ setup() {
 }
 
 teardown() {
-  [ "$(pagelab_cgroups)" = "$before_cg" ] || { echo "cgroups left: $(pagelab_cgroups)"; return 1; }
+  [ -z "$(cgroups_new "${before_cg:-}")" ] || { echo "cgroups left: $(cgroups_new "${before_cg:-}")"; return 1; }
 }
 
 @test "folio-write: 1 B and 4 KiB cost one page of LazyFree with THP off, one 2 MiB folio with THP on; 2 MiB costs 2 MiB either way" {

@@ -25,6 +25,14 @@ pagelab_cgroups() {
   find "$(own_memcg)" -mindepth 1 -maxdepth 3 -type d -name 'pagelab-*' 2>/dev/null | sort
 }
 
+# cgroups_new BEFORE: the pagelab-* cgroups there now that BEFORE (an earlier
+# pagelab_cgroups) did not list.  A teardown asks this, not for equality: a
+# run sweeps dead runs' stale sandboxes, so one left by an earlier failed test
+# is gone after the next, and is that test's failure, not this one's.
+cgroups_new() {
+  comm -13 <(printf '%s\n' "$1" | sed '/^$/d') <(pagelab_cgroups)
+}
+
 # Everything a scenario must not change on the host: vm sysctls, THP, swap.
 host_state() {
   local f

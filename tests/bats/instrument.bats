@@ -23,7 +23,7 @@ teardown() {
   [ -z "${hpid:-}" ] || { kill -INT "$hpid" 2>/dev/null; wait "$hpid" 2>/dev/null || true; }
   [ -z "${testcg:-}" ] || [ ! -d "$testcg" ] || rmdir "$testcg" 2>/dev/null || true
   [ -z "${tmp:-}" ] || rm -rf "$tmp"
-  [ "$(pagelab_cgroups)" = "${before_cg:-}" ] || { echo "a cgroup was left: $(pagelab_cgroups)"; return 1; }
+  [ -z "$(cgroups_new "${before_cg:-}")" ] || { echo "a cgroup was left: $(cgroups_new "${before_cg:-}")"; return 1; }
 }
 
 # start_hold STEM [run options…]: bench-hold in the background, 16 MiB held

@@ -22,7 +22,7 @@ setup() {
 
 teardown() {
   # Nothing left behind: no cgroup, no workload process.
-  [ "$(pagelab_cgroups)" = "$before_cg" ] || { echo "cgroups left: $(pagelab_cgroups)"; return 1; }
+  [ -z "$(cgroups_new "${before_cg:-}")" ] || { echo "cgroups left: $(cgroups_new "${before_cg:-}")"; return 1; }
   if [ -n "${stem:-}" ] && [ -f "$RESULTS/$stem.json" ]; then
     for pid in $(jq -r '.runs[].workloads[].pid' "$RESULTS/$stem.json"); do
       [ ! -d "/proc/$pid" ] || [ "$(cut -d' ' -f3 "/proc/$pid/stat")" = Z ] || { echo "workload $pid still running"; return 1; }

@@ -31,7 +31,7 @@ setup() {
 }
 
 teardown() {
-  [ "$(pagelab_cgroups)" = "$before_cg" ] || { echo "a cgroup was created: $(pagelab_cgroups)"; return 1; }
+  [ -z "$(cgroups_new "${before_cg:-}")" ] || { echo "a cgroup was created: $(cgroups_new "${before_cg:-}")"; return 1; }
   [ "$(host_state)" = "$before_host" ] || { echo "the host changed"; return 1; }
   [ ! -e "${PAGELAB_JOURNAL:-/nonexistent}" ] || { echo "a journal was written"; return 1; }
 }

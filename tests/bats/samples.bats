@@ -18,7 +18,7 @@ setup() {
 teardown() {
   [ -z "${hpid:-}" ] || { kill -INT "$hpid" 2>/dev/null; wait "$hpid" 2>/dev/null || true; }
   [ -z "${tmp:-}" ] || rm -rf "$tmp"
-  [ "$(pagelab_cgroups)" = "${before_cg:-}" ] || { echo "a cgroup was left: $(pagelab_cgroups)"; return 1; }
+  [ -z "$(cgroups_new "${before_cg:-}")" ] || { echo "a cgroup was left: $(cgroups_new "${before_cg:-}")"; return 1; }
 }
 
 @test "samples: the document's samples[] are the stream's sample lines, run by run, and steps point at theirs" {

@@ -17,7 +17,7 @@ setup() {
 teardown() {
   [ -z "${tmp:-}" ] || rm -rf "$tmp"
   if [ -n "${selfcg:-}" ] && [ -d "$selfcg" ]; then rmdir "$selfcg" || echo "cannot remove $selfcg"; fi
-  [ "$(pagelab_cgroups)" = "${before_cg:-}" ] || { echo "a cgroup was left: $(pagelab_cgroups)"; return 1; }
+  [ -z "$(cgroups_new "${before_cg:-}")" ] || { echo "a cgroup was left: $(cgroups_new "${before_cg:-}")"; return 1; }
 }
 
 # scn FILE KEY=VALUE...: a one-workload scenario with these [sandbox] lines.

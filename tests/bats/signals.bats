@@ -39,7 +39,7 @@ teardown() {
   fi
   "$PAGELAB" restore >/dev/null 2>&1 || true
   [ "$(knob_state)" = "$before_knobs" ] || { echo "knobs changed:"; diff <(echo "$before_knobs") <(knob_state); return 1; }
-  [ "$(pagelab_cgroups)" = "$before_cg" ] || { echo "cgroups left: $(pagelab_cgroups)"; return 1; }
+  [ -z "$(cgroups_new "${before_cg:-}")" ] || { echo "cgroups left: $(cgroups_new "${before_cg:-}")"; return 1; }
 }
 
 @test "SIGQUIT, SIGUSR1, SIGUSR2, SIGPIPE mid-run: exit 130, the result written, every knob back before pagelab exits" {

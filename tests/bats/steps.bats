@@ -17,7 +17,7 @@ setup() {
 
 teardown() {
   [ -z "${tmp:-}" ] || rm -rf "$tmp"
-  [ "$(pagelab_cgroups)" = "${before_cg:-}" ] || { echo "a cgroup was left: $(pagelab_cgroups)"; return 1; }
+  [ -z "$(cgroups_new "${before_cg:-}")" ] || { echo "a cgroup was left: $(cgroups_new "${before_cg:-}")"; return 1; }
 }
 
 # scn FILE STEPS: a 128 MiB region under 512 MiB with these steps.

@@ -40,7 +40,7 @@ teardown() {
   "$PAGELAB" restore >/dev/null 2>&1 || true
   [ "$(knob_state)" = "$before_knobs" ] || {
     echo "knobs changed:"; diff <(echo "$before_knobs") <(knob_state); return 1; }
-  [ "$(pagelab_cgroups)" = "$before_cg" ] || { echo "cgroups left: $(pagelab_cgroups)"; return 1; }
+  [ -z "$(cgroups_new "${before_cg:-}")" ] || { echo "cgroups left: $(cgroups_new "${before_cg:-}")"; return 1; }
 }
 
 @test "SIGQUIT, SIGUSR1, SIGUSR2 and another process's SIGPIPE stop a knob-changing run like SIGTERM: knobs back, result written, exit 130" {

@@ -33,7 +33,7 @@ pagelab_instances() {
 
 teardown() {
   [ -z "${bg:-}" ] || { kill -9 "$bg" 2>/dev/null; wait "$bg" 2>/dev/null; } || true
-  [ "$(pagelab_cgroups)" = "$before_cg" ] || { echo "cgroups left: $(pagelab_cgroups)"; return 1; }
+  [ -z "$(cgroups_new "${before_cg:-}")" ] || { echo "cgroups left: $(cgroups_new "${before_cg:-}")"; return 1; }
   [ -z "$(pagelab_instances)" ] || { echo "tracing instances left: $(pagelab_instances)"; return 1; }
 }
 

@@ -47,7 +47,7 @@ teardown() {
   "$PAGELAB" restore >/dev/null 2>&1 || true
   [ "$(knob_state)" = "$before_knobs" ] || {
     echo "knobs changed:"; diff <(echo "$before_knobs") <(knob_state); return 1; }
-  [ "$(pagelab_cgroups)" = "$before_cg" ] || { echo "cgroups left: $(pagelab_cgroups)"; return 1; }
+  [ -z "$(cgroups_new "${before_cg:-}")" ] || { echo "cgroups left: $(cgroups_new "${before_cg:-}")"; return 1; }
 }
 
 thp_on() {
@@ -270,7 +270,7 @@ wait_stopped() {
     assert_output --partial "verified back; journal removed"
     [ "$(knob_state)" = "$before_knobs" ] || { echo "after $point:"; diff <(echo "$before_knobs") <(knob_state); return 1; }
     [ ! -e "$PAGELAB_JOURNAL" ]
-    [ "$(pagelab_cgroups)" = "$before_cg" ] || { echo "after $point, cgroups left: $(pagelab_cgroups)"; return 1; }
+    [ -z "$(cgroups_new "${before_cg:-}")" ] || { echo "after $point, cgroups left: $(cgroups_new "${before_cg:-}")"; return 1; }
     [ "$(awk '/^HugePages_Total/ {print $2}' /proc/meminfo)" -eq 0 ]
     # Idempotent: a second restore finds nothing to do.
     run "$PAGELAB" restore
