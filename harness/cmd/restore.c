@@ -69,9 +69,9 @@ static int restore_tracefs(int status)
 }
 
 /* `pagelab restore`: the knobs a killed run left changed, from the journal,
- * then the sandboxes, tracing instances and tracefs mount of dead runs.  0 when the machine is back (or there was
- * nothing to do), 1 when something could not be put back, 3 when a live run
- * owns the journal. */
+ * then the sandboxes, tracing instances and tracefs mount of dead runs.  0
+ * when the machine is back (or there was nothing to do), 1 when something
+ * could not be put back, 3 when a live run owns the journal. */
 int cmd_restore(int argc, char **argv)
 {
 	const char *path = knob_journal_path();
