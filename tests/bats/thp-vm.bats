@@ -333,8 +333,21 @@ check_guest_thp() {
          and .reached and .free_blocks_before > .free_blocks_after and .free_blocks_after <= .target_blocks)
          and ([.steps[] | select(.step == "fill")][0].counters.region | .rss_kb == 131072 and .anonhuge_kb > 0 and .anonhuge_kb < .rss_kb)' "$f"
   # The lazily freed region is reclaimed under the pressure as at full size: survived.
-  jq -e '.runs[0].exit.outcome == "completed" and ([.runs[0].steps[] | select(.step == "drain")][0].counters.region.lazyfree_kb == 131072)' "$f"
-  echo "# $(jq -r '.host.kernel' "$f"): $(jq -r '.runs[0] | ([.steps[] | select(.step == "fragment")][0].counters.fragment) as $g | ([.steps[] | select(.step == "fill")][0].counters.region) as $r | ([.steps[] | select(.step == "pressure")][0].counters.region) as $p | "\($g.pinned) pins in \($g.zones), free PMD blocks \($g.free_blocks_before) -> \($g.free_blocks_after) (target \($g.target_blocks)), coverage \($r.anonhuge_kb * 100 / $r.rss_kb | floor) %, reclaimed \(($p.size_kb - $p.rss_kb) / 1024 | floor) MiB"' "$f"), boot $(jq -r .vm.boot_wall_s "$f") s, guest $(jq -r .vm.wall_s "$f") s" >&3
+  # Every page is lazily freed after the drain unless compaction was moving it when
+  # MADV_FREE passed: a folio under migration is locked, or off the LRU, or behind a
+  # migration entry, and madvise_free_pte_range / folio_mark_lazyfree skip it for
+  # good (mm/madvise.c, mm/swap.c; the new folio is swap-backed).  Here the fragment
+  # step leaves DMA in pieces and kcompactd may run beside the advice: in a CI run of
+  # 2026-12-06 it woke once, 512 pages were migrated between the fill and the drain
+  # and one page of 32768 stayed unmarked (131068 kB); in the run before, nothing
+  # migrated and all 131072 kB were lazy.  So: the whole region, or short by no more
+  # pages than were migrated meanwhile, and at least one was.
+  jq -e '.runs[0] | (.exit.workloads[] | select(.name == "region") | .facts.page_size) as $ps
+         | ([.steps[] | select(.step == "drain")][0]) as $d | ([.steps[] | select(.step == "fill")][0]) as $fl
+         | ((131072 - $d.counters.region.lazyfree_kb) * 1024 / $ps) as $short
+         | (($d.vmstat_delta.pgmigrate_success // 0) - ($fl.vmstat_delta.pgmigrate_success // 0)) as $moved
+         | .exit.outcome == "completed" and ($short == 0 or ($short > 0 and $moved >= $short))' "$f"
+  echo "# $(jq -r '.host.kernel' "$f"): $(jq -r '.runs[0] | ([.steps[] | select(.step == "fragment")][0].counters.fragment) as $g | ([.steps[] | select(.step == "fill")][0].counters.region) as $r | ([.steps[] | select(.step == "pressure")][0].counters.region) as $p | "\($g.pinned) pins in \($g.zones), free PMD blocks \($g.free_blocks_before) -> \($g.free_blocks_after) (target \($g.target_blocks)), coverage \($r.anonhuge_kb * 100 / $r.rss_kb | floor) %, LazyFree after the drain \([.steps[] | select(.step == "drain")][0].counters.region.lazyfree_kb) kB, reclaimed \(($p.size_kb - $p.rss_kb) / 1024 | floor) MiB"' "$f"), boot $(jq -r .vm.boot_wall_s "$f") s, guest $(jq -r .vm.wall_s "$f") s" >&3
 }
 
 @test "thp vm: compare 6.1 against 6.12 names what else differs (host.fingerprint), MGLRU not: it was pinned to 0x0000 in 6.12's run" {
