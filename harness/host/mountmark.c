@@ -34,9 +34,15 @@ const char *mount_mark_path(void)
 
 int mount_mark_id(const char *dir, unsigned long long *id, bool *unique)
 {
-	struct statx stx;
+	return mount_mark_id_at(AT_FDCWD, dir, id, unique);
+}
 
-	if (statx(AT_FDCWD, dir, AT_NO_AUTOMOUNT, STATX_MNT_ID | STATX_MNT_ID_UNIQUE, &stx) < 0)
+int mount_mark_id_at(int dfd, const char *path, unsigned long long *id, bool *unique)
+{
+	struct statx stx;
+	int flags = AT_NO_AUTOMOUNT | (path[0] == '\0' ? AT_EMPTY_PATH : 0);
+
+	if (statx(dfd, path, flags, STATX_MNT_ID | STATX_MNT_ID_UNIQUE, &stx) < 0)
 		return -errno;
 	if (!(stx.stx_mask & (STATX_MNT_ID | STATX_MNT_ID_UNIQUE)))
 		return -ENOSYS;
@@ -102,8 +108,7 @@ int mount_mark_write(const struct mount_mark *m, struct lab_error *err)
 	n = snprintf(line, sizeof(line), "pagelab-tracefs 1 pid=%d boot=%s mnt=%llu unique=%d\n", (int)m->pid,
 		     m->boot, m->mnt, m->unique ? 1 : 0);
 	/* A new file renamed over the record: whole or absent whenever a kill
-	 * lands.  Not fsynced: a mount does not outlive a crash of the machine,
-	 * and the time between the mount and its record is a kill's window. */
+	 * lands.  Not fsynced: a mount does not outlive a crash of the machine. */
 	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid()) >= sizeof(tmp))
 		return lab_error_set(err, ENAMETOOLONG, "the knob journal's path is too long");
 	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);

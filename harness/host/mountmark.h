@@ -20,8 +20,10 @@
  * where the kernel has it (unique=1), else the mount id, which a later mount
  * may get again (unique=0: a mount made by someone else after the record's
  * was unmounted by hand could then be taken for it).  A mount nobody recorded
- * — a user's, systemd's — is never taken down.  Not covered: a kill between
- * the mount(2) and the record's fsync. */
+ * — a user's, systemd's — is never taken down.  The record is written before
+ * the mount is attached (trace.c: a detached fsmount(2), moved into place
+ * after), so no kill leaves an unrecorded mount; where the new mount API is
+ * refused, mount(2) comes first and a kill between it and the record does. */
 #ifndef PAGELAB_MOUNTMARK_H
 #define PAGELAB_MOUNTMARK_H
 
@@ -41,10 +43,14 @@ struct mount_mark {
  * kernel has it.  0 or -errno. */
 int mount_mark_id(const char *dir, unsigned long long *id, bool *unique);
 
+/* The same of path relative to dfd; path "" is dfd itself (AT_EMPTY_PATH),
+ * e.g. a detached mount from fsmount(2). */
+int mount_mark_id_at(int dfd, const char *path, unsigned long long *id, bool *unique);
+
 /* This boot's id, 36 characters.  0 or -errno. */
 int mount_mark_boot(char *out, size_t len);
 
-/* Record m (fsynced), replacing a record there.  0 or -errno, err why. */
+/* Record m (a new file renamed over it), replacing a record there.  0 or -errno, err why. */
 int mount_mark_write(const struct mount_mark *m, struct lab_error *err);
 
 /* The record: 0 and *m, 1 when there is none, -errno when it cannot be read

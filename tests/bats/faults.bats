@@ -221,9 +221,12 @@ after_kill() {
 # A run that mounts tracefs records the mount beside the journal
 # (harness/host/mountmark.h); killed, its mount stays until `pagelab restore`
 # or the next tracing run's end takes it down, and only a mount so recorded.
-# In a private mount namespace (unshare -m): its tracefs mounts and unmounts
-# are its own, whatever the host has mounted.
-@test "SIGKILLed after mounting tracefs: pagelab restore unmounts it; a mount it did not make stays" {
+# The record is written while the mount is still detached: a run killed just
+# before it is attached (strace injects SIGKILL at move_mount's entry) leaves
+# no mount at all, and a record restore drops.  In a private mount namespace
+# (unshare -m): its tracefs mounts and unmounts are its own, whatever the host
+# has mounted.
+@test "SIGKILLed after mounting tracefs: pagelab restore unmounts it; a mount it did not make stays; killed before attaching it, nothing is mounted" {
   command -v unshare >/dev/null || skip "unshare (util-linux) is not installed"
   cat >"$BATS_TEST_TMPDIR/inner.sh" <<'INNER'
 set -eu
@@ -277,6 +280,19 @@ grep -qF "tracefs unmounted: pagelab pid $bg, a run that died, had mounted it" "
 is_tracefs && fail "the next run left the killed run's tracefs mounted"
 [ ! -e "$MARK" ] || fail "the next run left the record"
 "$PAGELAB" restore >/dev/null
+# Killed between the record and the mount's attaching: no tracefs mount
+# anywhere in this namespace (the detached one went with the process), the
+# record names the dead run, and restore drops it without unmounting anything.
+strace -qq -o /dev/null -e trace=move_mount -e inject=move_mount:error=EPERM:signal=KILL \
+  "$PAGELAB" run "$SCN" "${SMALL[@]}" --set hold_ms=300 --out "$R/detached.json" 2>"$R/detached.err" && fail "strace's SIGKILL did not land"
+is_tracefs && fail "a run killed before move_mount left tracefs mounted"
+grep -q ' - tracefs ' /proc/self/mountinfo && fail "a tracefs mount is left: $(grep ' - tracefs ' /proc/self/mountinfo)"
+grep -Eqx "pagelab-tracefs 1 pid=[0-9]+ boot=$(cat /proc/sys/kernel/random/boot_id) mnt=[0-9]+ unique=[01]" "$MARK" ||
+  fail "no record before the mount was attached: $(cat "$MARK" 2>&1)"
+out=$("$PAGELAB" restore)
+[ ! -e "$MARK" ] || fail "restore left the record of a mount that never was attached"
+grep -q tracefs <<<"$out" && fail "restore spoke of tracefs: $out"
+if is_tracefs; then fail "restore mounted tracefs"; fi
 INNER
   R="$RESULTS" TOP="$TOP" PAGELAB="$PAGELAB" run unshare -m --propagation private bash "$BATS_TEST_TMPDIR/inner.sh"
   echo "$output"

@@ -154,15 +154,76 @@ static bool tracefs_mounted(void)
 }
 
 static bool we_mounted;
+static bool we_recorded;                /* the record written before the mount was attached */
+static char unrecorded[LAB_ERROR_MSG_MAX];  /* why it could not be, for trace_mark_mount */
+
+/* The record of the mount about to be attached: this run, this boot, the
+ * detached mount's id (the id it keeps once moved). */
+static void record_detached(int mnt)
+{
+	struct mount_mark m = { .pid = getpid() };
+	struct lab_error err;
+	int ret;
+
+	if ((ret = mount_mark_boot(m.boot, sizeof(m.boot))) < 0)
+		snprintf(unrecorded, sizeof(unrecorded), "/proc/sys/kernel/random/boot_id: %s", strerror(-ret));
+	else if ((ret = mount_mark_id_at(mnt, "", &m.mnt, &m.unique)) < 0)
+		snprintf(unrecorded, sizeof(unrecorded), "statx of the new tracefs mount (its id): %s", strerror(-ret));
+	else if (mount_mark_write(&m, &err) < 0)
+		snprintf(unrecorded, sizeof(unrecorded), "%s", err.msg);
+	else
+		we_recorded = true;
+}
+
+/* tracefs at TRACEFS_DIR, recorded before it is there: fsmount(2) makes it
+ * detached, its id goes into the record (JOURNAL.tracefs), and only then does
+ * move_mount(2) attach it.  A kill before the move leaves no mount (a
+ * detached one goes with its last descriptor) and at most a record naming a
+ * mount that is not there, which trace_release drops; a kill after it leaves
+ * a recorded mount.  1 when the new mount API is not there (ENOSYS, or a
+ * seccomp profile's EPERM), for mount(2). */
+static int mount_detached(struct lab_error *err)
+{
+	int fs, mnt, e;
+
+	fs = fsopen("tracefs", FSOPEN_CLOEXEC);
+	if (fs < 0)
+		return errno == ENOSYS || errno == EPERM ? 1 : lab_error_errno(err, errno, "fsopen(tracefs) (CONFIG_TRACING?)");
+	if (fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0) {
+		e = errno;
+		close(fs);
+		return lab_error_errno(err, e, "fsconfig(tracefs, FSCONFIG_CMD_CREATE)");
+	}
+	mnt = fsmount(fs, FSMOUNT_CLOEXEC, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC);
+	e = errno;
+	close(fs);
+	if (mnt < 0)
+		return lab_error_errno(err, e, "fsmount(tracefs)");
+	record_detached(mnt);
+	if (move_mount(mnt, "", AT_FDCWD, TRACEFS_DIR, MOVE_MOUNT_F_EMPTY_PATH) < 0) {
+		e = errno;
+		close(mnt);
+		if (we_recorded)
+			mount_mark_remove();
+		we_recorded = false;
+		return lab_error_errno(err, e, "move_mount of tracefs to %s", TRACEFS_DIR);
+	}
+	close(mnt);
+	return 0;
+}
 
 int trace_available(bool *mounted, struct lab_error *err)
 {
+	int ret;
+
 	*mounted = false;
 	if (geteuid() != 0)
 		return lab_error_set(err, EPERM, "tracing needs root (tracefs instances)");
 	if (!tracefs_mounted()) {
 		/* Mounted here only when nobody has; taken down by whoever made it. */
-		if (mount("nodev", TRACEFS_DIR, "tracefs", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
+		if ((ret = mount_detached(err)) < 0)
+			return ret;
+		if (ret == 1 && mount("nodev", TRACEFS_DIR, "tracefs", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
 			return lab_error_errno(err, errno, "mount tracefs on %s (CONFIG_TRACING?)", TRACEFS_DIR);
 		*mounted = we_mounted = true;
 	}
@@ -179,8 +240,10 @@ int trace_mark_mount(struct lab_error *err)
 	struct mount_mark m = { .pid = getpid() };
 	int ret;
 
-	if (!we_mounted)
+	if (!we_mounted || we_recorded)
 		return 0;
+	if (unrecorded[0] != '\0')
+		return lab_error_set(err, EIO, "%s", unrecorded);
 	if ((ret = mount_mark_boot(m.boot, sizeof(m.boot))) < 0)
 		return lab_error_errno(err, -ret, "/proc/sys/kernel/random/boot_id");
 	if ((ret = mount_mark_id(TRACEFS_DIR, &m.mnt, &m.unique)) < 0)
@@ -196,7 +259,7 @@ void trace_unmount(void)
 	/* EBUSY when another run has files open in it: then it stays, and its
 	 * record names a run that is about to end, for trace_release. */
 	if (we_mounted && umount2(TRACEFS_DIR, 0) == 0) {
-		we_mounted = false;
+		we_mounted = we_recorded = false;
 		if (mount_mark_read(&m, &err) == 0 && m.pid == getpid())
 			mount_mark_remove();
 	}

@@ -35,8 +35,10 @@ struct trace;
 int trace_available(bool *mounted, struct lab_error *err);
 
 /* Record the mount trace_available made (harness/host/mountmark.h), so that
- * a run killed before trace_unmount does not leave it for good.  0 (also
- * when this process mounted nothing) or -errno. */
+ * a run killed before trace_unmount does not leave it for good.  Where the
+ * new mount API was there trace_available wrote the record before attaching
+ * the mount, and this says only whether it could.  0 (also when this process
+ * mounted nothing) or -errno. */
 int trace_mark_mount(struct lab_error *err);
 void trace_unmount(void);
 
