@@ -223,7 +223,7 @@ after_kill() {
 # or the next tracing run's end takes it down, and only a mount so recorded.
 # The record is written while the mount is still detached: a run killed just
 # before it is attached (strace injects SIGKILL at move_mount's entry) leaves
-# no mount at all, and a record restore drops.  In a private mount namespace
+# no mount at all, and a record restore drops; where fsopen is refused, mount(2).  In a private mount namespace
 # (unshare -m): its tracefs mounts and unmounts are its own, whatever the host
 # has mounted.
 @test "SIGKILLed after mounting tracefs: pagelab restore unmounts it; a mount it did not make stays; killed before attaching it, nothing is mounted" {
@@ -280,6 +280,16 @@ grep -qF "tracefs unmounted: pagelab pid $bg, a run that died, had mounted it" "
 is_tracefs && fail "the next run left the killed run's tracefs mounted"
 [ ! -e "$MARK" ] || fail "the next run left the record"
 "$PAGELAB" restore >/dev/null
+# Without the new mount API (strace makes fsopen fail with ENOSYS): mount(2)
+# as before, the run traced, its mount and record gone at its end.
+strace -qq -o "$R/legacy.strace" -e trace=fsopen,mount -e inject=fsopen:error=ENOSYS \
+  "$PAGELAB" run "$SCN" "${SMALL[@]}" --set hold_ms=300 --out "$R/legacy.json" 2>"$R/legacy.err" ||
+  { cat "$R/legacy.err"; fail "a run without fsopen failed"; }
+grep -q '^mount("nodev", "/sys/kernel/tracing", "tracefs"' "$R/legacy.strace" ||
+  fail "no mount(2) once fsopen was refused: $(cat "$R/legacy.strace")"
+jq -e '.runs[0].summary.trace != null' "$R/legacy.json" >/dev/null || fail "the run without fsopen traced nothing"
+is_tracefs && fail "the run without fsopen left tracefs mounted"
+[ ! -e "$MARK" ] || fail "the run without fsopen left its record"
 # Killed between the record and the mount's attaching: no tracefs mount
 # anywhere in this namespace (the detached one went with the process), the
 # record names the dead run, and restore drops it without unmounting anything.
