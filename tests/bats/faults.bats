@@ -223,9 +223,9 @@ after_kill() {
 # or the next tracing run's end takes it down, and only a mount so recorded.
 # The record is written while the mount is still detached: a run killed just
 # before it is attached (strace injects SIGKILL at move_mount's entry) leaves
-# no mount at all, and a record restore drops; where fsopen is refused, mount(2).  In a private mount namespace
-# (unshare -m): its tracefs mounts and unmounts are its own, whatever the host
-# has mounted.
+# no mount at all, and a record restore drops; where fsopen is refused, the
+# run falls back to mount(2).  In a private mount namespace (unshare -m): its
+# tracefs mounts and unmounts are its own, whatever the host has mounted.
 @test "SIGKILLed after mounting tracefs: pagelab restore unmounts it; a mount it did not make stays; killed before attaching it, nothing is mounted" {
   command -v unshare >/dev/null || skip "unshare (util-linux) is not installed"
   cat >"$BATS_TEST_TMPDIR/inner.sh" <<'INNER'
