@@ -2,7 +2,9 @@
 /* audit.c — the sampler's audit of itself (audit.h). */
 #include "audit.h"
 
+#include <dirent.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/utsname.h>
@@ -17,6 +19,7 @@
 #define FAR_P99_X 1.5           /* a tick's p99 interval over 1.5x the asked */
 #define FAR_MISSED_PCT 1        /* more than 1 % of the timer's expirations missed */
 #define FAR_BURST_X 1.5         /* the bursts' median interval over 1.5x the asked */
+#define THP_SYSFS "/sys/kernel/mm/transparent_hugepage"
 #define FAR_READ_PCT 10         /* a sample's reads (p99) over 10 % of its interval */
 
 static uint64_t process_cpu_ns(void)
@@ -30,10 +33,81 @@ static uint64_t process_cpu_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* The bracketed word of a THP setting ("always [madvise] never"), "" when
+ * the file cannot be read. */
+static void thp_mode(const char *path, char *out, size_t len)
+{
+	char *text = NULL, *l, *r;
+	struct lab_error e;
+
+	out[0] = '\0';
+	if (lab_read_file(path, &text, NULL, &e) < 0)
+		return;
+	if ((l = strchr(text, '[')) != NULL && (r = strchr(l, ']')) != NULL && (size_t)(r - l) < len) {
+		memcpy(out, l + 1, (size_t)(r - l - 1));
+		out[r - l - 1] = '\0';
+	}
+	free(text);
+}
+
+/* The largest folio an anonymous fault may take: a fault charges it to the
+ * memcg (memory.current) before it zeroes it and maps it, and memory.stat
+ * counts it only at the mapping (mm/huge_memory.c:
+ * vma_alloc_anon_folio_pmd, then map_anon_folio_pmd; mm/memory.c:
+ * alloc_anon_folio, then folio_add_new_anon_rmap).  The PMD size while THP
+ * is not [never]; on 6.8+ the largest hugepages-<size>kB whose enabled is
+ * always or madvise, or inherit under a top-level setting that is not
+ * never; else a page.  Read once, at the run's start. */
+static long long fault_folio_bytes(long page)
+{
+	char top[16], mode[16], path[300];
+	unsigned long long pmd = 0, best = 0;
+	bool any_size = false, top_on;
+	struct lab_error e;
+	struct dirent *de;
+	DIR *d;
+
+	thp_mode(THP_SYSFS "/enabled", top, sizeof(top));
+	top_on = !strcmp(top, "always") || !strcmp(top, "madvise");
+	if ((d = opendir(THP_SYSFS)) != NULL) {
+		while ((de = readdir(d)) != NULL) {
+			unsigned long long kb;
+			char *end;
+
+			if (strncmp(de->d_name, "hugepages-", 10) != 0)
+				continue;
+			kb = strtoull(de->d_name + 10, &end, 10);
+			if (strcmp(end, "kB") != 0 || kb == 0)
+				continue;
+			any_size = true;
+			snprintf(path, sizeof(path), THP_SYSFS "/%s/enabled", de->d_name);
+			thp_mode(path, mode, sizeof(mode));
+			if ((!strcmp(mode, "always") || !strcmp(mode, "madvise") || (!strcmp(mode, "inherit") && top_on)) &&
+			    kb * 1024 > best)
+				best = kb * 1024;
+		}
+		closedir(d);
+	}
+	if (!any_size && top_on && lab_read_u64(THP_SYSFS "/hpage_pmd_size", &pmd, &e) == 0)
+		best = pmd;
+	return best > (unsigned long long)page ? (long long)best : page;
+}
+
 void audit_begin(struct sampler_audit *a, uint64_t now_ns)
 {
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN), page = sysconf(_SC_PAGESIZE);
+
 	memset(a, 0, sizeof(*a));
 	a->t0_ns = now_ns;
+	cpus = cpus > 0 ? cpus : 1;
+	page = page > 0 ? page : 4096;
+	/* memory.current may run ahead of the pages in use by the charge stock
+	 * (mm/memcontrol.c: refill_stock keeps up to MEMCG_CHARGE_BATCH = 64
+	 * pages per CPU precharged) and by the folios faults have charged and
+	 * not yet mapped: neither is memory.stat being stale. */
+	a->stock_bytes = 64ll * cpus * page;
+	a->folio_bytes = fault_folio_bytes(page);
+	a->in_flight_bytes = a->folio_bytes * cpus;
 	a->cpu0_ns = process_cpu_ns();
 	/* The peak RSS over this run, not the process's life before it:
 	 * clear_refs 5 resets the high-water mark (fs/proc/task_mmu.c:
@@ -86,7 +160,7 @@ static double lag_ms_of(const struct sampler_audit *a, double t_ms, unsigned lon
  * the next one comes (audit_lag), the last one at audit_flush. */
 static void lag_judge(struct sampler_audit *a, int next_dir)
 {
-	long long diff = (long long)a->lag_c - (long long)a->lag_s, beyond, lag, as_current;
+	long long diff = (long long)a->lag_c - (long long)a->lag_s, beyond, lag, as_current, allow;
 	int dir = next_dir != 0 ? next_dir : a->lag_dir;
 	double ms;
 
@@ -110,18 +184,13 @@ static void lag_judge(struct sampler_audit *a, int next_dir)
 	}
 	if (-lag > a->lag_ahead)
 		a->lag_ahead = -lag;
-	/* Within the charge stock memory.current may run ahead of the pages
-	 * in use (mm/memcontrol.c: refill_stock keeps up to MEMCG_CHARGE_BATCH
-	 * = 64 pages per CPU precharged): not staleness. */
-	if (a->stock_bytes == 0) {
-		long cpus = sysconf(_SC_NPROCESSORS_ONLN), page = sysconf(_SC_PAGESIZE);
-
-		a->stock_bytes = 64ll * (cpus > 0 ? cpus : 1) * (page > 0 ? page : 4096);
-	}
-	if (lag <= a->stock_bytes)
+	/* Within the charge stock and the faults in flight (audit_begin):
+	 * not staleness. */
+	allow = a->stock_bytes + a->in_flight_bytes;
+	if (lag <= allow)
 		return;
 	/* When did memory.current last read what memory.stat reads now? */
-	as_current = (long long)a->lag_s + a->lag_base + (dir >= 0 ? a->stock_bytes : -a->stock_bytes);
+	as_current = (long long)a->lag_s + a->lag_base + (dir >= 0 ? allow : -allow);
 	ms = lag_ms_of(a, a->lag_t, (unsigned long long)(as_current < 0 ? 0 : as_current), dir >= 0);
 	if (ms > a->lag_ms_max) {
 		a->lag_ms_max = ms;
@@ -347,9 +416,11 @@ json_t *audit_json(const struct sampler_audit *a, const struct source_set *set, 
 	}
 	if (a->lag_samples > 0)
 		json_object_set_new(o, "memory_stat_lag",
-				    json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:f, s:f, s:f}", "fields", stat_fields,
+				    json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:f, s:f}", "fields", stat_fields,
 					      "samples", (json_int_t)a->lag_samples, "base_bytes", (json_int_t)a->lag_base,
 					      "stock_bytes", (json_int_t)a->stock_bytes,
+					      "fault_folio_bytes", (json_int_t)a->folio_bytes,
+					      "in_flight_bytes", (json_int_t)a->in_flight_bytes,
 					      "largest_bytes", (json_int_t)a->lag_max, "most_ahead_bytes",
 					      (json_int_t)a->lag_ahead, "largest_at_ms", a->lag_max_at_ms,
 					      "largest_ms", a->lag_ms_max, "largest_ms_at_ms", a->lag_ms_at_ms));

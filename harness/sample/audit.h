@@ -55,6 +55,8 @@ struct sampler_audit {
 	double lag_t;
 	unsigned long long lag_c, lag_s, lag_prev_c;    /* its memory.current and sum; the one before */
 	long long stock_bytes;                  /* 64 pages x online CPUs: memory.current's charge batch */
+	long long folio_bytes;                  /* the largest folio an anonymous fault may charge */
+	long long in_flight_bytes;              /* one such folio per online CPU, charged and not yet mapped */
 	double lag_max_at_ms, lag_ms_max, lag_ms_at_ms;
 	unsigned long long lag_samples;
 	struct { double t_ms; unsigned long long usage; } ring[AUDIT_LAG_RING];

@@ -141,6 +141,31 @@ start_hold() {
   jq -e 'all(.runs[0].summary.lowest_free[]; .drift_pages >= 0 and (.min_crossing | IN("above","under","unresolved","at")))' "$f"
 }
 
+@test "memory.stat's lag: a huge page being faulted in is charged before it is counted, and is not called stale" {
+  local f=$RESULTS/instr-lag-thp.json cpus page pmd row
+  cpus=$(getconf _NPROCESSORS_ONLN) page=$(getconf PAGESIZE)
+  "$PAGELAB" run "$SCN" --set region=256M --set memory_max=512M --set hold_ms=0 --set thp=on --set walk_ms=0 \
+    --interval 20 --timeout 60 --no-report --out "$f" >"$tmp/out" 2>"$tmp/err" || { cat "$tmp/err"; false; }
+  # Tried, not looked up: a region that MADV_HUGEPAGE gave no huge page.
+  [ "$(jq '.runs[0].steps[] | select(.step == "fill") | .counters.region.anonhuge_kb' "$f")" -gt 0 ] ||
+    skip "the region was given no transparent huge page here (THP $(cat /sys/kernel/mm/transparent_hugepage/enabled))"
+  pmd=$(cat /sys/kernel/mm/transparent_hugepage/hpage_pmd_size)
+  # The allowance: the charge stock, and one PMD folio per CPU (a fault
+  # charges it, zeroes it, and only then maps it: mm/huge_memory.c).
+  jq -e --argjson c "$cpus" --argjson p "$page" --argjson pmd "$pmd" '.runs[0].summary.audit.memory_stat_lag
+         | .stock_bytes == 64 * $c * $p and .fault_folio_bytes == $pmd and .in_flight_bytes == $pmd * $c' "$f"
+  # Samples taken during the fill see memory.current ahead of memory.stat by
+  # more than the stock (a huge page in flight), never by more than both,
+  # and so no time beyond them.
+  jq -e '.runs[0].summary.audit.memory_stat_lag | .largest_bytes > .stock_bytes
+         and .largest_bytes <= .stock_bytes + .in_flight_bytes and .largest_ms == 0' "$f"
+  "$PAGELAB" report "$f" >"$tmp/report"
+  row=$(grep "^| memory.stat | not stale: a fault's folio per CPU, charged before it is mapped | " "$tmp/report")
+  [ "$(tr -d , <<<"$row" | awk -F'|' '{ print $4 }')" = " $((pmd * cpus / 1024)) kB " ] || { echo "$row"; false; }
+  grep -q '^| memory.stat | largest lag in time (beyond both) | 0 ms |$' "$tmp/report"
+  echo "# largest lag $(jq '.runs[0].summary.audit.memory_stat_lag.largest_bytes' "$f") B, allowed $(jq '.runs[0].summary.audit.memory_stat_lag | .stock_bytes + .in_flight_bytes' "$f") B" >&3
+}
+
 @test "the self-audit's CPU agrees with the harness's schedstat read from outside, within 10 %" {
   local f=$RESULTS/instr-cpu.json s0="" s1="" a line
   mkfifo "$tmp/idle"
