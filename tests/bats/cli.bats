@@ -12,6 +12,16 @@ load helpers
   assert_output --partial "3 this host cannot run it"
 }
 
+@test "every command's --help is exit 0 on stdout, with no printf escape left in it" {
+  local c
+  for c in run list show report plot compare fit check audit restore vm version; do
+    run --separate-stderr "$PAGELAB" "$c" --help
+    [ "$status" = 0 ] || { echo "$c --help: exit $status: $stderr"; false; }
+    [ -n "$output" ] || { echo "$c --help printed nothing on stdout"; false; }
+    ! grep -nE '%%|%[-0-9.]*[sdulf]\b|\\n' <<<"$output" || { echo "$c --help: a format escape printed as text"; false; }
+  done
+}
+
 @test "no command, or an unknown one, is a usage error (exit 2)" {
   run "$PAGELAB"
   assert_failure 2
