@@ -14,12 +14,13 @@
 #include "base/fileio.h"
 #include "sample/sources/source.h"
 
+#define THP_SYSFS "/sys/kernel/mm/transparent_hugepage"
+
 /* How far is far (docs/benchmark.md): a run says so in its summary line. */
 #define FAR_P50_PCT 10          /* the tick's median interval off the asked by more than 10 % */
 #define FAR_P99_X 1.5           /* a tick's p99 interval over 1.5x the asked */
 #define FAR_MISSED_PCT 1        /* more than 1 % of the timer's expirations missed */
 #define FAR_BURST_X 1.5         /* the bursts' median interval over 1.5x the asked */
-#define THP_SYSFS "/sys/kernel/mm/transparent_hugepage"
 #define FAR_READ_PCT 10         /* a sample's reads (p99) over 10 % of its interval */
 
 static uint64_t process_cpu_ns(void)
