@@ -239,3 +239,21 @@ void kv_free(struct kv_list *l)
 	l->n = 0;
 	l->cap = 0;
 }
+
+bool kv_bracketed(const char *text, char *out, size_t len)
+{
+	const char *a = strchr(text, '['), *b = a != NULL ? strchr(a, ']') : NULL;
+	size_t n;
+
+	if (len == 0)
+		return false;
+	out[0] = '\0';
+	if (a == NULL || b == NULL)
+		return false;
+	n = (size_t)(b - a - 1);
+	if (n >= len)
+		n = len - 1;
+	memcpy(out, a + 1, n);
+	out[n] = '\0';
+	return true;
+}

@@ -60,6 +60,11 @@ bool kv_get(const struct kv_list *l, const char *key, unsigned long long *val);
 /* Value or 0 when absent. */
 unsigned long long kv_get0(const struct kv_list *l, const char *key);
 
+/* A sysfs choice file's selected word: "always [madvise] never" ->
+ * "madvise" (THP's enabled and defrag, the mTHP sizes' enabled).  False,
+ * with out "", when the text has no [word]; a longer word is cut to len - 1. */
+bool kv_bracketed(const char *text, char *out, size_t len);
+
 void kv_reset(struct kv_list *l);   /* n = 0, keep the allocation */
 void kv_free(struct kv_list *l);
 

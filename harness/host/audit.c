@@ -19,20 +19,12 @@
 #include <unistd.h>
 
 #include "base/fileio.h"
+#include "base/kv.h"
 #include "kmsg.h"
 
 static int read_text(const char *path, char **out, struct lab_error *err)
 {
 	return lab_read_file(path, out, NULL, err);
-}
-
-static void bracketed_word(const char *buf, char *out, size_t len)
-{
-	const char *a = strchr(buf, '['), *b = a ? strchr(a, ']') : NULL;
-
-	out[0] = '\0';
-	if (a && b)
-		snprintf(out, len, "%.*s", (int)(b - a - 1), a + 1);
 }
 
 /* Whether khugepaged runs, and so whether min_free_kbytes is khugepaged's
@@ -74,11 +66,11 @@ static void khugepaged_rule(struct audit_host *h)
 		struct lab_error e;
 
 		if (read_text("/sys/kernel/mm/transparent_hugepage/shmem_enabled", &sh, &e) == 0)
-			bracketed_word(sh, h->shmem_enabled, sizeof(h->shmem_enabled));
+			kv_bracketed(sh, h->shmem_enabled, sizeof(h->shmem_enabled));
 		snprintf(path, sizeof(path), "/sys/kernel/mm/transparent_hugepage/hugepages-%llukB/shmem_enabled",
 			 h->pageblock_pages * h->page_kb);
 		if (read_text(path, &psh, &e) == 0)
-			bracketed_word(psh, h->pmd_shmem, sizeof(h->pmd_shmem));
+			kv_bracketed(psh, h->pmd_shmem, sizeof(h->pmd_shmem));
 	}
 	if ((d = opendir("/sys/kernel/mm/transparent_hugepage")) != NULL) {
 		while ((de = readdir(d)) != NULL) {
@@ -96,7 +88,7 @@ static void khugepaged_rule(struct audit_host *h)
 			snprintf(path, sizeof(path), "/sys/kernel/mm/transparent_hugepage/%s/enabled", de->d_name);
 			if (read_text(path, &en, &e) < 0)
 				continue;
-			bracketed_word(en, mode, sizeof(mode));
+			kv_bracketed(en, mode, sizeof(mode));
 			if (strcmp(mode, "always") != 0 && strcmp(mode, "madvise") != 0)
 				continue;
 			n = snprintf(w, left, "%s%llukB=%s", w == h->mthp_on ? "" : " ", kb, mode);
@@ -197,11 +189,11 @@ static int host_read(struct audit_host *h, struct lab_error *err)
 		struct lab_error e;
 
 		if (read_text("/sys/kernel/mm/transparent_hugepage/enabled", &en, &e) == 0)
-			bracketed_word(en, h->thp_enabled, sizeof(h->thp_enabled));
+			kv_bracketed(en, h->thp_enabled, sizeof(h->thp_enabled));
 		snprintf(path, sizeof(path), "/sys/kernel/mm/transparent_hugepage/hugepages-%llukB/enabled",
 			 h->pageblock_pages * h->page_kb);
 		if (read_text(path, &pmd, &e) == 0)
-			bracketed_word(pmd, h->thp_pmd, sizeof(h->thp_pmd));
+			kv_bracketed(pmd, h->thp_pmd, sizeof(h->thp_pmd));
 		khugepaged_rule(h);
 	}
 	if (read_text("/proc/cmdline", &cmd, err) == 0) {

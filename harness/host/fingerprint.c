@@ -291,16 +291,13 @@ static char *read_line(const char *path)
 static json_t *sysfs_value(const char *path)
 {
 	cleanup_free char *s = read_line(path);
-	const char *a, *b;
-	char *end;
+	char word[64], *end;
 	long long v;
 
 	if (s == NULL)
 		return json_null();
-	a = strchr(s, '[');
-	b = a != NULL ? strchr(a, ']') : NULL;
-	if (a != NULL && b != NULL)
-		return json_stringn(a + 1, (size_t)(b - a - 1));
+	if (kv_bracketed(s, word, sizeof(word)))
+		return json_string(word);
 	errno = 0;
 	v = strtoll(s, &end, 10);
 	if (*s && errno == 0 && *end == '\0')

@@ -96,23 +96,6 @@ static void zero_page_quirk(struct host_facts *h)
 	json_decref(zp);
 }
 
-
-/* "always [madvise] never" -> "madvise"; "" when there are no brackets. */
-static void bracketed(const char *buf, char *out, size_t len)
-{
-	const char *a = strchr(buf, '['), *b = a != NULL ? strchr(a, ']') : NULL;
-	size_t n;
-
-	out[0] = '\0';
-	if (a == NULL || b == NULL)
-		return;
-	n = (size_t)(b - a - 1);
-	if (n >= len)
-		n = len - 1;
-	memcpy(out, a + 1, n);
-	out[n] = '\0';
-}
-
 static bool readable(const char *path)
 {
 	cleanup_free char *buf = NULL;
@@ -239,9 +222,9 @@ int host_probe(struct host_facts *out, struct lab_error *err)
 		cleanup_free char *df = NULL;
 
 		if (lab_read_file("/sys/kernel/mm/transparent_hugepage/enabled", &en, NULL, &e) == 0)
-			bracketed(en, out->thp_enabled, sizeof(out->thp_enabled));
+			kv_bracketed(en, out->thp_enabled, sizeof(out->thp_enabled));
 		if (lab_read_file("/sys/kernel/mm/transparent_hugepage/defrag", &df, NULL, &e) == 0)
-			bracketed(df, out->thp_defrag, sizeof(out->thp_defrag));
+			kv_bracketed(df, out->thp_defrag, sizeof(out->thp_defrag));
 	}
 
 	{

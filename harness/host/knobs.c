@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "base/fileio.h"
+#include "base/kv.h"
 #include "base/size.h"
 #include "base/trust.h"
 
@@ -127,16 +128,11 @@ static void normalise(const char *in, char *out, size_t len)
 	out[o] = '\0';
 }
 
-/* "always [madvise] never" -> "madvise" */
+/* "always [madvise] never" -> "madvise"; a file without brackets as it reads */
 static void bracketed(const char *in, char *out, size_t len)
 {
-	const char *a = strchr(in, '['), *b = a ? strchr(a, ']') : NULL;
-
-	if (a == NULL || b == NULL) {
+	if (!kv_bracketed(in, out, len))
 		normalise(in, out, len);
-		return;
-	}
-	snprintf(out, len, "%.*s", (int)(b - a - 1), a + 1);
 }
 
 int knob_read(const struct knob_def *d, char *out, size_t len, struct lab_error *err)

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "base/fileio.h"
+#include "base/kv.h"
 #include "sample/sources/source.h"
 
 #define THP_SYSFS "/sys/kernel/mm/transparent_hugepage"
@@ -38,16 +39,13 @@ static uint64_t process_cpu_ns(void)
  * the file cannot be read. */
 static void thp_mode(const char *path, char *out, size_t len)
 {
-	char *text = NULL, *l, *r;
+	char *text = NULL;
 	struct lab_error e;
 
 	out[0] = '\0';
 	if (lab_read_file(path, &text, NULL, &e) < 0)
 		return;
-	if ((l = strchr(text, '[')) != NULL && (r = strchr(l, ']')) != NULL && (size_t)(r - l) < len) {
-		memcpy(out, l + 1, (size_t)(r - l - 1));
-		out[r - l - 1] = '\0';
-	}
+	kv_bracketed(text, out, len);
 	free(text);
 }
 

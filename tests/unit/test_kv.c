@@ -486,6 +486,27 @@ static void test_number_text(void)
 	CHECK_EQ_U64(lab_text_u64("-1\n", "memory.current", &v, &err), -EINVAL);
 }
 
+/* The selected word of a sysfs choice file, as THP's files print it. */
+static void test_bracketed(void)
+{
+	char w[16];
+
+	CHECK(kv_bracketed("always [madvise] never\n", w, sizeof(w)));
+	CHECK_STR(w, "madvise");
+	CHECK(kv_bracketed("always inherit madvise [never]\n", w, sizeof(w)));
+	CHECK_STR(w, "never");
+	CHECK(kv_bracketed("[always] defer defer+madvise madvise never\n", w, sizeof(w)));
+	CHECK_STR(w, "always");
+	CHECK(!kv_bracketed("0\n", w, sizeof(w)));
+	CHECK_STR(w, "");
+	CHECK(!kv_bracketed("always [madvise never\n", w, sizeof(w)));
+	CHECK_STR(w, "");
+	CHECK(kv_bracketed("[defer+madvise]", w, 6));       /* cut to 5 */
+	CHECK_STR(w, "defer");
+	CHECK(kv_bracketed("a [] b", w, sizeof(w)));
+	CHECK_STR(w, "");
+}
+
 int main(int argc, char **argv)
 {
 	root = unit_fixtures_root(argc, argv);
@@ -497,5 +518,6 @@ int main(int argc, char **argv)
 	test_growth();
 	test_colon();
 	test_number_text();
+	test_bracketed();
 	return unit_report("kv");
 }
