@@ -3,6 +3,7 @@
 #include "service.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -182,10 +183,13 @@ static void say_load(struct svc *s, const json_t *rec)
 		return;
 	}
 	json_object_foreach((json_t *)ms, k, v) {
+		double x = json_number_value(json_object_get(v, "value"));
+
 		if (shown++ == 3 || off >= sizeof(line))
 			break;
-		off += (size_t)snprintf(line + off, sizeof(line) - off, "%s %s %g %s", shown == 1 ? ":" : ",", k,
-					json_number_value(json_object_get(v, "value")),
+		/* A byte count in full (48533600 B), not as %g's 4.85336e+07. */
+		off += (size_t)snprintf(line + off, sizeof(line) - off, x == trunc(x) && fabs(x) < 1e15 ?
+					"%s %s %.0f %s" : "%s %s %g %s", shown == 1 ? ":" : ",", k, x,
 					json_string_value(json_object_get(v, "unit")));
 	}
 	lab_say(s->a.progress, LAB_SAY_PHASE, "%s", line);

@@ -54,6 +54,9 @@ in_range() {
   run_scenario apps/redis app-redis --set keyspace=20000 --set requests=40000 --set dels=60000 --set settle=2
   echo "$output"
   assert_success
+  # The progress line of a load prints its byte counts in full, not as %g.
+  assert_output --regexp 'load filled: completed after [0-9.]+ s: used_memory [0-9]+ B'
+  refute_output --regexp '[0-9]e[+-][0-9]'
   [ "$(rq app-redis '[.runs[] | .variant.thp] | join(" ")')" = "default never" ]
   [ "$(rq app-redis '[.runs[].workloads[0].fate] | unique | join(",")')" = completed ]
   [ "$(rq app-redis '[.runs[0].steps[].step] | join(" ")')" = "ready fill filled del after" ]
