@@ -294,11 +294,11 @@ static void cell(const json_t *c, const char *unit, FILE *o)
 	} else if (!num(c, &v)) {
 		fputs("-", o);
 	} else if (strcmp(unit, "bytes") == 0 && v >= 0) {
-		fprintf(o, "%.1f MiB", v / 1048576.0);
+		fprintf(o, "%.1f", v / 1048576.0);     /* the column's head says MiB */
 	} else if (strcmp(unit, "ratio") == 0) {
 		fprintf(o, "%.2f", v);
-	} else if (v == floor(v) && fabs(v) < 1e15) {
-		fprintf(o, "%.0f", v);
+	} else if ((v == floor(v) || fabs(v) >= 1000) && fabs(v) < 1e15) {
+		fprintf(o, "%.0f", v);                  /* 58140 req/s, not %g's 5.814e+04 */
 	} else {
 		fprintf(o, "%.4g", v);
 	}

@@ -45,6 +45,11 @@ nothing_left() {
   assert_output --regexp "pagelab: fit: probe 1: memory_max [0-9.]+ GiB \(the base, unconstrained\) x 3"
   assert_output --regexp "memory_max found: [0-9]+ MiB \(bracket: [0-9]+ MiB failed, [0-9]+ MiB met; [0-9]+ probes x 3 repeats\)"
   assert_output --partial "| bench | working set | usage - inactive_file, at least 0 (kubelet, cAdvisor) |"
+  # The tables' numbers as written: throughputs whole, no exponent, no unit
+  # repeated in a cell whose column's head names it.
+  assert_output --regexp '\| bench: SET/rps \(req/s\) \|'
+  refute_output --regexp '\| [0-9.]+e[+-][0-9]+ \|'
+  refute_output --regexp '^\| [0-9.]+ MiB \| (met|failed|base) \|'
   [ "${lines[-1]}" = "$RESULTS/fit.json" ]
   [ "$(rq fit '.status')" = ok ]
   [ "$(rq fit '.fit.answer.status')" = found ]
