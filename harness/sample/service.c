@@ -184,13 +184,15 @@ static void say_load(struct svc *s, const json_t *rec)
 	}
 	json_object_foreach((json_t *)ms, k, v) {
 		double x = json_number_value(json_object_get(v, "value"));
+		const char *unit = json_string_value(json_object_get(v, "unit"));
 
 		if (shown++ == 3 || off >= sizeof(line))
 			break;
-		/* A byte count in full (48533600 B), not as %g's 4.85336e+07. */
+		/* A byte count in full (48533600 B), not as %g's 4.85336e+07;
+		 * a count without a unit without the blank. */
 		off += (size_t)snprintf(line + off, sizeof(line) - off, x == trunc(x) && fabs(x) < 1e15 ?
-					"%s %s %.0f %s" : "%s %s %g %s", shown == 1 ? ":" : ",", k, x,
-					json_string_value(json_object_get(v, "unit")));
+					"%s %s %.0f%s%s" : "%s %s %g%s%s", shown == 1 ? ":" : ",", k, x,
+					unit != NULL && *unit ? " " : "", unit != NULL ? unit : "");
 	}
 	lab_say(s->a.progress, LAB_SAY_PHASE, "%s", line);
 }

@@ -121,6 +121,8 @@ in_range() {
   run_scenario apps/postgres app-pg --set scale=2 --set seconds=1
   echo "$output"
   assert_success
+  # pg_buffercache's figures have no unit: no blank is left for one.
+  assert_output --regexp 'load stats: completed after [0-9.]+ s: shared_buffers_bytes [0-9]+, '
   [ "$(rq app-pg '[.runs[] | .variant.shared_buffers] | join(" ")')" = "16MB 96MB" ]
   [ "$(rq app-pg '[.runs[].workloads[0].fate] | unique | join(",")')" = completed ]
   [ "$(rq app-pg '.runs[0].workloads[0].stop.signal')" = INT ]
