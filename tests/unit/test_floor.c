@@ -6,7 +6,9 @@
  *   - every unit the tables and the load tools' metrics use today is classed
  *     (pages, kB, MiB, bytes, no unit: counts; ns, µs, ms, s and "/s" rates:
  *     timings); a declared class wins over the unit; a unit not on the list
- *     is a timing (the stricter test) and says so;
+ *     is a timing (the stricter test) and says so — and no row of the
+ *     tree's tables (results/reference/tables, scenarios/, tests/scenarios)
+ *     falls to that default: each has a known unit or declares its class;
  *   - two hosts differ in the first field that differs, a result without
  *     host.cpu matches only a calibration without it;
  *   - a calibration file written by floor_calibration reads back with the
@@ -17,6 +19,7 @@
  *     blocking), a file others may write (base/trust.h: -EPERM).
  */
 #include <fcntl.h>
+#include <glob.h>
 #include <math.h>
 #include <sys/stat.h>
 
@@ -240,8 +243,67 @@ static void hostile(void)
 	free(big);
 }
 
-int main(void)
+/* Every object with a "figure" and a plain "unit" (not a template's
+ * "{unit}") anywhere in a tables document: its class comes from its unit or
+ * its declared "class", never from the unknown-unit default. */
+static void rows_classed(const json_t *j, const char *file)
 {
+	const char *unit = json_string_value(json_object_get(j, "unit")), *why = NULL, *k;
+	const json_t *v;
+	size_t i;
+
+	if (json_is_array(j)) {
+		json_array_foreach(j, i, v)
+			rows_classed(v, file);
+		return;
+	}
+	if (!json_is_object(j))
+		return;
+	if (json_object_get(j, "figure") != NULL && unit != NULL && strchr(unit, '{') == NULL) {
+		floor_classify(json_string_value(json_object_get(j, "class")), unit, &why);
+		if (strcmp(why, "unit not known") == 0) {
+			fprintf(stderr, "%s: row '%s': unit '%s' is not known and no class is declared\n", file,
+				json_string_value(json_object_get(j, "figure")), unit);
+			CHECK(false);
+		}
+	}
+	json_object_foreach((json_t *)j, k, v)
+		rows_classed(v, file);
+}
+
+static void tables_classed(const char *fixtures)
+{
+	static const char *const pats[] = { "/../../results/reference/tables/*.json", "/../../scenarios/*/*.tables.json",
+					    "/../../tests/scenarios/*.tables.json" };
+	size_t files = 0;
+
+	for (size_t p = 0; p < sizeof(pats) / sizeof(pats[0]); p++) {
+		char pat[4096];
+		glob_t g;
+
+		snprintf(pat, sizeof(pat), "%s%s", fixtures, pats[p]);
+		if (glob(pat, 0, NULL, &g) != 0)
+			continue;
+		for (size_t i = 0; i < g.gl_pathc; i++) {
+			json_error_t je;
+			json_t *doc = json_load_file(g.gl_pathv[i], 0, &je);
+
+			CHECK(doc != NULL);
+			rows_classed(doc, g.gl_pathv[i]);
+			json_decref(doc);
+			files++;
+		}
+		globfree(&g);
+	}
+	CHECK(files >= 10);             /* the tree's tables were found */
+}
+
+int main(int argc, char **argv)
+{
+	const char *fixtures = unit_fixtures_root(argc, argv);
+
+	if (fixtures == NULL)
+		return 2;
 	snprintf(dir, sizeof(dir), "/tmp/test-floor.XXXXXX");
 	if (mkdtemp(dir) == NULL) {
 		perror("mkdtemp");
@@ -251,6 +313,7 @@ int main(void)
 	hosts();
 	round_trip();
 	hostile();
+	tables_classed(fixtures);
 	{
 		char cmd[128];
 
