@@ -109,7 +109,8 @@ static const char style[] =
 	"figure{margin:12px 0;display:inline-block;vertical-align:top}"
 	"figure img{width:700px;border:1px solid #ddd}figcaption{font-size:11px;color:#444;max-width:700px}"
 	".charts{display:flex;flex-wrap:wrap;gap:12px}"
-	".side{display:flex;gap:20px;align-items:flex-start}.side>.tbl{flex:1 1 auto;min-width:0}"
+	".side{display:flex;flex-wrap:wrap;gap:20px;align-items:flex-start}"
+	".side>.tbl{flex:1 1 auto;min-width:0;overflow-x:auto}"
 	".side>.col{flex:0 0 704px}";
 
 struct page_chart {

@@ -405,4 +405,32 @@ svg_points() {
   [ "$nonwhite" -gt $((w * h / 50)) ]
   [ "$blue" -gt 500 ]
   [ "$red" -gt 100 ]
+  # Laid out, at a laptop's 1200 px: no table clipped or under the charts
+  # beside it (they go below a table too wide for both).  A copy without
+  # the page's Content-Security-Policy runs a script that measures the
+  # boxes and puts its verdict into the title.
+  sed 's|<meta http-equiv="Content-Security-Policy"[^>]*>||' "$p" >"$OUT/layout.html"
+  cat >>"$OUT/layout.html" <<'JS'
+<script>
+var bad = [], n = 0;
+document.querySelectorAll('.side').forEach(function (s) {
+  var d = s.querySelector('.tbl'), t = d && d.querySelector('table'), c = s.querySelector('.col'), a, b;
+  if (!t) return;
+  n++;
+  a = t.getBoundingClientRect();
+  if (d.scrollWidth > d.clientWidth + 1) bad.push('clipped');
+  if (c) {
+    b = c.getBoundingClientRect();
+    if (b.left < a.right && b.right > a.left && b.top < a.bottom && b.bottom > a.top) bad.push('overlap');
+  }
+});
+document.title = 'layout ' + (bad.length ? bad.join(',') : 'ok') + ' ' + n;
+</script>
+JS
+  prof=$(mktemp -d)
+  title=$(timeout 120 "$browser" --headless --no-sandbox --disable-gpu --disable-background-networking \
+    --disable-component-update --disable-sync --no-first-run --user-data-dir="$prof" \
+    --window-size=1200,1400 --dump-dom "file://$OUT/layout.html" 2>/dev/null | grep -o '<title>layout [^<]*</title>')
+  rm -rf "$prof"
+  [[ "$title" =~ ^'<title>layout ok '[1-9][0-9]*'</title>'$ ]] || { echo "layout at 1200 px: $title"; false; }
 }
