@@ -81,6 +81,25 @@ SMALL=(--set region=128M --set pressure=200M --set memory_max=320M --set ballast
   jq -e '.runs[0] | ([.trace_intervals[].memcg.count // 0] | add) == .summary.trace.stalls.memcg.count' "$f"
 }
 
+@test "a traced run reads the formats of its events, not /proc/kallsyms nor every format of their systems" {
+  command -v strace >/dev/null || skip "no strace (scripts/setup installs it)"
+  stem=trace-open
+  run strace -f -qq -e trace=openat -e signal=none -o "$BATS_TEST_TMPDIR/opens" \
+    "$PAGELAB" run "$BATS_TEST_DIRNAME/../scenarios/bench-hold.scn" --set region=16M --set memory_max=64M \
+    --set hold_ms=300 --no-report --out "$RESULTS/$stem.json"
+  assert_success
+  jq -e '.runs[0].summary.trace.events.print >= 1 and .runs[0].summary.trace.missing_events == []' "$RESULTS/$stem.json"
+  # libtracefs's tracefs_local_events_system() also reads kallsyms,
+  # saved_cmdlines and printk_formats (on this host about 250 ms of CPU and
+  # 20 MB at each run's start); no decoded field needs them.
+  ! grep -E '"/proc/kallsyms"|/saved_cmdlines"|/printk_formats"' "$BATS_TEST_TMPDIR/opens"
+  grep -q '"/sys/kernel/tracing/events/header_page"' "$BATS_TEST_TMPDIR/opens"
+  grep -q '"/sys/kernel/tracing/events/vmscan/mm_vmscan_memcg_reclaim_begin/format"' "$BATS_TEST_TMPDIR/opens"
+  # Only the formats of the events pagelab knows: not the rest of vmscan
+  # (the shrinkers' events, in every kernel since 3.x).
+  ! grep -q '/events/vmscan/mm_shrink_slab_start/format"' "$BATS_TEST_TMPDIR/opens"
+}
+
 @test "an OOM kill: mark_victim's pid is the victim the result names" {
   stem=trace-oom
   run_scenario madv-free/three-paths $stem --repeat 1 --set advice=none --set region=128M \
