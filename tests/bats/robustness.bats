@@ -82,7 +82,9 @@ teardown() {
   # between pages), so the last line may be cut: the whole lines are JSON, a
   # step among them, and report reads the stream, leaving a cut line out.
   head -n "$(wc -l < "$RESULTS/$stem.jsonl")" "$RESULTS/$stem.jsonl" >"$RESULTS/$stem.whole"
-  jq -e 'select(.type == "step") | .step' "$RESULTS/$stem.whole" >/dev/null
+  # (Slurped: jq -e judges only its last input's output, and the last line
+  # may be a sample or a tracing event.)
+  jq -e -s 'map(select(.type == "step")) | length > 0' "$RESULTS/$stem.whole" >/dev/null
   [ ! -e "$RESULTS/$stem.json" ]
   run "$PAGELAB" report "$RESULTS/$stem.jsonl"
   assert_success

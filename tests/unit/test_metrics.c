@@ -162,9 +162,13 @@ static void test_pgbench(void)
 	CHECK_NEAR(value(j, "transactions"), 2000);
 	CHECK_NEAR(value(j, "tps"), 2711.393819);
 	CHECK(isnan(value(j, "latency_stddev_ms")));
-	/* A count whose unit does not say so carries its class; a timing none
-	 * (compare classes it by its unit). */
+	/* A figure whose unit does not say what it is carries its class:
+	 * transactions is a timing (under -T a rate; under -t, as here, the
+	 * count asked for), failed a count; tps none (compare classes it by
+	 * its unit, tx/s). */
 	CHECK_STR(json_string_value(json_object_get(json_object_get(json_object_get(j, "metrics"), "transactions"),
+						    "class")), "timing");
+	CHECK_STR(json_string_value(json_object_get(json_object_get(json_object_get(j, "metrics"), "failed"),
 						    "class")), "count");
 	CHECK(json_object_get(json_object_get(json_object_get(j, "metrics"), "tps"), "class") == NULL);
 	json_decref(j);
