@@ -5,9 +5,9 @@
  *   - memory.stat's lag: memory.current rising 10 MiB a sample, memory.stat
  *     2 MiB under it at one sample (stale: a lag of 2 MiB, beyond the 64 x
  *     CPUs pages of charge stock and a page per CPU in flight, so with a
- *     time — but not beyond a 2 MiB folio per CPU in flight, THP on, and
- *     then without one —: the sample before read
- *     what memory.stat reads now, one interval back); then the release seen
+ *     time: the sample before read what memory.stat reads now, one interval
+ *     back; with a 2 MiB folio per CPU in flight, THP on, it is within the
+ *     allowance and has no time); then the release seen
  *     on the host (6.18, 2 GiB freed at ~50 MB/ms): a sample whose
  *     memory.current had not moved yet but whose memory.stat, read after it,
  *     already had — read-order skew, memory.stat AHEAD of the movement, never
