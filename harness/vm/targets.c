@@ -216,7 +216,10 @@ static int cmake_step(struct vm_job *j, char *const argv[], const char *log, con
  * every time (a no-op when nothing changed), under a lock: two `pagelab vm`
  * from one tree must not run make in the same build directory together (a
  * half-linked binary would go into a guest); the second waits for the
- * first's build.  The lock is held until this returns. */
+ * first's build.  The lock is held until this returns.  Configured with
+ * Ninja when it is there: its no-op build takes 0.2 s here, make's 2 s, and
+ * every guest booted pays it (a directory configured before keeps its
+ * generator). */
 static int tree_build(struct vm_job *j, struct lab_error *err)
 {
 	struct vm_env *env = &j->env;
@@ -239,13 +242,18 @@ static int tree_build(struct vm_job *j, struct lab_error *err)
 	if (lockfd < 0 || flock(lockfd, LOCK_EX) < 0)
 		return lab_error_set(err, EIO, "lock %s: %s", lock, strerror(errno));
 	if (access(cache, F_OK) < 0) {
-		char *argv[] = { cmake, "-S", env->src, "-B", env->build, "-DPAGELAB_STATIC=ON", NULL, NULL };
-		char what[PATH_MAX + 16];
+		char *argv[] = { cmake, "-S", env->src, "-B", env->build, "-DPAGELAB_STATIC=ON", NULL, NULL, NULL, NULL };
+		char what[PATH_MAX + 16], ninja[PATH_MAX];
+		int n = 6;
 
 		if (env->arch_toolchain != NULL) {
 			if (vm_pathf(tc, sizeof(tc), "-DCMAKE_TOOLCHAIN_FILE=%s/%s", env->src, env->arch_toolchain) < 0)
 				return lab_error_set(err, EIO, "source path too long: %s", env->src);
-			argv[6] = tc;
+			argv[n++] = tc;
+		}
+		if (lab_find_program("ninja", ninja, sizeof(ninja))) {
+			argv[n++] = "-G";
+			argv[n++] = "Ninja";
 		}
 		lab_say(j->p, LAB_SAY_PHASE, "configuring the static build in %s", env->build);
 		snprintf(what, sizeof(what), "configuring %s", env->build);

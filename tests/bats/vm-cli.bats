@@ -120,15 +120,31 @@ ran() {
   [ -s "$va" ]
   grep -qx "release: 6.12.*" "$BATS_TEST_TMPDIR/a"
   grep -qE "^sha256: [0-9a-f]{64}$" "$BATS_TEST_TMPDIR/a"
-  # one kernel directory, no stage, no download, no stray .deb
-  assert_equal "$(ls -A "$c" | wc -l)" 1
+  # one kernel directory and apt's kept answer, no stage, no download, no stray .deb
+  assert_equal "$(ls -A "$c" | grep -vc '^\.resolved-6\.12-amd64-generic-[0-9a-f]\{16\}$')" 1
+  assert_equal "$(ls -A "$c" | grep -c '^\.resolved-')" 1
   [ -f "$c"/linux-image-6.12*/PACKAGE ]
   [ -z "$(find "$c" -name '*.deb' -o -name '*.tmp*' -o -name '.download*')" ]
   # a second call reads the cache and downloads nothing
-  run --separate-stderr "$TOP/guest/vm-kernel" 6.12 --cache "$c"
+  # ... and asks apt nothing while its lists, sources and dpkg's status are as
+  # they were (each apt-cache call loads the whole package cache)
+  w="$BATS_TEST_TMPDIR/wrap"
+  mkdir -p "$w"
+  printf '#!/bin/sh\necho "$*" >>"%s/calls"\nexec /usr/bin/apt-cache "$@"\n' "$w" >"$w/apt-cache"
+  chmod +x "$w/apt-cache"
+  PATH="$w:$PATH" run --separate-stderr "$TOP/guest/vm-kernel" 6.12 --cache "$c"
   assert_equal "$status" 0
   assert_equal "$output" "$va"
   [[ "$stderr" != *downloading* ]]
+  [ ! -e "$w/calls" ]
+  # A kept answer is data: one that names no kernel of the series is asked again.
+  k=$(ls "$c"/.resolved-*)
+  echo "../../../tmp/x 1 y 2" >"$k"
+  PATH="$w:$PATH" run --separate-stderr "$TOP/guest/vm-kernel" 6.12 --cache "$c"
+  assert_equal "$status" 0
+  assert_equal "$output" "$va"
+  grep -q "^policy " "$w/calls"
+  grep -qx "linux-image-6\.12\.[^ ]* [^ ]* linux-image-6\.12-amd64 [^ ]*" "$k"
 }
 
 # The 16K-page kernel exists as arm64's generic build only (guest/vm-kernel's header,
@@ -180,4 +196,11 @@ ran() {
   run --separate-stderr "$TOP/guest/vm-kernel" 6.18 --cache "$d/kernels"
   assert_success
   [[ "$stderr" != *"downloading"* ]]
+  # New lists (a day's apt-get update) change the key: apt is asked again.
+  k=$(ls "$d"/kernels/.resolved-6.18-amd64-generic-*)
+  touch -d '1 minute ago' "$(ls "$d"/apt/trixie-backports/lists/*trixie-backports*Packages* | head -n1)"
+  run --separate-stderr "$TOP/guest/vm-kernel" 6.18 --cache "$d/kernels"
+  assert_success
+  [ ! -e "$k" ]
+  assert_equal "$(ls "$d"/kernels/.resolved-6.18-amd64-generic-* | wc -l)" 1
 }
