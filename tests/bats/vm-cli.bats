@@ -204,3 +204,25 @@ ran() {
   [ ! -e "$k" ]
   assert_equal "$(ls "$d"/kernels/.resolved-6.18-amd64-generic-* | wc -l)" 1
 }
+
+# guest/vm-run reads every binary's ELF header in one readelf call and hashes
+# them in one sha256sum: each is still judged by its own name.  An amd64
+# program among an arm64 guest's, and a script among an amd64 guest's, are
+# refused by name (exit 125, vm-run's "usage" status) before anything is
+# built or booted.
+@test "vm-run: a binary for another machine, or not ELF at all, is refused by name before any boot" {
+  o="$BATS_TEST_TMPDIR/vmrun"
+  printf '#!/bin/sh\necho hi\n' >"$BATS_TEST_TMPDIR/not-elf"
+  chmod +x "$BATS_TEST_TMPDIR/not-elf"
+  run --separate-stderr "$TOP/guest/vm-run" --kernel "$K" --arch arm64 --build none \
+    --bin "$BUILD/workloads/hold" --out "$o" -- true
+  assert_equal "$status" 125
+  [[ "$stderr" == *"$BUILD/workloads/hold is built for 'Advanced Micro Devices X86-64', not the arm64 guest"* ]]
+  run --separate-stderr "$TOP/guest/vm-run" --kernel "$K" --build "$BUILD" \
+    --bin "$BATS_TEST_TMPDIR/not-elf" --out "$o" -- true
+  assert_equal "$status" 125
+  [[ "$stderr" == *"$BATS_TEST_TMPDIR/not-elf is built for '', not the amd64 guest"* ]]
+  grep -qx 'status: usage' "$o/vm-status"
+  [ ! -e "$o/initrd.cpio.gz" ]
+  [ -z "$(ls -A "$o" 2>/dev/null | grep -v '^vm-status$')" ]
+}
