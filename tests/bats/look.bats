@@ -5,13 +5,13 @@
 # `pagelab compare` (Welch t-test + LKP rule, Fisher for outcome counts), on
 # result documents made here by real runs.
 #
-# The runs (setup_file, ~25 s on this 2-core machine, 6.18 cgroup v1):
+# The runs (setup_file, 91 s on this 2-core machine, 6.18 cgroup v1, 2026-12-07:
+# a set of three pressure runs 21 s, three-paths 10 s and 17 s):
 #   - madv-free/pressure, THP off, 3 repeats at 700 MiB of pressure, twice
 #     (p700a, p700b), and 3 at 800 MiB (p800): at the article's sizes, because
 #     the relation asserted — 800 MiB of pressure reclaims more of the region
 #     than 700 MiB (the article: 334 vs 440 MiB; measured here 345 vs 445 MiB)
-#     — comes from the limit, the ballast and the pressure together, and each
-#     run takes only 1–4 s.
+#     — comes from the limit, the ballast and the pressure together.
 #   - madv-free/three-paths pinned to advice=none (3 runs: OOM-killed, the
 #     article's "no call at all") and to advice=free (3 runs: survives).
 # Expected, and why:

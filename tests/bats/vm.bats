@@ -137,3 +137,24 @@ setup() {
   grep -q "Kernel panic" "$log"
   rm -rf "$TOP/.cache/vm/runs/$(basename "${log%.console.log}")"
 }
+
+@test "VM mode: the guest's progress lines reach this stderr while the guest runs, not at the end" {
+  command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86 is not installed (scripts/setup installs it)"
+  out="$BATS_TEST_TMPDIR/guest"
+  # Two lines 6 s apart in the guest: the host must see the first well before
+  # the guest ends.  Each host line is stamped with the host's clock.
+  stamp() { while IFS= read -r l; do printf '%s %s\n' "$(date +%s.%N)" "$l"; done; }
+  "$TOP/guest/vm-run" --kernel 6.12 --build none --timeout 300 --out "$out" -- \
+    sh -c 'echo progress-one >&2; sleep 6; echo progress-two >&2' 2> >(stamp >"$BATS_TEST_TMPDIR/stamped") >/dev/null
+  sleep 1
+  cat "$BATS_TEST_TMPDIR/stamped"
+  t1=$(awk '/ progress-one$/ {print $1}' "$BATS_TEST_TMPDIR/stamped")
+  t2=$(awk '/ progress-two$/ {print $1}' "$BATS_TEST_TMPDIR/stamped")
+  tend=$(awk '/vm-run: exit 0/ {print $1}' "$BATS_TEST_TMPDIR/stamped")
+  [ -n "$t1" ] && [ -n "$t2" ] && [ -n "$tend" ]
+  # each line once (the channel's copy is not printed again)
+  [ "$(grep -c ' progress-one$' "$BATS_TEST_TMPDIR/stamped")" -eq 1 ]
+  # the first line arrived at least 4 s before the second, which the guest wrote 6 s later
+  awk -v a="$t1" -v b="$t2" 'BEGIN { exit !(b - a >= 4) }'
+  grep -qx 'progress-one' "$out/stderr"
+}

@@ -148,3 +148,27 @@ load watermarks-checks
   assert_failure 2
   [[ "$stderr" != *"warning: workload 'cache'"* ]]
 }
+
+# ---------------------------------------------------------------------------
+# What a user write of min_free_kbytes does (a guest/vm-run of its own, no
+# pagelab: tests/vm/user-min-free.sh writes the knob and reads the kernel's lines)
+
+@test "in a Debian 6.12 guest: a user write is a floor for the sqrt path only, and writing the original back pins it" {
+  command -v qemu-system-x86_64 >/dev/null || skip "no qemu-system-x86_64 (VM mode)"
+  ls "$TOP"/.cache/vm/kernels/*6.12* >/dev/null 2>&1 || skip "no cached 6.12 kernel (guest/vm-kernel 6.12)"
+  run timeout 300 "$TOP/guest/vm-run" --kernel 6.12 --build none --timeout 240 \
+    --out "$BATS_TEST_TMPDIR/vm" --file "$TOP/tests/vm/user-min-free.sh:/bin/user-min-free.sh" \
+    -- sh /bin/user-min-free.sh
+  assert_success
+  v() { sed -n "s/^$1 [^:]*: min_free_kbytes=\([0-9]*\) .*/\1/p" <<<"$output"; }
+  [ "$(v 0)" -eq 67584 ]                # khugepaged's, three zones
+  [ "$(v 1)" -lt 67584 ]                # THP never: the sqrt value
+  [ "$(v 4)" -eq 45056 ]                # the user value is a floor for the sqrt path
+  [ "$(v 5)" -eq 67584 ]                # khugepaged ignores it
+  [ "$(v 7)" -gt 128 ]                  # a floor below the sqrt value changes nothing
+  [ "$(v 7)" -lt 67584 ]
+  [ "$(v 10)" -eq 67584 ]               # writing the original back pinned it
+  assert_output --partial "because user defined value 45056 is preferred"
+  assert_output --partial "raising min_free_kbytes from 45056 to 67584"
+  assert_output --partial "because user defined value 67584 is preferred"
+}

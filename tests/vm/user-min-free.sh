@@ -5,7 +5,7 @@
 # mm/page_alloc.c: calculate_min_free_kbytes; mm/khugepaged.c:
 # set_recommended_min_free_kbytes).  Never on a borrowed host: a write pins
 # user_min_free_kbytes until reboot.  One "N label: min_free_kbytes=V" line per step, then
-# the kernel's own log lines; tests/bats/watermarks.bats asserts on them.
+# the kernel's own log lines; tests/bats/watermarks-vm.bats asserts on them.
 t=/sys/kernel/mm/transparent_hugepage/enabled
 p() { echo "$1: min_free_kbytes=$(cat /proc/sys/vm/min_free_kbytes) thp=$(cat $t)"; }
 uname -r

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
-# Run by tests/bats/container.bats inside a pure cgroup v2 QEMU guest
+# Run by tests/bats/container-vm.bats inside a pure cgroup v2 QEMU guest
 # (guest/vm-run): what a v2 container (Docker Desktop: cgroupns private)
 # shows pagelab, made with util-linux unshare (--bin'd as /bin/ul-unshare):
 # a cgroup namespace rooted at a cgroup of its own, cgroup2 mounted inside.
