@@ -1,5 +1,6 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0-or-later
+# lane: any (files only: no cgroup, knob, container, guest or lasting process of this host's; scripts/test)
 # The documents: every relative link in every markdown file resolves, headings
 # included (tests/tools/linkcheck); docs/README.md indexes every document; the
 # README's first commands are the ones CI runs, and the suite's time is kept

@@ -1,5 +1,6 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0-or-later
+# lane: any (files only: no cgroup, knob, container, guest or lasting process of this host's; scripts/test)
 # containers/fleet/audit-table: the fleet's `pagelab audit --json` documents,
 # one column per host, in markdown.  The documents come from the fleet's
 # hosts, so they are data: one document per file or the file is refused, and

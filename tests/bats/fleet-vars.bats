@@ -1,5 +1,6 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0-or-later
+# lane: any (files only: no cgroup, knob, container, guest or lasting process of this host's; scripts/test)
 # The fleet playbook's variables (containers/fleet/playbook.yml, its first
 # play) are checked on the controller before any host is touched: a scenario
 # is a catalogue name (GROUP/NAME of lower-case letters, digits and '-'), a

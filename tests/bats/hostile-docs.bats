@@ -1,5 +1,6 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0-or-later
+# lane: any (files only: no cgroup, knob, container, guest or lasting process of this host's; scripts/test)
 # A result document is untrusted (issue 19, item 1): every string in it is
 # data wherever it goes — a gnuplot script, a markdown or CSV report, an HTML
 # page, a terminal.  The documents here are real results (the golden inputs:

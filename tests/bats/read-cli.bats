@@ -1,5 +1,6 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0-or-later
+# lane: any (files only: no cgroup, knob, container, guest or lasting process of this host's; scripts/test)
 # The reading commands' command line (issue 19 item 10, issue 20 item 1;
 # harness/cmd/cli.md): options and files in any order, `--` ends the options,
 # compare's first `--` separates its sides and options still work after it;

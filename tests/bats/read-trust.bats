@@ -1,5 +1,6 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0-or-later
+# lane: any (files only: no cgroup, knob, container, guest or lasting process of this host's; scripts/test)
 # What the reading commands refuse or survive when a document, a tables file
 # or an output directory is not what it should be (issue 19, items 5, 6 and
 # "Smaller"; docs/refusals-read.md).  Real result documents (the golden

@@ -1,5 +1,6 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0-or-later
+# lane: any (files only: no cgroup, knob, container, guest or lasting process of this host's; scripts/test)
 # The readers load result documents as a stream with every sample pruned to
 # the paths they declared (harness/result/read.h): report from its tables'
 # figures, plot from its charts' series.  A path read but not declared would

@@ -1,5 +1,6 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0-or-later
+# lane: any (files only: no cgroup, knob, container, guest or lasting process of this host's; scripts/test)
 # The article tables are data (results/reference/tables/*.json): they must
 # print byte for byte what the compiled-in tables printed.  The inputs are
 # real result documents (tests/golden/report/inputs: madv-free scenarios on

@@ -1,5 +1,6 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0-or-later
+# lane: any (files only: no cgroup, knob, container, guest or lasting process of this host's; scripts/test)
 # The tree's own rules (DESIGN.md, "The shape"): the arrows between folders run
 # one way, checked on the includes and on the built libraries' symbols
 # (tests/tools/layers); every source file carries its licence.

@@ -1,5 +1,6 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0-or-later
+# lane: any (files only: no cgroup, knob, container, guest or lasting process of this host's; scripts/test)
 # Every C workload's command line goes through one loop driven by its
 # declaration (workloads/decl.c: wl_parse_argv): region, hold, stepper,
 # lazyscan, cachefill and allocs alike.  So each --help is the declaration's

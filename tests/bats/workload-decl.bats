@@ -1,5 +1,6 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0-or-later
+# lane: any (files only: no cgroup, knob, container, guest or lasting process of this host's; scripts/test)
 # Workloads parse argv through their declarations (workloads/decl/NAME.c), the
 # rows the scenario parser types a [workload] section with: cachefill and allocs
 # through wl_opt_match, goalloc (Go) through decl_gen.go, which the build writes
