@@ -125,8 +125,14 @@ load watermarks-checks
   f=$(wm_result cache)
   jq -e '[.runs[].variant.reserve] == ["1500000", "67584"]' "$f"
   jq -e '[.runs[] | [.steps[] | select(.step == "read")][1].counters] as [$a, $b]
-         | $a.cached_pages < $a.file_pages * 0.9 and $b.cached_pages == $b.file_pages
-           and $a.work_ns > $b.work_ns' "$f"
+         | $a.cached_pages < $a.file_pages * 0.9 and $b.cached_pages == $b.file_pages' "$f"
+  # What the reread cost is data, not asserted: the guest's disk is a file in
+  # this host's page cache and the guest's reads run at the speed the TCG thread
+  # gets, so the time moves with the host's load.  Fully cached, the reread took
+  # 0.84-1.16 s in two suite runs of 2026-12-06 and 3.36 s in one of 2026-12-07,
+  # the host busy, where the run with 27 % of the file uncached took 3.31 s.
+  echo "# reread, reserve 1500000 vs 67584: $(jq -r '[.runs[] | [.steps[] | select(.step == "read")][1].counters
+         | "\(.work_ns / 1e9 * 100 | round / 100) s with \(.cached_pages * 100 / .file_pages | round) % cached"] | join(" vs ")' "$f")" >&3
 }
 
 @test "vm three 1 GiB workers (3.84 GB): OOM kills with 1500000 kB reserved, all three pass with 67584" {
