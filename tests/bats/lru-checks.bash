@@ -21,9 +21,14 @@ lru_checks() {
          | $p.pagemap.region.reclaimed_pages >= $need - 256 and
            $p.pagemap.region.reclaimed_pages <= $need + 2048 and
            $p.pagemap.region.reclaimed_pages == ([$r.steps[] | select(.step == "write")][0].pagemap.region.present - $p.pagemap.region.present)' "$f"
-  # the written page 0 stays
+  # the written page 0 stays.  The source walks the pages in order and keeps
+  # the first SOURCE_PAGEMAP_RANGES ranges of each list: what it leaves out
+  # (ranges_dropped) is the highest, so the first present range decides page 0.
+  # A busy machine leaves single pages behind in the reclaimed span: 39
+  # reclaimed ranges, 7 of them past the list's 32, in a suite run of
+  # 2026-12-07 on 6.18 (the order itself held: lru_lowest_first).
   jq -e '[.runs[0].steps[] | select(.step == "pressure")][0].pagemap.region
-         | .present_ranges[0][0] == 0 and all(.reclaimed[]; .[0] >= 1) and .ranges_dropped == 0' "$f"
+         | .present_ranges[0][0] == 0 and all(.reclaimed[]; .[0] >= 1)' "$f"
   # the scan faults every reclaimed page back in: present again, as the zero
   # page (Rss unmoved), or as a page of its own where the kernel does not map
   # the zero page on a read (host.fingerprint.zero_page "allocate")

@@ -27,7 +27,8 @@
 # file list, or with MGLRU to a generation, in that order), and reclaim takes
 # the oldest first, so the lowest addresses go first, from page 1:
 #  - 6.18 on this host (classic LRU): one range [1, 18670) in most runs; with
-#    the machine busy once 26 ranges, 25 single pages left behind in them;
+#    the machine busy once 26 ranges, 25 single pages left behind in them,
+#    and once (2026-12-07, a suite run) 39 ranges, more than the source lists;
 #  - 6.1 guest (classic LRU, lru_gen 0x0000): one range [1, 18670);
 #  - 6.12 guest (MGLRU on, lru_gen 0x0007): one range [1, 18688) — the same
 #    order; its walk samples during the pressure step show it growing from
