@@ -123,6 +123,7 @@ void audit_wake(struct sampler_audit *a, uint64_t now_ns, uint64_t expirations, 
 {
 	uint64_t since = a->wakes > 0 ? a->last_wake_ns : a->t0_ns;
 
+	a->last_wake_cpu_ns = process_cpu_ns();
 	if (now_ns > since && now_ns - since > a->gap_max_ns)
 		a->gap_max_ns = now_ns - since;
 	if (a->wakes > 0 && a->last_bursting == bursting && now_ns > a->last_wake_ns)
@@ -130,6 +131,11 @@ void audit_wake(struct sampler_audit *a, uint64_t now_ns, uint64_t expirations, 
 	a->wakes += expirations;
 	if (expirations > 1)
 		a->missed += expirations - 1;
+	if (a->first_wake_ns == 0) {
+		a->first_wake_ns = now_ns;
+		a->first_wake_cpu_ns = a->last_wake_cpu_ns;
+		a->first_wakes = a->wakes;
+	}
 	a->last_wake_ns = now_ns;
 	a->last_bursting = bursting;
 }
@@ -331,22 +337,45 @@ static json_t *figures_json(void)
 			 "summary.bursts' folded lines: the lowest free of each zone between two full samples");
 }
 
-/* The harness's CPU and memory over the run. */
+/* CPU over wall time, as a share of one CPU in %, to three decimals. */
+static double share_pct(uint64_t cpu_ns, uint64_t wall_ns)
+{
+	return wall_ns > 0 ? (double)(long long)((double)cpu_ns / (double)wall_ns * 100 * 1000) / 1000 : 0.0;
+}
+
+/* The harness's CPU and memory over the run, and split at its timer
+ * wakeups (struct sampler_audit): a short run's share is mostly its start;
+ * the steady state is what the harness costs for as long as it runs. */
 static json_t *harness_json(const struct sampler_audit *a, unsigned long long samples)
 {
 	struct timespec ts;
-	uint64_t now, cpu = process_cpu_ns() - a->cpu0_ns;
-	double wall_ms;
+	uint64_t now, cpu_now = process_cpu_ns(), cpu = cpu_now - a->cpu0_ns;
+	json_t *o;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	now = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-	wall_ms = (double)(now - a->t0_ns) / 1e6;
-	return json_pack("{s:s, s:I, s:I, s:f, s:I, s:I, s:I}", "clock", "CLOCK_PROCESS_CPUTIME_ID", "cpu_us",
-			 (json_int_t)(cpu / 1000), "wall_ms", (json_int_t)wall_ms, "cpu_share_pct",
-			 wall_ms > 0 ? (double)(long long)((double)cpu / 1e4 / wall_ms * 1000) / 1000 : 0.0,
-			 "samples", (json_int_t)samples,
-			 "cpu_us_per_sample", (json_int_t)(samples ? cpu / 1000 / samples : 0), "peak_rss_kb",
-			 (json_int_t)vm_hwm_kb());
+	o = json_pack("{s:s, s:I, s:I, s:f, s:I, s:I, s:I}", "clock", "CLOCK_PROCESS_CPUTIME_ID", "cpu_us",
+		      (json_int_t)(cpu / 1000), "wall_ms", (json_int_t)((now - a->t0_ns) / 1000000),
+		      "cpu_share_pct", share_pct(cpu, now - a->t0_ns), "samples", (json_int_t)samples,
+		      "cpu_us_per_sample", (json_int_t)(samples ? cpu / 1000 / samples : 0), "peak_rss_kb",
+		      (json_int_t)vm_hwm_kb());
+	if (o != NULL && a->first_wake_ns != 0 && now >= a->last_wake_ns) {
+		uint64_t scpu = a->first_wake_cpu_ns - a->cpu0_ns, tcpu = a->last_wake_cpu_ns - a->first_wake_cpu_ns,
+			 twall = a->last_wake_ns - a->first_wake_ns;
+		unsigned long long twakes = a->wakes - a->first_wakes;
+
+		json_object_set_new(o, "start", json_pack("{s:I, s:I}", "cpu_us", (json_int_t)(scpu / 1000), "wall_ms",
+							  (json_int_t)((a->first_wake_ns - a->t0_ns) / 1000000)));
+		json_object_set_new(o, "steady",
+				    json_pack("{s:I, s:I, s:f, s:I, s:I}", "cpu_us", (json_int_t)(tcpu / 1000), "wall_ms",
+					      (json_int_t)(twall / 1000000), "cpu_share_pct", share_pct(tcpu, twall),
+					      "wakes", (json_int_t)twakes, "cpu_us_per_wake",
+					      (json_int_t)(twakes ? tcpu / 1000 / twakes : 0)));
+		json_object_set_new(o, "end", json_pack("{s:I, s:I}", "cpu_us",
+							(json_int_t)((cpu_now - a->last_wake_cpu_ns) / 1000), "wall_ms",
+							(json_int_t)((now - a->last_wake_ns) / 1000000)));
+	}
+	return o;
 }
 
 void audit_flush(struct sampler_audit *a)

@@ -27,6 +27,14 @@ struct source_set;
 
 struct sampler_audit {
 	uint64_t t0_ns, cpu0_ns;
+	/* The harness's CPU split at its timer wakeups: the start (the
+	 * sources opened, tracing set up, the workload launched) ends at the
+	 * first, the steady state runs from it to the last, the end (the end
+	 * sample, the page walks of it, tracing taken down) follows.  The
+	 * time, the process's CPU and the expirations read so far, at the
+	 * first wakeup and at the latest; first_wake_ns 0 until then. */
+	uint64_t first_wake_ns, first_wake_cpu_ns, last_wake_cpu_ns;
+	unsigned long long first_wakes;
 	/* The timer's wakeups: between two consecutive ones at the tick
 	 * interval (not bursting), and two consecutive ones while bursting. */
 	struct lab_hist tick_iv_ns, burst_iv_ns;

@@ -191,6 +191,32 @@ start_hold() {
          and .tick_cpu_us.samples >= 100' "$f"
 }
 
+@test "the self-audit's CPU split at the timer's wakeups: start, steady, end add up; the report prints the steady share" {
+  local f=$RESULTS/instr-cpu.json
+  [ -f "$f" ] || skip "the schedstat run did not happen"
+  jq '.runs[0].summary.audit | {interval: {wakes: .interval.wakes}, harness, tick_cpu_us}' "$f"
+  # The three parts are the whole, to the µs and ms each part was cut to;
+  # the steady state's wakeups are the run's after its first; the start
+  # (sources opened, tracing set up, the workload launched) is dearer per
+  # second than the steady state; a steady wakeup costs the harness at
+  # least a plain tick's own median (its sample, and the wake around it).
+  jq -e '.runs[0].summary.audit | .harness as $h
+         | ($h.cpu_us - ($h.start.cpu_us + $h.steady.cpu_us + $h.end.cpu_us)) as $dc
+         | ($h.wall_ms - ($h.start.wall_ms + $h.steady.wall_ms + $h.end.wall_ms)) as $dw
+         | $dc >= 0 and $dc <= 3 and $dw >= 0 and $dw <= 3
+         and $h.steady.wakes >= 100 and $h.steady.wakes < .interval.wakes
+         and $h.steady.cpu_us_per_wake == ($h.steady.cpu_us / $h.steady.wakes | floor)
+         and $h.steady.cpu_us_per_wake >= .tick_cpu_us.p50
+         and ($h.start.cpu_us / $h.start.wall_ms) > ($h.steady.cpu_us / $h.steady.wall_ms)
+         and $h.steady.cpu_share_pct < $h.cpu_share_pct' "$f"
+  "$PAGELAB" report "$f" >"$tmp/report"
+  share=$(jq '.runs[0].summary.audit.harness.steady.cpu_share_pct' "$f")
+  grep -F "| Harness | share of one CPU, steady (from the first wakeup to the last) | " "$tmp/report"
+  grep -F "| Harness | CPU per wakeup, steady | $(jq '.runs[0].summary.audit.harness.steady.cpu_us_per_wake' "$f") µs |" "$tmp/report"
+  grep -F "| Harness | CPU before the first wakeup (the start) | " "$tmp/report"
+  echo "# start $(jq -c '.runs[0].summary.audit.harness.start' "$f"), steady share $share %, per wake $(jq '.runs[0].summary.audit.harness.steady.cpu_us_per_wake' "$f") µs" >&3
+}
+
 @test "report: the lowest free against min with its bound; a crossing within the bound is unresolved" {
   local f=$RESULTS/instr-kept.json
   [ -f "$f" ] || skip "the kept-descriptor run did not happen"
