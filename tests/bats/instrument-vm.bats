@@ -63,7 +63,10 @@ guest() {
            and .memory_stat_lag.samples >= 10 and .memory_stat_lag.largest_bytes >= 0
            and .memory_stat_lag.fault_folio_bytes >= 4096
            and .memory_stat_lag.in_flight_bytes == .memory_stat_lag.fault_folio_bytes * $c
-           and .interval.asked_ms == 50 and .interval.intervals >= 5 and .harness.cpu_us > 0' "$f"
-    echo "# $k: $(jq -r '.runs[0].summary.audit | "tick p50 \(.interval.p50_us / 1000) ms (50 asked), reads p50 \(.reads.tick.read_ns.p50 / 1000) µs, memory.stat lag \(.memory_stat_lag.largest_bytes) B (stock \(.memory_stat_lag.stock_bytes), in flight \(.memory_stat_lag.in_flight_bytes)) / \(.memory_stat_lag.largest_ms) ms, split snapshots \(.split_snapshots)"' "$f")" >&3
+           and .interval.asked_ms == 50 and .interval.intervals >= 5 and .harness.cpu_us > 0
+           and (.interval.wakes as $w | .harness | .steady.wakes >= 5 and .steady.wakes < $w
+                and .cpu_us - (.start.cpu_us + .steady.cpu_us + .end.cpu_us) >= 0
+                and .cpu_us - (.start.cpu_us + .steady.cpu_us + .end.cpu_us) <= 3)' "$f"
+    echo "# $k: $(jq -r '.runs[0].summary.audit | "harness steady \(.harness.steady.cpu_us_per_wake) µs a wakeup, start \(.harness.start.cpu_us) µs; tick p50 \(.interval.p50_us / 1000) ms (50 asked), reads p50 \(.reads.tick.read_ns.p50 / 1000) µs, memory.stat lag \(.memory_stat_lag.largest_bytes) B (stock \(.memory_stat_lag.stock_bytes), in flight \(.memory_stat_lag.in_flight_bytes)) / \(.memory_stat_lag.largest_ms) ms, split snapshots \(.split_snapshots)"' "$f")" >&3
   done
 }
