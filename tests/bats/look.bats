@@ -304,14 +304,19 @@ svg_points() {
   # the same scenario.  The tracepoints' stall latencies (µs, ms) are the
   # machine's as much as the scenario's: on this shared 2-core host two
   # back-to-back sets differed "really" in 3 of 6 tries (p50 44 against
-  # 70 µs) before compare knew timings; now each is a timing with its noise
-  # floor (docs/compare-floor.md), and no figure of an A/A pair is real.
+  # 70 µs) before compare knew timings; each is now a timing with its noise
+  # floor (docs/compare-floor.md).  Two sets run back to back, as these are,
+  # can still differ by the machine alone (stall p99 35-79 against 122-132
+  # µs, 2026-12-07, past the default floor): that timings of an A/A are not
+  # real is asserted on interleaved pairs (compare-floor.bats); here they are
+  # judged as timings, by the default floor, and their verdicts logged.
   jq -e '[.comparisons[0].figures[] | select(.unit == "kB" or .unit == "pages" or .unit == "MiB") | .verdict] |
          length > 10 and all(. != "real" and . != "not enough runs")' <<<"$output"
   jq -r '.comparisons[0].figures[] | select(.unit != "kB" and .unit != "pages" and .unit != "MiB") |
          "# \(.row) · \(.figure): \(.base.median) vs \(.new.median) \(.unit // ""): \(.verdict) (\(.class))"' <<<"$output" >&3
   jq -e '[.comparisons[0].figures[] | select(.unit == "µs" or .unit == "ms")] |
-         (length == 4 or length == 0) and all(.class == "timing" and .verdict != "real")' <<<"$output"
+         (length == 4 or length == 0) and all(.class == "timing" and .floor.from == "default" and .floor.pct == 100
+                                               and .verdict != "not enough runs")' <<<"$output"
   jq -e '[.comparisons[0].counts[] | .verdict] | all(. == "same")' <<<"$output"
 }
 
