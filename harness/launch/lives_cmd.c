@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "base/pattern.h"
 #include "result/keys.h"
 
 static const char *signame(int sig)
@@ -78,8 +79,10 @@ int cmd_life_start(struct launch_lives *l, size_t i, double started_ms, struct l
 	    (ret = capture_init(&c->err, CAPTURE_KEEP, CAPTURE_KEEP, err)) < 0)
 		return lab_error_prefix(err, "start workload %s", x->name);
 	if (x->cmd->ready->kind == RUN_READY_LINE) {
-		if (regcomp(&c->re, x->cmd->ready->regex, REG_EXTENDED | REG_NOSUB) != 0)
-			return lab_error_set(err, EINVAL, "workload %s: ready: not a pattern", x->name);
+		char msg[128];
+
+		if (lab_pattern_compile(&c->re, x->cmd->ready->regex, REG_EXTENDED | REG_NOSUB, msg, sizeof(msg)) != 0)
+			return lab_error_set(err, EINVAL, "workload %s: ready: not a pattern: %s", x->name, msg);
 		c->have_re = true;
 	}
 	s = (struct cmd_spec){ .path = c->path, .argv = c->argv, .envp = c->env, .user = f->user, .dir = f->dir,

@@ -12,6 +12,7 @@
 
 #include "base/fileio.h"
 #include "base/paths.h"
+#include "base/pattern.h"
 #include "base/trust.h"
 
 #define M_MAX 32
@@ -124,6 +125,7 @@ static int regex_into(struct mparse *p, const json_t *o, const char *key, const 
 		      bool *have)
 {
 	const json_t *v = json_object_get(o, key);
+	char msg[128];
 	int rc;
 
 	if (have != NULL)
@@ -132,13 +134,9 @@ static int regex_into(struct mparse *p, const json_t *o, const char *key, const 
 		return 0;
 	if (!json_is_string(v))
 		return bad(p, where, "\"%s\": a pattern (POSIX ERE) is needed", key);
-	rc = regcomp(re, json_string_value(v), REG_EXTENDED | REG_NEWLINE);
-	if (rc != 0) {
-		char msg[128];
-
-		regerror(rc, re, msg, sizeof(msg));
+	rc = lab_pattern_compile(re, json_string_value(v), REG_EXTENDED | REG_NEWLINE, msg, sizeof(msg));
+	if (rc != 0)
 		return bad(p, where, "\"%s\": not a pattern: %s", key, msg);
-	}
 	if (have != NULL)
 		*have = true;
 	return 0;

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/pattern.h"
 #include "base/size.h"
 
 static const char *const workload_keys[] = {
@@ -286,15 +287,17 @@ static int ready_inst(struct scn_inst *in, const struct scn_section *sec, const 
 		ret = ready_path(in, it->value_pos, what, a, r);
 	else if (ret == 0) {
 		regex_t re;
-		int rc = strlen(a) >= sizeof(r->regex) || strchr(a, SCN_DIR_MARK) ? REG_ESIZE
-			 : regcomp(&re, a, REG_EXTENDED | REG_NOSUB);
 		char msg[128];
+		int rc;
 
+		_Static_assert(sizeof(r->regex) > LAB_PATTERN_MAX_LEN, "a ready pattern fits");
+		if (strchr(a, SCN_DIR_MARK)) {
+			snprintf(msg, sizeof(msg), "holds ${dir}");
+			rc = REG_BADPAT;
+		} else {
+			rc = lab_pattern_compile(&re, a, REG_EXTENDED | REG_NOSUB, msg, sizeof(msg));
+		}
 		if (rc != 0) {
-			if (rc == REG_ESIZE)
-				snprintf(msg, sizeof(msg), "too long, or holds ${dir}");
-			else
-				regerror(rc, &re, msg, sizeof(msg));
 			ret = scn_inst_err(in, it->value_pos, NULL, "%s: '%s' is not a pattern (POSIX ERE): %s", field, a,
 					   msg);
 		} else {

@@ -147,6 +147,10 @@ static void test_ready(void)
 	refused("[workload w]\ncommand = x\nready = unix:/run/docker.sock\n", NULL, "in the run's directory");
 	refused("[workload w]\ncommand = x\nready = file:a/../../etc\n", NULL, "'..' leaves the run's directory");
 	refused("[workload w]\ncommand = x\nready = stdout:(\n", NULL, "is not a pattern (POSIX ERE)");
+	refused("[workload w]\ncommand = x\nready = stdout:((a{200}){200}){200}\n", "t.scn:10:9:",
+		"is not a pattern (POSIX ERE): its repetitions expand to more than 2000 parts");
+	refused("[workload w]\ncommand = x\nready = \"stdout:(a) \\1\"\n", NULL, "back-reference");
+	refused("[workload w]\ncommand = x\nready = \"stdout:${dir}\"\n", NULL, "holds ${dir}");
 	refused("[workload w]\ncommand = x\nready = udp:53\n", NULL, "expected tcp:PORT");
 	refused("[workload w]\ncommand = x\nready = stdout:a b\n", NULL, "one condition");
 	refused("[workload w]\ncommand = x\nready_timeout = 100\n", NULL, "ready_timeout without ready");

@@ -650,6 +650,11 @@ static void test_bad_tables(void)
 	bad_table("{\"schema\": \"pagelab.metrics/1\", \"tool\": \"x\", \"lnes\": []}", "unknown key 'lnes'");
 	bad_table("{\"schema\": \"pagelab.metrics/1\", \"tool\": \"x\", \"lines\": [{\"regex\": \"(\", \"metric\": \"a\"}]}",
 		  "not a pattern");
+	/* regcomp would take about 1.6 GB for it (base/pattern.h) */
+	bad_table("{\"schema\": \"pagelab.metrics/1\", \"tool\": \"x\", \"lines\": [{\"regex\": \"(((a){200}){200}){200}\", "
+		  "\"metric\": \"a\"}]}", "not a pattern: its repetitions expand to more than 2000 parts");
+	bad_table("{\"schema\": \"pagelab.metrics/1\", \"tool\": \"x\", \"lines\": [{\"regex\": \"(a)\\\\1\", "
+		  "\"metric\": \"a\"}]}", "back-reference");
 	bad_table("{\"schema\": \"pagelab.metrics/1\", \"tool\": \"x\", \"lines\": [{\"regex\": \"a\", \"metric\": \"a\"}]}",
 		  "groups of the pattern");
 	bad_table("{\"schema\": \"pagelab.metrics/1\", \"tool\": \"x\", \"lines\": [{\"regex\": \"(a)\", \"metric\": \"a/b\"}]}",

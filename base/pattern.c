@@ -1,0 +1,201 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* pattern.c — a POSIX ERE from outside, compiled within bounds (pattern.h). */
+#include "pattern.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#define CAP (LAB_PATTERN_MAX_PARTS + 1)
+
+static unsigned long sat(unsigned long long v)
+{
+	return v > CAP ? CAP : (unsigned long)v;
+}
+
+/* One group level: the parts of what it holds so far, and of its last
+ * atom (what a repetition that follows applies to). */
+struct level {
+	unsigned long total;
+	unsigned long last;
+};
+
+/* Past a bracket expression that opens at P ('['): [^]...], [:class:],
+ * [.coll.], [=equiv=].  An unterminated one ends at the NUL (regcomp then
+ * says so). */
+static const char *past_bracket(const char *p)
+{
+	p++;
+	if (*p == '^')
+		p++;
+	if (*p == ']')
+		p++;
+	while (*p != '\0' && *p != ']') {
+		if (p[0] == '[' && (p[1] == ':' || p[1] == '.' || p[1] == '=')) {
+			char close = p[1];
+			const char *q = p + 2;
+
+			while (*q != '\0' && !(q[0] == close && q[1] == ']'))
+				q++;
+			if (*q == '\0')
+				return q;
+			p = q + 2;
+			continue;
+		}
+		p++;
+	}
+	return *p == ']' ? p + 1 : p;
+}
+
+/* An interval {n}, {n,}, {n,m} or glibc's {,m} at P ('{'): how many
+ * copies regcomp makes, and where it ends; 0 when it is not one (then
+ * '{' counts as an atom, and regcomp refuses it). */
+static unsigned long interval(const char *p, const char **end)
+{
+	unsigned long long n = 0, m = 0;
+	bool comma = false, have_m = false;
+	const char *q = p + 1;
+
+	if ((*q < '0' || *q > '9') && *q != ',')
+		return 0;
+	while (*q >= '0' && *q <= '9')
+		n = sat(n * 10 + (unsigned)(*q++ - '0'));
+	if (*q == ',') {
+		comma = true;
+		q++;
+		while (*q >= '0' && *q <= '9') {
+			m = sat(m * 10 + (unsigned)(*q++ - '0'));
+			have_m = true;
+		}
+	}
+	if (*q != '}')
+		return 0;
+	*end = q + 1;
+	if (have_m)
+		n = m > n ? m : n;
+	else if (comma)
+		n = n + 1;
+	return n == 0 ? 1 : sat(n);
+}
+
+/* The level's last atom repeated MULT times, plus the operator's part. */
+static void repeat(struct level *l, unsigned long mult)
+{
+	unsigned long grown = sat((unsigned long long)l->last * mult + 1);
+
+	l->total = sat((unsigned long long)l->total - l->last + grown);
+	l->last = grown;
+}
+
+static void atom(struct level *l, unsigned long parts)
+{
+	l->total = sat((unsigned long long)l->total + parts);
+	l->last = parts;
+}
+
+static unsigned long cost(const char *pat, bool *backref)
+{
+	struct level lv[LAB_PATTERN_MAX_LEN + 2];
+	size_t depth = 0, cap = sizeof(lv) / sizeof(lv[0]);
+	unsigned long sum = 0;
+	const char *p = pat;
+
+	*backref = false;
+	lv[0] = (struct level){ 0, 0 };
+	while (*p != '\0') {
+		const char *end;
+		unsigned long mult;
+
+		switch (*p) {
+		case '\\':
+			if (p[1] >= '1' && p[1] <= '9')
+				*backref = true;
+			atom(&lv[depth], 1);
+			p += p[1] != '\0' ? 2 : 1;
+			break;
+		case '[':
+			atom(&lv[depth], 1);
+			p = past_bracket(p);
+			break;
+		case '(':
+			if (depth + 1 == cap)
+				return CAP;
+			lv[++depth] = (struct level){ 0, 0 };
+			p++;
+			break;
+		case ')':
+			if (depth > 0) {
+				unsigned long g = sat((unsigned long long)lv[depth].total + 1);
+
+				depth--;
+				atom(&lv[depth], g);
+			} else {
+				atom(&lv[depth], 1);
+			}
+			p++;
+			break;
+		case '|':
+			lv[depth].total = sat((unsigned long long)lv[depth].total + 1);
+			lv[depth].last = 0;
+			p++;
+			break;
+		case '*':
+		case '?':
+			repeat(&lv[depth], 1);
+			p++;
+			break;
+		case '+':
+			repeat(&lv[depth], 2);
+			p++;
+			break;
+		case '{':
+			if ((mult = interval(p, &end)) != 0) {
+				repeat(&lv[depth], mult);
+				p = end;
+			} else {
+				atom(&lv[depth], 1);
+				p++;
+			}
+			break;
+		default:
+			atom(&lv[depth], 1);
+			p++;
+			break;
+		}
+	}
+	for (size_t d = 0; d <= depth; d++)
+		sum = sat((unsigned long long)sum + lv[d].total);
+	return sum;
+}
+
+unsigned long lab_pattern_cost(const char *pat)
+{
+	bool backref;
+
+	return cost(pat, &backref);
+}
+
+int lab_pattern_compile(regex_t *re, const char *pat, int cflags, char *msg, size_t msglen)
+{
+	bool backref;
+	unsigned long parts;
+	int rc;
+
+	if (strlen(pat) > LAB_PATTERN_MAX_LEN) {
+		snprintf(msg, msglen, "longer than %d bytes", LAB_PATTERN_MAX_LEN);
+		return REG_ESIZE;
+	}
+	parts = cost(pat, &backref);
+	if (backref) {
+		snprintf(msg, msglen, "a back-reference (\\1 to \\9) is not POSIX ERE");
+		return REG_BADPAT;
+	}
+	if (parts > LAB_PATTERN_MAX_PARTS) {
+		snprintf(msg, msglen, "its repetitions expand to more than %lu parts", LAB_PATTERN_MAX_PARTS);
+		return REG_ESIZE;
+	}
+	rc = regcomp(re, pat, cflags);
+	if (rc != 0)
+		regerror(rc, re, msg, msglen);
+	return rc;
+}

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* pattern.h — a POSIX extended regular expression from outside, compiled
+ * only when what it costs to compile is bounded.
+ *
+ * A scenario's `ready = stdout:RE` and a metrics table's patterns are
+ * written by whoever wrote the file, and glibc's regcomp trusts its
+ * pattern: it expands every bounded repetition by copying the repeated
+ * subtree, so nested repetitions multiply.  ((a{200}){200}){200} is eight
+ * million copies of `a`: regcomp takes about 1.7 GB and seconds to build
+ * it, from 20 characters.  Measured on glibc 2.36 (Debian 12), per copy:
+ * about 210 bytes of peak RSS.
+ *
+ * lab_pattern_cost counts the parts the pattern expands to, the way
+ * regcomp copies them (an atom, a bracket expression or a group's
+ * contents, times each repetition over it: {n} n, {n,} n + 1, {n,m} m,
+ * + 2), saturating above LAB_PATTERN_MAX_PARTS.  It overcounts a little
+ * (an operator counts as a part, {0,m} as m) and never undercounts.
+ *
+ * lab_pattern_compile refuses, before regcomp sees it:
+ *   - a pattern longer than LAB_PATTERN_MAX_LEN bytes;
+ *   - one that expands to more than LAB_PATTERN_MAX_PARTS parts (about
+ *     2 MB to compile; a{10000} takes 3 ms);
+ *   - a back-reference (\1 to \9): not POSIX ERE but a glibc extension,
+ *     and the one feature whose matching time can grow exponentially with
+ *     the line matched.
+ * and otherwise gives regcomp's own verdict.
+ */
+#ifndef PAGELAB_BASE_PATTERN_H
+#define PAGELAB_BASE_PATTERN_H
+
+#include <regex.h>
+#include <stddef.h>
+
+#define LAB_PATTERN_MAX_LEN 255
+#define LAB_PATTERN_MAX_PARTS 2000UL
+
+/* The parts PAT expands to, at most LAB_PATTERN_MAX_PARTS + 1. */
+unsigned long lab_pattern_cost(const char *pat);
+
+/* regcomp(RE, PAT, CFLAGS) (CFLAGS must hold REG_EXTENDED) when PAT is
+ * within the bounds above: 0, or a REG_* code with why in MSG (a refused
+ * pattern: REG_ESIZE, or REG_BADPAT for a back-reference).  On failure RE
+ * holds nothing to free. */
+int lab_pattern_compile(regex_t *re, const char *pat, int cflags, char *msg, size_t msglen);
+
+#endif
