@@ -4,6 +4,7 @@
 #include "stages.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -41,19 +42,21 @@ void run_end_host(struct run_ctx *c)
 	if (c->sigfd >= 0)
 		close(c->sigfd);
 	c->sigfd = -1;
-	if (c->trace_mounted)
-		trace_unmount();
-	c->trace_mounted = false;
-	/* A mount a killed run made goes with the next run that traced (its
-	 * instance was swept when this run began). */
+	/* The last run holding tracefs takes down the mount pagelab made: this
+	 * run's, or one that another run (ended, or killed) made while this one
+	 * traced. */
 	if (c->trace_ok) {
 		pid_t who;
-		int r = trace_release(&who, &err);
+		int r = trace_end(&who, &err);
 
-		if (r > 0)
-			lab_say(c->prog, LAB_SAY_PHASE, "tracefs unmounted: pagelab pid %d, a run that died, had mounted it",
-				(int)who);
+		if (r > 0 && who != getpid() && kill(who, 0) < 0 && errno == ESRCH)
+			lab_say(c->prog, LAB_SAY_PHASE, "tracefs unmounted: pagelab pid %d had mounted it and is gone "
+				"(it ended while this run traced, or was killed)", (int)who);
+		else if (r > 0 && who != getpid())
+			lab_say(c->prog, LAB_SAY_PHASE, "tracefs unmounted: pagelab pid %d had mounted it and is ending; "
+				"this run was the last to hold it", (int)who);
 		else if (r < 0 && r != -EBUSY)
 			lab_say(c->prog, LAB_SAY_WARN, "%s", err.msg);
 	}
+	c->trace_mounted = false;
 }

@@ -275,3 +275,53 @@ SMALL=(--set region=128M --set pressure=200M --set memory_max=320M --set ballast
     jq -e '.runs[0].summary.trace.records >= 1' "$out/a-$t.json" "$out/b-$t.json" >/dev/null
   done
 }
+
+@test "a run that ends while another holds tracefs leaves it mounted; the last to end, or restore after, takes it down" {
+  local t out
+  command -v unshare >/dev/null || skip "no unshare (util-linux)"
+  command -v flock >/dev/null || skip "no flock (util-linux)"
+  out=$BATS_TEST_TMPDIR
+  # A stand-in for a run between its look and its first instance (no file
+  # open in tracefs yet): the shared flock of /sys every run holds
+  # from its look to its end (trace.h).  The mounting run ends first.
+  run unshare -m --propagation private bash -c '
+    umount /sys/kernel/tracing 2>/dev/null || true
+    [ "$(stat -f -c %T /sys/kernel/tracing)" != tracefs ] || exit 9
+    "$0" run madv-free/probe --repeat 2 --no-report --out "$1/a.json" >"$1/a.log" 2>&1 & a=$!
+    while ! grep -q " - tracefs " /proc/self/mountinfo; do kill -0 $a 2>/dev/null || exit 8; sleep 0.002; done
+    flock -s /sys sleep 3 & h=$!
+    wait $a; ra=$?
+    mid=$(grep -c " - tracefs " /proc/self/mountinfo)
+    "$0" restore >"$1/restore-held.log" 2>&1
+    held=$(grep -c " - tracefs " /proc/self/mountinfo)
+    kill -0 $h 2>/dev/null || held=late
+    wait $h
+    "$0" restore >"$1/restore.log" 2>&1; rr=$?
+    echo "$ra $mid $held $rr $(grep -c " - tracefs " /proc/self/mountinfo)"' "$PAGELAB" "$out"
+  assert_success
+  echo "exit, mounts after the mounter ended, after restore under the hold, restore exit, mounts after: $output"
+  [ "$output" = "0 1 1 0 0" ]
+  grep -q "unmounted tracefs, which a dead pagelab run (pid [0-9]*) had mounted" "$out/restore.log"
+  # Two real runs: the mounting one ends while the other is still running
+  # (at a different moment of it each try).  The second did not wait for the
+  # first (its runs had begun when the first ended), every run of it
+  # traced, and it took the mount down at its end.
+  for t in 1 2 3 4 5; do
+    run unshare -m --propagation private bash -c '
+      umount /sys/kernel/tracing 2>/dev/null || true
+      [ "$(stat -f -c %T /sys/kernel/tracing)" != tracefs ] || exit 9
+      "$0" run madv-free/probe --repeat 4 --no-report --out "$1/a-$2.json" >/dev/null 2>&1 & a=$!
+      while ! grep -q " - tracefs " /proc/self/mountinfo; do kill -0 $a 2>/dev/null || exit 8; sleep 0.002; done
+      d=(0 0 0.03 0.06 0.1 0.15); sleep "${d[$2]}"
+      "$0" run madv-free/probe --repeat 8 --no-report --out "$1/b-$2.json" >"$1/b-$2.log" 2>&1 & b=$!
+      wait $a; ra=$?
+      began=$(grep -c "\"run-start\"" "$1/b-$2.jsonl" 2>/dev/null)
+      kill -0 $b 2>/dev/null && mid=$(grep -c " - tracefs " /proc/self/mountinfo) || mid=late
+      wait $b; rb=$?
+      echo "$ra $rb $mid $(grep -c " - tracefs " /proc/self/mountinfo) $began"' "$PAGELAB" "$out" "$t"
+    assert_success
+    echo "try $t: exits, mounts while the second ran on, mounts after, second runs begun when the first ended: $output"
+    [[ "$output" =~ ^"0 0 1 0 "[1-8]$ ]]
+    jq -e '[.runs[].summary.trace.records] | length == 8 and all(. >= 1)' "$out/b-$t.json" >/dev/null
+  done
+}

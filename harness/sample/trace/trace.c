@@ -216,41 +216,83 @@ static int mount_detached(struct lab_error *err)
 	return 0;
 }
 
+/* Two locks keep concurrent runs (scripts/bench-pair starts two at once)
+ * from taking tracefs from under each other.
+ *
+ * The step lock: an exclusive flock of TRACEFS_DIR's parent, /sys/kernel (a
+ * directory that is there whether tracefs is mounted or not), held briefly:
+ * a run's look and mount are one step under it, and so are a run's last
+ * check and unmount.  Without it two runs started at once both found
+ * tracefs unmounted and both mounted it, one over the other; the first to
+ * end took down the top one (the other's, and its record), and the one
+ * below stayed with no record.
+ *
+ * The hold: a shared flock of /sys, taken in the look's step and kept to
+ * the run's end.  A run takes tracefs down at its end only when, in the
+ * end's step, it can turn its hold into an exclusive one without waiting:
+ * when no other run holds tracefs, whether that one has files open in it
+ * at that moment or not (between its look and its first instance, or
+ * between two instances, it has none, and an unmount would succeed under
+ * it).  A run that starts waits at most for another's step, never for
+ * another run.  Two runs ending at once cannot both leave it: a failed
+ * conversion drops the lock it converted (fs/locks.c, flock_lock_inode). */
+static int hold_fd = -1;
+
+static int step_lock(void)
+{
+	int fd = open("/sys/kernel", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd >= 0)
+		while (flock(fd, LOCK_EX) < 0 && errno == EINTR)
+			;
+	return fd;
+}
+
+static void step_unlock(int fd)
+{
+	if (fd >= 0)
+		close(fd);      /* releases the flock */
+}
+
 int trace_available(bool *mounted, struct lab_error *err)
 {
-	int ret = 0, lock;
+	int ret = 0, step;
 
 	*mounted = false;
 	if (geteuid() != 0)
 		return lab_error_set(err, EPERM, "tracing needs root (tracefs instances)");
-	/* Two runs started at once both found tracefs unmounted and both
-	 * mounted it, one over the other; the first to end took down the
-	 * top one (the other's, and its record), and the one below stayed
-	 * with no record (seen with scripts/bench-pair).  The look and the
-	 * mount are one step under an flock of TRACEFS_DIR's parent, a
-	 * directory that is there whether tracefs is mounted or not. */
-	lock = open("/sys/kernel", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (lock >= 0)
-		while (flock(lock, LOCK_EX) < 0 && errno == EINTR)
-			;
-	if (!tracefs_mounted()) {
-		/* Mounted here only when nobody has; taken down by whoever made it. */
-		if ((ret = mount_detached(err)) == 1 &&
-		    mount("nodev", TRACEFS_DIR, "tracefs", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
-			ret = lab_error_errno(err, errno, "mount tracefs on %s (CONFIG_TRACING?)", TRACEFS_DIR);
-		if (ret >= 0)
-			*mounted = we_mounted = true;
+	if (hold_fd < 0) {
+		step = step_lock();
+		if (!tracefs_mounted()) {
+			/* Mounted here only when nobody has; taken down by the last run to end. */
+			if ((ret = mount_detached(err)) == 1)
+				ret = mount("nodev", TRACEFS_DIR, "tracefs", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0
+				      ? lab_error_errno(err, errno, "mount tracefs on %s (CONFIG_TRACING?)", TRACEFS_DIR)
+				      : 0;
+			if (ret >= 0)
+				*mounted = we_mounted = true;
+		}
+		if (ret >= 0 && (hold_fd = open("/sys", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) >= 0)
+			while (flock(hold_fd, LOCK_SH) < 0 && errno == EINTR)
+				;
+		step_unlock(step);
 	}
-	if (lock >= 0)
-		close(lock);            /* releases the flock */
 	if (ret < 0)
 		return ret;
 	if (access(TRACEFS_DIR "/instances", W_OK) < 0)
-		return lab_error_errno(err, errno, "%s/instances", TRACEFS_DIR);
-	if (access(TRACEFS_DIR "/events/vmscan", R_OK) < 0)
-		return lab_error_errno(err, errno, "%s/events/vmscan (a kernel without vmscan tracepoints)",
-				       TRACEFS_DIR);
-	return 0;
+		ret = lab_error_errno(err, errno, "%s/instances", TRACEFS_DIR);
+	else if (access(TRACEFS_DIR "/events/vmscan", R_OK) < 0)
+		ret = lab_error_errno(err, errno, "%s/events/vmscan (a kernel without vmscan tracepoints)",
+				      TRACEFS_DIR);
+	if (ret < 0) {
+		/* no tracing after all: the hold ends here, and the mount with it */
+		struct lab_error e2;
+		pid_t o;
+
+		trace_end(&o, &e2);
+		*mounted = false;
+	}
+	return ret;
 }
 
 int trace_mark_mount(struct lab_error *err)
@@ -266,24 +308,17 @@ int trace_mark_mount(struct lab_error *err)
 		return lab_error_errno(err, -ret, "/proc/sys/kernel/random/boot_id");
 	if ((ret = mount_mark_id(TRACEFS_DIR, &m.mnt, &m.unique)) < 0)
 		return lab_error_errno(err, -ret, "statx %s (its mount id)", TRACEFS_DIR);
-	return mount_mark_write(&m, err);
+	if ((ret = mount_mark_write(&m, err)) < 0)
+		return ret;
+	we_recorded = true;
+	return 0;
 }
 
-void trace_unmount(void)
-{
-	struct mount_mark m;
-	struct lab_error err;
-
-	/* EBUSY when another run has files open in it: then it stays, and its
-	 * record names a run that is about to end, for trace_release. */
-	if (we_mounted && umount2(TRACEFS_DIR, 0) == 0) {
-		we_mounted = we_recorded = false;
-		if (mount_mark_read(&m, &err) == 0 && m.pid == getpid())
-			mount_mark_remove();
-	}
-}
-
-int trace_release(pid_t *owner, struct lab_error *err)
+/* The recorded tracefs mount, taken down: the record names this boot and
+ * the mount there now (else it is stale and removed).  1 when unmounted
+ * (*owner: the pid that mounted it), 0 when there was none, -EBUSY when
+ * something has files open in it. */
+static int unmount_recorded(pid_t *owner, bool only_dead, struct lab_error *err)
 {
 	struct mount_mark m;
 	char boot[40];
@@ -295,8 +330,8 @@ int trace_release(pid_t *owner, struct lab_error *err)
 	if (ret != 0)
 		return ret < 0 ? ret : 0;
 	*owner = m.pid;
-	/* Ours (trace_unmount's), or a run that lives (or that we may not signal). */
-	if (m.pid == getpid() || kill(m.pid, 0) == 0 || errno != ESRCH)
+	/* restore: ours (trace_end's), or a run that lives (or that we may not signal) */
+	if (only_dead && (m.pid == getpid() || kill(m.pid, 0) == 0 || errno != ESRCH))
 		return 0;
 	if (mount_mark_boot(boot, sizeof(boot)) < 0)
 		return 0;
@@ -307,10 +342,57 @@ int trace_release(pid_t *owner, struct lab_error *err)
 		return 0;
 	}
 	if (umount2(TRACEFS_DIR, 0) < 0)
-		return lab_error_errno(err, errno, "unmount tracefs at %s, mounted by pagelab pid %d (dead)",
-				       TRACEFS_DIR, (int)m.pid);
+		return lab_error_errno(err, errno, "unmount tracefs at %s, mounted by pagelab pid %d", TRACEFS_DIR,
+				       (int)m.pid);
 	mount_mark_remove();
+	we_mounted = we_recorded = false;
 	return 1;
+}
+
+int trace_end(pid_t *owner, struct lab_error *err)
+{
+	int ret = 0, step = step_lock();
+
+	*owner = 0;
+	/* With no hold (no /sys to open), only the mounter unmounts. */
+	if (hold_fd >= 0 ? flock(hold_fd, LOCK_EX | LOCK_NB) == 0 : we_mounted) {
+		ret = unmount_recorded(owner, false, err);
+		/* this run's own mount, not recorded (mount(2), and the record failed) */
+		if (ret == 0 && we_mounted && !we_recorded && tracefs_mounted()) {
+			if (umount2(TRACEFS_DIR, 0) == 0) {
+				*owner = getpid();
+				ret = 1;
+			} else {
+				ret = lab_error_errno(err, errno, "unmount tracefs at %s", TRACEFS_DIR);
+			}
+		}
+	}
+	/* else another run holds tracefs: it stays, for the last run to end */
+	we_mounted = we_recorded = false;
+	if (hold_fd >= 0) {
+		/* LOCK_UN: a child forked and not exec'd shares the lock's open
+		 * file, and would keep it past close */
+		flock(hold_fd, LOCK_UN);
+		close(hold_fd);
+	}
+	hold_fd = -1;
+	step_unlock(step);
+	return ret;
+}
+
+int trace_release(pid_t *owner, struct lab_error *err)
+{
+	int ret = 0, step = step_lock(), hold;
+
+	*owner = 0;
+	/* Never under a run that holds tracefs: that run's end takes it down. */
+	hold = open("/sys", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (hold < 0 || flock(hold, LOCK_EX | LOCK_NB) == 0)
+		ret = unmount_recorded(owner, true, err);
+	if (hold >= 0)
+		close(hold);
+	step_unlock(step);
+	return ret;
 }
 
 /* The pid namespace's inode: instance names carry it, since a pid means

@@ -30,23 +30,34 @@ struct trace_config {
 struct trace;
 
 /* Is tracing possible here?  0, or -errno with err saying why (no tracefs,
- * not root, a kernel without the events). Mounts tracefs when it is not
- * (*mounted = true: trace_unmount() takes it down again). */
+ * not root, a kernel without the events).  Mounts tracefs when it is not
+ * (*mounted = true).  From here to trace_end the run holds tracefs: a
+ * shared flock of /sys, so that no other run's end takes it down
+ * under this one, even while it has no file open in it. */
 int trace_available(bool *mounted, struct lab_error *err);
 
 /* Record the mount trace_available made (harness/host/mountmark.h), so that
- * a run killed before trace_unmount does not leave it for good.  Where the
+ * a run killed before its end does not leave it for good.  Where the
  * new mount API was there trace_available wrote the record before attaching
  * the mount, and this says only whether it could.  0 (also when this process
  * mounted nothing) or -errno. */
 int trace_mark_mount(struct lab_error *err);
-void trace_unmount(void);
 
-/* Take down a tracefs mount a dead pagelab run made: its record names a
- * dead pid, this boot and the mount there now (mountmark.h).  1 when it was
- * unmounted (*owner: that run's pid), 0 when there was none to take down
- * (a stale record is removed), -EBUSY when it is in use (it stays), other
- * -errno with err. */
+/* The end of the run's hold on tracefs.  The last run to end takes down
+ * the tracefs mount pagelab recorded, whichever run made it (one that ended
+ * or died while this one traced), and this run's own, recorded or not.  1
+ * when it unmounted one (*owner: the pid that had mounted it), 0 when it
+ * left it (another run holds it, or it is not pagelab's), -EBUSY when
+ * something else has files open in it (it stays, with its record, for the
+ * next run's end or `pagelab restore`), other -errno with err. */
+int trace_end(pid_t *owner, struct lab_error *err);
+
+/* `pagelab restore`: take down a tracefs mount a dead pagelab run made: its
+ * record names a dead pid, this boot and the mount there now (mountmark.h),
+ * and no run holds tracefs.  1 when it was unmounted (*owner: that run's
+ * pid), 0 when there was none to take down (a stale record is removed) or a
+ * run holds it (that run's end will), -EBUSY when it is in use (it stays),
+ * other -errno with err. */
 int trace_release(pid_t *owner, struct lab_error *err);
 
 /* Remove instances named pagelab-<pid>-… of this pid namespace whose pid is dead. */
