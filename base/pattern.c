@@ -2,9 +2,14 @@
 /* pattern.c — a POSIX ERE from outside, compiled within bounds (pattern.h). */
 #include "pattern.h"
 
+#include <errno.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 #define CAP (LAB_PATTERN_MAX_PARTS + 1)
 
@@ -175,6 +180,74 @@ unsigned long lab_pattern_cost(const char *pat)
 	return cost(pat, &backref);
 }
 
+/* The resident pages of PID (/proc/PID/statm), or -1. */
+static long resident(pid_t pid)
+{
+	char path[64];
+	long size, rss = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/statm", (int)pid);
+	if ((f = fopen(path, "re")) == NULL)
+		return -1;
+	if (fscanf(f, "%ld %ld", &size, &rss) != 2)
+		rss = -1;
+	fclose(f);
+	return rss;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* regcomp tried in a child, watched: 0 when it finished within the bounds,
+ * else REG_ESPACE with why in MSG (the child killed). */
+static int trial(const char *pat, int cflags, char *msg, size_t msglen)
+{
+	long page = sysconf(_SC_PAGESIZE), base, rss;
+	double t0 = now_s();
+	pid_t pid;
+	int st;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		snprintf(msg, msglen, "its cost could not be tried (fork: %s)", strerror(errno));
+		return REG_ESPACE;
+	}
+	if (pid == 0) {
+		regex_t re;
+
+		_exit(regcomp(&re, pat, cflags) == 0 ? 0 : 1);
+	}
+	base = resident(pid);
+	for (;;) {
+		struct timespec nap = { 0, 200 * 1000 };
+		pid_t w = waitpid(pid, &st, WNOHANG);
+		bool big, slow;
+
+		if (w == pid || (w < 0 && errno != EINTR))
+			return 0;
+		rss = resident(pid);
+		/* (a child that has just exited reads 0) */
+		big = base >= 0 && rss > base && (unsigned long)(rss - base) * (unsigned long)page > LAB_PATTERN_MAX_BYTES;
+		slow = now_s() - t0 > LAB_PATTERN_MAX_SECONDS;
+		if (big || slow) {
+			kill(pid, SIGKILL);
+			while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+				;
+			snprintf(msg, msglen, "compiling it took more than %s (glibc's regcomp; keep repetitions of "
+				 "what may match nothing shallow)", big ? "64 MiB" : "2 s");
+			return REG_ESPACE;
+		}
+		nanosleep(&nap, NULL);
+	}
+}
+
 int lab_pattern_compile(regex_t *re, const char *pat, int cflags, char *msg, size_t msglen)
 {
 	bool backref;
@@ -194,6 +267,8 @@ int lab_pattern_compile(regex_t *re, const char *pat, int cflags, char *msg, siz
 		snprintf(msg, msglen, "its repetitions expand to more than %lu parts", LAB_PATTERN_MAX_PARTS);
 		return REG_ESIZE;
 	}
+	if ((rc = trial(pat, cflags, msg, msglen)) != 0)
+		return rc;
 	rc = regcomp(re, pat, cflags);
 	if (rc != 0)
 		regerror(rc, re, msg, msglen);

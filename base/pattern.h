@@ -16,13 +16,24 @@
  * + 2), saturating above LAB_PATTERN_MAX_PARTS.  It overcounts a little
  * (an operator counts as a part, {0,m} as m) and never undercounts.
  *
- * lab_pattern_compile refuses, before regcomp sees it:
+ * The count is not the whole cost.  glibc's epsilon closures grow with
+ * repetitions of what may match nothing, nested or side by side: within
+ * the count, ^(g?|h?){300}c=([0-9]+)$ took 2 GB and 6 s to refuse with
+ * REG_ESPACE, and ((((g*)?)*)?){100} did not finish in 30 s.  No count
+ * found so far says which, so a pattern that passes the checks below is
+ * first compiled in a child process, which is killed once it holds
+ * LAB_PATTERN_MAX_BYTES more than it began with or has run
+ * LAB_PATTERN_MAX_SECONDS; only then is it compiled here.  A pattern
+ * pagelab ships takes well under a millisecond there.
+ *
+ * lab_pattern_compile refuses, before regcomp sees it here:
  *   - a pattern longer than LAB_PATTERN_MAX_LEN bytes;
  *   - one that expands to more than LAB_PATTERN_MAX_PARTS parts (about
  *     2 MB to compile; a{10000} takes 3 ms);
  *   - a back-reference (\1 to \9): not POSIX ERE but a glibc extension,
  *     and the one feature whose matching time can grow exponentially with
- *     the line matched.
+ *     the line matched;
+ *   - one whose trial compile (above) went past its bounds: REG_ESPACE;
  * and otherwise gives regcomp's own verdict.
  */
 #ifndef PAGELAB_BASE_PATTERN_H
@@ -33,6 +44,8 @@
 
 #define LAB_PATTERN_MAX_LEN 255
 #define LAB_PATTERN_MAX_PARTS 2000UL
+#define LAB_PATTERN_MAX_BYTES (64UL << 20)
+#define LAB_PATTERN_MAX_SECONDS 2.0
 
 /* The parts PAT expands to, at most LAB_PATTERN_MAX_PARTS + 1. */
 unsigned long lab_pattern_cost(const char *pat);

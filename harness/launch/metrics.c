@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/escape.h"
 #include "base/fileio.h"
 #include "base/paths.h"
 #include "base/pattern.h"
@@ -382,6 +383,12 @@ int metrics_parse(const char *file, const char *text, struct metrics_table **out
 		json_decref(root);
 	}
 	if (ret < 0) {
+		/* one line, whatever the file's keys and jansson's quote of
+		 * the text hold: a control as \xNN */
+		char raw[sizeof(err->msg)];
+
+		snprintf(raw, sizeof(raw), "%s", err->msg);
+		lab_esc_term_buf(err->msg, sizeof(err->msg), raw);
 		metrics_free(t);
 		return ret;
 	}

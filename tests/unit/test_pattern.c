@@ -9,6 +9,8 @@
  *   - a pattern past LAB_PATTERN_MAX_PARTS or LAB_PATTERN_MAX_LEN is refused
  *     with REG_ESIZE and a why, before regcomp sees it, and a back-reference
  *     with REG_BADPAT; regcomp's own errors still come through;
+ *   - one within the count that glibc still cannot compile cheaply is
+ *     refused with REG_ESPACE by the trial in a child, within its 2 s;
  *   - the patterns pagelab's own scenarios and metrics tables use pass;
  *   - the real bound: in a child whose address space may grow by only
  *     64 MiB, regcomp compiles every shape that lands at the bound (without
@@ -18,6 +20,7 @@
 #include <stdbool.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
+#include <time.h>
 
 #include "base/pattern.h"
 #include "unit.h"
@@ -123,6 +126,32 @@ int main(void)
 		big[sizeof(big) - 2] = '\0';
 		CHECK(compile(big, msg, sizeof(msg)) == 0);
 	}
+	/* Within the count, but what glibc's regcomp does with repetitions of
+	 * what may match nothing: tried in a child, killed at 64 MiB or 2 s
+	 * (unbounded, the first took 2 GB and 6 s, the second over 30 s). */
+	{
+		static const char *const costly[] = { "^(g?|h?){300}c=([0-9]+)$", "((((g*)?)*)?){100}" };
+
+		for (size_t k = 0; k < sizeof(costly) / sizeof(costly[0]); k++) {
+			struct timespec t0, t1;
+			double s;
+
+			CHECK(lab_pattern_cost(costly[k]) <= LAB_PATTERN_MAX_PARTS);
+			clock_gettime(CLOCK_MONOTONIC, &t0);
+			CHECK(compile(costly[k], msg, sizeof(msg)) == REG_ESPACE);
+			clock_gettime(CLOCK_MONOTONIC, &t1);
+			CHECK_CONTAINS(msg, "compiling it took more than");
+			s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+			if (s > LAB_PATTERN_MAX_SECONDS + 1)
+				fprintf(stderr, "%s: refused after %.2f s\n", costly[k], s);
+			CHECK(s <= LAB_PATTERN_MAX_SECONDS + 1);
+		}
+		/* the same with submatches, as a metrics table compiles them */
+		regex_t re;
+
+		CHECK(lab_pattern_compile(&re, costly[0], REG_EXTENDED, msg, sizeof(msg)) == REG_ESPACE);
+	}
+
 	/* regcomp's own verdicts come through. */
 	CHECK(compile("a{2,1}", msg, sizeof(msg)) == REG_BADBR);
 	CHECK(compile("(ab", msg, sizeof(msg)) == REG_EPAREN);
