@@ -98,19 +98,33 @@ static void atom(struct level *l, unsigned long parts)
 	l->last = parts;
 }
 
-static unsigned long cost(const char *pat, bool *backref)
+/* What came last, for *flat: a repetition over a group or over another
+ * repetition, or an interval, makes a pattern not flat. */
+enum last { L_NONE, L_ATOM, L_GROUP, L_REP };
+
+/* The parts; *backref when it holds \1..\9; *flat when each repetition
+ * in it is a *, + or ? right after one atom (a character, a bracket
+ * expression, .): at most 510 parts, which glibc compiles in well under a
+ * millisecond whatever their order (test_pattern), so no trial is needed. */
+static unsigned long cost(const char *pat, bool *backref, bool *flat)
 {
 	struct level lv[LAB_PATTERN_MAX_LEN + 2];
 	size_t depth = 0, cap = sizeof(lv) / sizeof(lv[0]);
 	unsigned long sum = 0;
 	const char *p = pat;
+	enum last last = L_NONE;
 
 	*backref = false;
+	*flat = true;
 	lv[0] = (struct level){ 0, 0 };
 	while (*p != '\0') {
 		const char *end;
 		unsigned long mult;
+		enum last now = L_ATOM;
 
+		if ((*p == '*' || *p == '?' || *p == '+' || (*p == '{' && interval(p, &end) != 0)) &&
+		    (last != L_ATOM || *p == '{'))
+			*flat = false;
 		switch (*p) {
 		case '\\':
 			if (p[1] >= '1' && p[1] <= '9')
@@ -127,6 +141,7 @@ static unsigned long cost(const char *pat, bool *backref)
 				return CAP;
 			lv[++depth] = (struct level){ 0, 0 };
 			p++;
+			now = L_NONE;
 			break;
 		case ')':
 			if (depth > 0) {
@@ -134,6 +149,7 @@ static unsigned long cost(const char *pat, bool *backref)
 
 				depth--;
 				atom(&lv[depth], g);
+				now = L_GROUP;
 			} else {
 				atom(&lv[depth], 1);
 			}
@@ -143,20 +159,24 @@ static unsigned long cost(const char *pat, bool *backref)
 			lv[depth].total = sat((unsigned long long)lv[depth].total + 1);
 			lv[depth].last = 0;
 			p++;
+			now = L_NONE;
 			break;
 		case '*':
 		case '?':
 			repeat(&lv[depth], 1);
 			p++;
+			now = L_REP;
 			break;
 		case '+':
 			repeat(&lv[depth], 2);
 			p++;
+			now = L_REP;
 			break;
 		case '{':
 			if ((mult = interval(p, &end)) != 0) {
 				repeat(&lv[depth], mult);
 				p = end;
+				now = L_REP;
 			} else {
 				atom(&lv[depth], 1);
 				p++;
@@ -167,6 +187,7 @@ static unsigned long cost(const char *pat, bool *backref)
 			p++;
 			break;
 		}
+		last = now;
 	}
 	for (size_t d = 0; d <= depth; d++)
 		sum = sat((unsigned long long)sum + lv[d].total);
@@ -175,9 +196,17 @@ static unsigned long cost(const char *pat, bool *backref)
 
 unsigned long lab_pattern_cost(const char *pat)
 {
-	bool backref;
+	bool backref, flat;
 
-	return cost(pat, &backref);
+	return cost(pat, &backref, &flat);
+}
+
+bool lab_pattern_flat(const char *pat)
+{
+	bool backref, flat;
+
+	cost(pat, &backref, &flat);
+	return flat;
 }
 
 /* The resident pages of PID (/proc/PID/statm), or -1. */
@@ -250,7 +279,7 @@ static int trial(const char *pat, int cflags, char *msg, size_t msglen)
 
 int lab_pattern_compile(regex_t *re, const char *pat, int cflags, char *msg, size_t msglen)
 {
-	bool backref;
+	bool backref, flat;
 	unsigned long parts;
 	int rc;
 
@@ -258,7 +287,7 @@ int lab_pattern_compile(regex_t *re, const char *pat, int cflags, char *msg, siz
 		snprintf(msg, msglen, "longer than %d bytes", LAB_PATTERN_MAX_LEN);
 		return REG_ESIZE;
 	}
-	parts = cost(pat, &backref);
+	parts = cost(pat, &backref, &flat);
 	if (backref) {
 		snprintf(msg, msglen, "a back-reference (\\1 to \\9) is not POSIX ERE");
 		return REG_BADPAT;
@@ -267,7 +296,7 @@ int lab_pattern_compile(regex_t *re, const char *pat, int cflags, char *msg, siz
 		snprintf(msg, msglen, "its repetitions expand to more than %lu parts", LAB_PATTERN_MAX_PARTS);
 		return REG_ESIZE;
 	}
-	if ((rc = trial(pat, cflags, msg, msglen)) != 0)
+	if (!flat && (rc = trial(pat, cflags, msg, msglen)) != 0)
 		return rc;
 	rc = regcomp(re, pat, cflags);
 	if (rc != 0)

@@ -152,6 +152,56 @@ int main(void)
 		CHECK(lab_pattern_compile(&re, costly[0], REG_EXTENDED, msg, sizeof(msg)) == REG_ESPACE);
 	}
 
+	/* Flat patterns skip the trial: the longest and worst of them compile
+	 * in 64 MiB (below) and in well under the trial's 2 s. */
+	CHECK(lab_pattern_flat("ready to accept connections"));
+	CHECK(lab_pattern_flat("^Listening on .* port [0-9]+$"));
+	CHECK(lab_pattern_flat("^tps = ([0-9.]+)"));
+	CHECK(lab_pattern_flat("a\\{3}"));                  /* an escaped brace: a literal */
+	CHECK(!lab_pattern_flat("[0-9a-f]{64}"));            /* an interval */
+	CHECK(!lab_pattern_flat("(ab)?"));                   /* over a group */
+	CHECK(!lab_pattern_flat("a*?"));                     /* over a repetition */
+	CHECK(!lab_pattern_flat("(a|*b)"));                  /* over nothing */
+	CHECK(!lab_pattern_flat("^(g?|h?){300}c=([0-9]+)$"));
+	{
+		char flat[4][LAB_PATTERN_MAX_LEN + 1];
+		size_t n;
+
+		n = (size_t)snprintf(flat[0], sizeof(flat[0]), "^");
+		while (n + 2 < 240)
+			n += (size_t)snprintf(flat[0] + n, sizeof(flat[0]) - n, ".*");
+		snprintf(flat[0] + n, sizeof(flat[0]) - n, "c=([0-9]+)$");
+		n = 0;
+		while (n + 2 <= LAB_PATTERN_MAX_LEN)
+			n += (size_t)snprintf(flat[1] + n, sizeof(flat[1]) - n, "a?");
+		n = (size_t)snprintf(flat[2], sizeof(flat[2]), "^(x|");
+		while (n + 2 < 240)
+			n += (size_t)snprintf(flat[2] + n, sizeof(flat[2]) - n, "a?");
+		snprintf(flat[2] + n, sizeof(flat[2]) - n, ")c=([0-9]+)$");
+		n = (size_t)snprintf(flat[3], sizeof(flat[3]), "^");
+		while (n + 6 < 250)
+			n += (size_t)snprintf(flat[3] + n, sizeof(flat[3]) - n, "[a-z]+");
+		snprintf(flat[3] + n, sizeof(flat[3]) - n, "$");
+		for (size_t k = 0; k < 4; k++) {
+			struct timespec t0, t1;
+			regex_t re;
+			double s;
+
+			CHECK(lab_pattern_flat(flat[k]));
+			clock_gettime(CLOCK_MONOTONIC, &t0);
+			CHECK(lab_pattern_compile(&re, flat[k], REG_EXTENDED, msg, sizeof(msg)) == 0);
+			clock_gettime(CLOCK_MONOTONIC, &t1);
+			regfree(&re);
+			s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+			if (s > 0.2)
+				fprintf(stderr, "%s: compiled in %.3f s\n", flat[k], s);
+			CHECK(s <= 0.2);
+#if !UNDER_ASAN
+			CHECK(compile_bounded(flat[k]) == 0);
+#endif
+		}
+	}
+
 	/* regcomp's own verdicts come through. */
 	CHECK(compile("a{2,1}", msg, sizeof(msg)) == REG_BADBR);
 	CHECK(compile("(ab", msg, sizeof(msg)) == REG_EPAREN);
