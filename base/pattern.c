@@ -270,7 +270,7 @@ static int trial(const char *pat, int cflags, char *msg, size_t msglen)
 			while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 				;
 			snprintf(msg, msglen, "compiling it took more than %s (glibc's regcomp; keep repetitions of "
-				 "what may match nothing shallow)", big ? "64 MiB" : "2 s");
+				 "what may match nothing shallow)", big ? "64 MiB" : "0.5 s");
 			return REG_ESPACE;
 		}
 		nanosleep(&nap, NULL);

@@ -47,7 +47,7 @@
 #define LAB_PATTERN_MAX_LEN 255
 #define LAB_PATTERN_MAX_PARTS 2000UL
 #define LAB_PATTERN_MAX_BYTES (64UL << 20)
-#define LAB_PATTERN_MAX_SECONDS 2.0
+#define LAB_PATTERN_MAX_SECONDS 0.5
 
 /* The parts PAT expands to, at most LAB_PATTERN_MAX_PARTS + 1. */
 unsigned long lab_pattern_cost(const char *pat);

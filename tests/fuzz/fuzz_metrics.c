@@ -7,8 +7,8 @@
  * An input is a table's text.  A table the reader refuses must say why in
  * one line (struct lab_error: non-empty, no newline) and hand back nothing.
  * A table it takes reads one of the load clients' outputs captured on this
- * machine kind (tests/fixtures/load/, chosen by the input's length) as
- * stdout and another as stderr: the answer is an object with "metrics" (each
+ * machine kind (tests/fixtures/load/, chosen by the input's length; their
+ * first 8 KiB, to a line's end) as stdout and another as stderr: the answer is an object with "metrics" (each
  * a finite "value" and a "unit" and "better" string), a boolean "valid", and
  * "invalid" a string exactly when not valid.  Its pattern compiles within
  * base/pattern.h's bounds, so no input may take the fuzzer's 2 GB; nothing
@@ -30,6 +30,7 @@
 #include "launch/metrics.h"
 
 #define OUTS_MAX 64
+#define OUT_MAX 8192
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerInitialize(int *argc, char ***argv);
@@ -58,8 +59,18 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 
 		if (nouts < OUTS_MAX && strstr(ents[i]->d_name, ".txt") != NULL &&
 		    (size_t)snprintf(path, sizeof(path), "%s/%s", dir, ents[i]->d_name) < sizeof(path) &&
-		    lab_read_file(path, &buf, &len, &err) == 0)
+		    lab_read_file(path, &buf, &len, &err) == 0) {
+			/* the first OUT_MAX bytes, to the end of a line: the
+			 * longer captures cost the fuzzer its inputs */
+			char *nl;
+
+			if (len > OUT_MAX) {
+				buf[OUT_MAX] = '\0';
+				if ((nl = strrchr(buf, '\n')) != NULL)
+					nl[1] = '\0';
+			}
 			outs[nouts++] = buf;
+		}
 		free(ents[i]);
 	}
 	if (n >= 0)

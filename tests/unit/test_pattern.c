@@ -10,7 +10,7 @@
  *     with REG_ESIZE and a why, before regcomp sees it, and a back-reference
  *     with REG_BADPAT; regcomp's own errors still come through;
  *   - one within the count that glibc still cannot compile cheaply is
- *     refused with REG_ESPACE by the trial in a child, within its 2 s;
+ *     refused with REG_ESPACE by the trial in a child, within its 0.5 s;
  *   - the patterns pagelab's own scenarios and metrics tables use pass;
  *   - the real bound: in a child whose address space may grow by only
  *     64 MiB, regcomp compiles every shape that lands at the bound (without
@@ -127,7 +127,7 @@ int main(void)
 		CHECK(compile(big, msg, sizeof(msg)) == 0);
 	}
 	/* Within the count, but what glibc's regcomp does with repetitions of
-	 * what may match nothing: tried in a child, killed at 64 MiB or 2 s
+	 * what may match nothing: tried in a child, killed at 64 MiB or 0.5 s
 	 * (unbounded, the first took 2 GB and 6 s, the second over 30 s). */
 	{
 		static const char *const costly[] = { "^(g?|h?){300}c=([0-9]+)$", "((((g*)?)*)?){100}" };
@@ -153,7 +153,7 @@ int main(void)
 	}
 
 	/* Flat patterns skip the trial: the longest and worst of them compile
-	 * in 64 MiB (below) and in well under the trial's 2 s. */
+	 * in 64 MiB (below) and in well under the trial's 0.5 s. */
 	CHECK(lab_pattern_flat("ready to accept connections"));
 	CHECK(lab_pattern_flat("^Listening on .* port [0-9]+$"));
 	CHECK(lab_pattern_flat("^tps = ([0-9.]+)"));
