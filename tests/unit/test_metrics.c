@@ -602,6 +602,50 @@ static void test_line_rules(void)
 	metrics_free(t);
 }
 
+/* A pattern is matched on a line's first 4,095 bytes (M_LINE_MAX), the
+ * "invalid" patterns too: what lies past them is not read, what lies
+ * before them is. */
+static void test_long_lines(void)
+{
+	struct metrics_table *t = NULL;
+	struct lab_error err;
+	char *out = malloc(3 * 8192), *p;
+	const json_t *valid;
+	json_t *j;
+
+	CHECK(metrics_parse("long.json", "{\"schema\": \"pagelab.metrics/1\", \"tool\": \"x\", \"lines\": "
+			    "[{\"regex\": \"^a=([0-9]+)\", \"metric\": \"a\"}, {\"regex\": \"b=([0-9]+)$\", "
+			    "\"metric\": \"b\"}], \"invalid\": [{\"regex\": \"aborted\", \"why\": \"it says so\"}]}",
+			    &t, &err) == 0);
+	if (t == NULL || out == NULL) {
+		fprintf(stderr, "%s\n", err.msg);
+		free(out);
+		metrics_free(t);
+		return;
+	}
+	/* a=7 then 8,000 blanks; 8,000 blanks then b=9 and aborted */
+	p = out + sprintf(out, "a=7");
+	memset(p, ' ', 8000);
+	p += 8000;
+	*p++ = '\n';
+	memset(p, ' ', 8000);
+	p += 8000;
+	strcpy(p, "b=9 aborted b=9\n");
+	j = metrics_read(t, out, "", 0, NULL, 0);
+	CHECK_NEAR(value(j, "a"), 7);
+	CHECK(json_object_get(json_object_get(j, "metrics"), "b") == NULL);
+	valid = json_object_get(j, "valid");
+	CHECK(json_is_true(valid));
+	json_decref(j);
+	/* the same words on a line of their own are read */
+	j = metrics_read(t, "b=9\nrun aborted\n", "", 0, NULL, 0);
+	CHECK_NEAR(value(j, "b"), 9);
+	CHECK(json_is_false(json_object_get(j, "valid")));
+	json_decref(j);
+	free(out);
+	metrics_free(t);
+}
+
 static int args_ok(const char *tool, const char *args)
 {
 	struct metrics_table *t = table(tool);
@@ -766,6 +810,7 @@ int main(int argc, char **argv)
 	test_jvm();
 	test_keyvalue();
 	test_line_rules();
+	test_long_lines();
 	test_bounds();
 	test_bad_tables();
 	test_capture();
