@@ -104,8 +104,8 @@ enum last { L_NONE, L_ATOM, L_GROUP, L_REP };
 
 /* The parts; *backref when it holds \1..\9; *flat when each repetition
  * in it is a *, + or ? right after one atom (a character, a bracket
- * expression, .): at most 510 parts, which glibc compiles in well under a
- * millisecond whatever their order (test_pattern), so no trial is needed. */
+ * expression, .): at most 510 parts, cheap to compile whatever their
+ * order (pattern.h), so no trial is needed. */
 static unsigned long cost(const char *pat, bool *backref, bool *flat)
 {
 	struct level lv[LAB_PATTERN_MAX_LEN + 2];

@@ -38,16 +38,11 @@ int LLVMFuzzerInitialize(int *argc, char ***argv);
 static char *outs[OUTS_MAX];
 static size_t nouts;
 
-static int by_name(const struct dirent **a, const struct dirent **b)
-{
-	return strcmp((*a)->d_name, (*b)->d_name);
-}
-
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	const char *dir = PAGELAB_SOURCE_DIR "/tests/fixtures/load";
 	struct dirent **ents;
-	int n = scandir(dir, &ents, NULL, by_name);
+	int n = scandir(dir, &ents, NULL, alphasort);
 
 	(void)argc;
 	(void)argv;
