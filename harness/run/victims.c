@@ -286,6 +286,45 @@ static void from_trace(struct vin *v, const json_t *run)
 	}
 }
 
+/* A victim the kernel marked (mark_victim's time) while pagelab's page walk
+ * held the memory of another process that had exited (exit.walk_held: the
+ * read's start and end): the OOM killer no longer saw that one on its way
+ * out and took this one, so this kill may be the walk's doing
+ * (docs/findings/observer.md).  "while_walk_held": who was held. */
+static void held_during(struct vin *v, json_t *ex)
+{
+	const json_t *held = json_object_get(ex, "walk_held");
+	json_int_t kills = 0;
+
+	for (size_t i = 0; i < json_array_size(v->out); i++) {
+		json_t *e = json_array_get(v->out, i);
+		const json_t *t = json_object_get(e, RK_T_MS);
+		json_int_t pid = json_integer_value(json_object_get(e, RK_PID));
+
+		if (!json_is_number(t))
+			continue;
+		for (size_t k = 0; k < json_array_size(held); k++) {
+			const json_t *h = json_array_get(held, k);
+			double from = json_number_value(json_object_get(h, "from_ms"));
+			double to = json_number_value(json_object_get(h, "to_ms"));
+
+			if (json_integer_value(json_object_get(h, RK_PID)) == pid || json_number_value(t) < from ||
+			    json_number_value(t) > to)
+				continue;
+			json_object_set_new(e, "while_walk_held",
+					    json_pack("{s:O, s:O, s:O}", RK_PID, json_object_get(h, RK_PID), RK_COMM,
+						      json_object_get(h, RK_COMM) ? json_object_get(h, RK_COMM) : json_null(),
+						      RK_WORKLOAD, json_object_get(h, RK_WORKLOAD) ? json_object_get(h, RK_WORKLOAD)
+												: json_null()));
+			kills++;
+			break;
+		}
+	}
+	/* A result from before the walks noted holds has no walk_held: none said. */
+	if (json_is_array(held))
+		json_object_set_new(ex, "walk_held_kills", json_integer(kills));
+}
+
 /* Is this process in a pid namespace other than the initial one (a
  * container's, unshare --pid)?  The initial one's inode is fixed
  * (include/linux/proc_ns.h: PROC_PID_INIT_INO). */
@@ -333,12 +372,56 @@ void run_oom_victims(json_t *run, json_t *seen)
 		if (json_is_true(json_object_get(w, RK_OOM_KILLED)) && pid > 0 && entry_of(&v, pid) == NULL)
 			seen_by(victim_new(&v, pid, NULL), "oom_kill_count");
 	}
+	held_during(&v, ex);
 	for (json_int_t k = (json_int_t)json_array_size(v.out); k < count; k++)
 		json_array_append_new(v.out, json_pack("{s:n, s:n, s:s?, s:o, s:s?, s:[s]}", RK_PID, RK_COMM, RK_WORKLOAD,
 						       v.only, "forked", v.only ? json_true() : json_null(),
 						       "tree_from", v.only ? "only_command" : NULL, "seen_by",
 						       "oom_kill_count"));
 	json_object_set_new(ex, RK_OOM_VICTIMS, v.out);
+}
+
+/* exit.walk_held and the victims marked while_walk_held, said: a kill the
+ * walk may have caused is a warning; so is a hold in a run with more than
+ * one kill when some were not timed (untraced), since one of them may be. */
+static void say_held(const struct lab_progress *prog, int run_index, const json_t *run)
+{
+	const json_t *ex = json_object_get(run, RK_EXIT), *vs = json_object_get(ex, RK_OOM_VICTIMS);
+	const json_t *held = json_object_get(ex, "walk_held");
+	bool untimed = false;
+
+	for (size_t i = 0; i < json_array_size(vs); i++) {
+		const json_t *e = json_array_get(vs, i), *h = json_object_get(e, "while_walk_held");
+		const char *comm = json_string_value(json_object_get(e, RK_COMM));
+		const char *hc = json_string_value(json_object_get(h, RK_COMM));
+		const char *hw = json_string_value(json_object_get(h, RK_WORKLOAD));
+
+		if (!json_is_number(json_object_get(e, RK_T_MS)))
+			untimed = true;
+		if (h == NULL)
+			continue;
+		lab_say(prog, LAB_SAY_WARN,
+			"run %d: %s (pid %lld) was OOM-killed while pagelab's page walk held the memory of %s (pid %lld%s%s), "
+			"which had exited: the kernel freed that memory only when the walk's read ended, so this kill "
+			"may be pagelab's doing (docs/findings/observer.md)",
+			run_index + 1, comm ? comm : "?", (long long)json_integer_value(json_object_get(e, RK_PID)),
+			hc ? hc : hw ? hw : "?", (long long)json_integer_value(json_object_get(h, RK_PID)),
+			hw ? ", " : "", hw ? hw : "");
+	}
+	if (!untimed || json_array_size(vs) < 2)
+		return;
+	for (size_t k = 0; k < json_array_size(held); k++) {
+		const json_t *h = json_array_get(held, k);
+		const char *hc = json_string_value(json_object_get(h, RK_COMM));
+		const char *hw = json_string_value(json_object_get(h, RK_WORKLOAD));
+
+		lab_say(prog, LAB_SAY_WARN,
+			"run %d: pagelab's page walk held the memory of %s (pid %lld) as it exited, and the run had %zu OOM "
+			"kills, not all of them timed (the oom trace group was off): one of them may be pagelab's doing "
+			"(docs/findings/observer.md)",
+			run_index + 1, hc ? hc : hw ? hw : "?", (long long)json_integer_value(json_object_get(h, RK_PID)),
+			json_array_size(vs));
+	}
 }
 
 void run_say_victims(const struct lab_progress *prog, int run_index, const json_t *run)
@@ -365,4 +448,5 @@ void run_say_victims(const struct lab_progress *prog, int run_index, const json_
 			lab_say(prog, LAB_SAY_PHASE, "run %d: OOM kill the kernel did not name (the sandbox's counter)%s%s%s",
 				run_index + 1, w ? " in " : "", w ? w : "", w ? "'s process tree" : "");
 	}
+	say_held(prog, run_index, run);
 }

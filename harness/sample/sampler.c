@@ -1406,6 +1406,28 @@ static void seen_out(const struct ctx *c)
 	}
 }
 
+/* The processes that let go of their memory while a page walk read it,
+ * and those a walk left alone for being on their way out (source.h:
+ * struct source_held): runs[].exit.walk_held, exit.walk_skipped. */
+static void held_out(const struct ctx *c)
+{
+	json_t *ex = json_object_get(c->run, RK_EXIT), *a;
+
+	if (!json_is_object(ex))
+		return;
+	a = json_array();
+	for (size_t i = 0; i < c->sctx.nr_held; i++) {
+		const struct source_held *h = &c->sctx.held[i];
+
+		json_array_append_new(a, json_pack("{s:i, s:s?, s:s?, s:s, s:o, s:f, s:f}", RK_PID, (int)h->pid, RK_COMM,
+						   h->comm[0] ? h->comm : NULL, RK_WORKLOAD, h->owner, "file", h->file,
+						   "rss_kb", h->rss_kb ? json_integer((json_int_t)h->rss_kb) : json_null(),
+						   "from_ms", ms_since(c, h->from_ns), "to_ms", ms_since(c, h->to_ns)));
+	}
+	json_object_set_new(ex, "walk_held", a);
+	json_object_set_new(ex, "walk_skipped", json_integer((json_int_t)c->sctx.walk_skipped));
+}
+
 static void run_close(struct ctx *c)
 {
 	svc_close(c->svc);
@@ -1491,6 +1513,7 @@ int sampler_run(const struct run_spec *spec, struct sandbox *sb, const struct sa
 	trace_pull(&c, true);
 	run_exit(&c, outcome, ret);
 	seen_out(&c);
+	held_out(&c);
 	/* An error only when its removal ended the run: a sandbox an operator
 	 * emptied and removed after its workloads were killed is found gone by
 	 * the end sample alone, and the run's end is the kill (outcome data). */

@@ -14,7 +14,9 @@
 #include <errno.h>
 #include <math.h>
 #include <stdint.h>
+#include <signal.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "sample/sources/source.h"
@@ -667,6 +669,55 @@ static void test_kv_fast(const char *root)
 	}
 }
 
+/* The page walks' care for a process on its way out (source.h): a live
+ * process is walked and still holds its memory; a zombie (exit_mm done) is
+ * dying and has let go; a reaped pid is gone: dying and let go.  A pending
+ * SIGKILL is not tried: a task keeps one only while it cannot run. */
+static void test_dying(void)
+{
+	struct source_ctx *ctx = calloc(1, sizeof(*ctx));
+	pid_t live, zombie;
+	int st;
+
+	CHECK(ctx != NULL);
+	if (ctx == NULL)
+		return;
+	CHECK(!source_pid_dying(ctx, getpid()));
+	CHECK(!source_let_go(ctx, getpid()));
+	live = fork();
+	if (live == 0) {
+		pause();
+		_exit(0);
+	}
+	zombie = fork();
+	if (zombie == 0)
+		_exit(0);
+	CHECK(live > 0 && zombie > 0);
+	/* The zombie: its exit is done once waitid(WNOWAIT) sees it. */
+	{
+		siginfo_t si;
+
+		CHECK(waitid(P_PID, (id_t)zombie, &si, WEXITED | WNOWAIT) == 0);
+	}
+	CHECK(!source_pid_dying(ctx, live));
+	CHECK(!source_let_go(ctx, live));
+	CHECK(source_pid_dying(ctx, zombie));
+	CHECK(source_let_go(ctx, zombie));
+	CHECK(waitpid(zombie, &st, 0) == zombie);
+	CHECK(source_pid_dying(ctx, zombie));
+	CHECK(source_let_go(ctx, zombie));
+	kill(live, SIGKILL);
+	CHECK(waitpid(live, &st, 0) == live && WIFSIGNALED(st));
+	/* Noted holds: kept in order, at most SOURCE_MAX_HELD. */
+	for (int i = 0; i < SOURCE_MAX_HELD + 3; i++)
+		source_note_held(ctx, 100 + i, i == 0 ? "dd" : NULL, "svc", "smaps_rollup", 1024, 10, 20);
+	CHECK(ctx->nr_held == SOURCE_MAX_HELD);
+	CHECK(ctx->held[0].pid == 100 && strcmp(ctx->held[0].comm, "dd") == 0 && ctx->held[1].comm[0] == '\0');
+	CHECK(ctx->held[SOURCE_MAX_HELD - 1].pid == 100 + SOURCE_MAX_HELD - 1);
+	lab_buf_free(&ctx->buf);
+	free(ctx);
+}
+
 int main(int argc, char **argv)
 {
 	const char *root = unit_fixtures_root(argc, argv);
@@ -681,5 +732,6 @@ int main(int argc, char **argv)
 	test_jsonw();
 	test_tick_line();
 	test_kv_fast(root);
+	test_dying();
 	return unit_report("sources");
 }

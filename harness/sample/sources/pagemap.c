@@ -229,6 +229,8 @@ static int pagemap_read(struct source_ctx *ctx, void *state, json_t **out, struc
 		struct pm_proc *pp = &st->procs[i];
 		struct lab_error e;
 		json_t *v = NULL;
+		uint64_t from, to;
+		int ret;
 
 		if (!p->running || p->region_end <= p->region_start || p->page_size == 0)
 			continue;
@@ -249,7 +251,19 @@ static int pagemap_read(struct source_ctx *ctx, void *state, json_t **out, struc
 				continue;
 			}
 		}
-		if (read_region(st, pp, p, ctx->at_step, &v, &e) < 0) {
+		/* Each read holds the process's memory (fs/proc/task_mmu.c
+		 * pagemap_read: mmget_not_zero ... mmput): one on its way out is
+		 * not walked, one that let go of it meanwhile is noted (source.h). */
+		if (source_pid_dying(ctx, p->pid)) {
+			ctx->walk_skipped++;
+			continue;
+		}
+		from = source_mono_ns();
+		ret = read_region(st, pp, p, ctx->at_step, &v, &e);
+		to = source_mono_ns();
+		if (source_let_go(ctx, p->pid))
+			source_note_held(ctx, p->pid, NULL, p->name, "pagemap", 0, from, to);
+		if (ret < 0) {
 			/* Gone meanwhile (it exited) or not readable: say so. */
 			json_object_set_new(*out, p->name, json_pack("{s:s}", "error", e.msg));
 			continue;

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -831,4 +832,69 @@ int source_read_sandbox(struct source_ctx *ctx, const char *v2name, const char *
 		return -ENOENT;
 	}
 	return lab_error_set(err, ENOENT, "%s: no such file", which);
+}
+
+uint64_t source_mono_ns(void)
+{
+	return mono_ns();
+}
+
+bool source_pid_dying(struct source_ctx *ctx, pid_t pid)
+{
+	unsigned long long flags = 0, sig = 0;
+	const char *p;
+	char path[64], state;
+	struct lab_error e;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if (lab_read_fileat_buf(AT_FDCWD, path, &ctx->buf, &e) < 0)
+		return true;
+	/* After the comm's last ')': the state is field 3, the flags field 9,
+	 * the pending signals field 31 (proc(5)); fields are blank-separated. */
+	if ((p = strrchr(ctx->buf.data, ')')) == NULL || p[1] != ' ')
+		return false;   /* not understood: walked, as before */
+	p += 2;
+	state = *p;
+	for (int field = 3; field <= 31 && *p != '\0'; field++) {
+		if (field == 9)
+			flags = strtoull(p, NULL, 10);
+		else if (field == 31)
+			sig = strtoull(p, NULL, 10);
+		while (*p != '\0' && *p != ' ')
+			p++;
+		while (*p == ' ')
+			p++;
+	}
+	return state == 'Z' || state == 'X' || state == 'x' || (flags & 0x4) != 0 /* PF_EXITING */ ||
+	       (sig & (1ull << (SIGKILL - 1))) != 0;
+}
+
+bool source_let_go(struct source_ctx *ctx, pid_t pid)
+{
+	unsigned long long size = 0;
+	char path[64];
+	struct lab_error e;
+
+	snprintf(path, sizeof(path), "/proc/%d/statm", (int)pid);
+	if (lab_read_fileat_buf(AT_FDCWD, path, &ctx->buf, &e) < 0)
+		return true;    /* gone */
+	/* fs/proc/array.c proc_pid_statm: zeros once the task has no mm. */
+	return sscanf(ctx->buf.data, "%llu", &size) == 1 && size == 0;
+}
+
+void source_note_held(struct source_ctx *ctx, pid_t pid, const char *comm, const char *owner, const char *file,
+		      unsigned long long rss_kb, uint64_t from_ns, uint64_t to_ns)
+{
+	struct source_held *h;
+
+	if (ctx->nr_held >= SOURCE_MAX_HELD)
+		return;
+	h = &ctx->held[ctx->nr_held++];
+	h->pid = pid;
+	snprintf(h->comm, sizeof(h->comm), "%s", comm != NULL ? comm : "");
+	h->owner = owner;
+	h->file = file;
+	h->rss_kb = rss_kb;
+	h->from_ns = from_ns;
+	h->to_ns = to_ns;
 }

@@ -27,7 +27,14 @@
  * once per process; Pss shares it out, so pss_kb sums to the processes'
  * share.  At most SMAPS_MAX_PROCS processes are read a sample, and listed.
  * Each one listed is also remembered in ctx->seen (pid, comm, command): the
- * kernel may name it by pid alone after it is gone (an OOM victim). */
+ * kernel may name it by pid alone after it is gone (an OOM victim).
+ *
+ * The walk holds the process's memory while it reads (mmget_not_zero ...
+ * mmput): a process that exits meanwhile is freed by this read, after it
+ * left its cgroup, and the memcg OOM killer may take another process then
+ * (docs/findings/observer.md).  So a process already exiting or SIGKILLed is
+ * not walked (ctx->walk_skipped), and one that let go of its memory by the
+ * read's end is noted (ctx->held: exit.walk_held). */
 #include "source.h"
 
 #include <stdio.h>
@@ -76,18 +83,36 @@ struct rollup_state {
 	struct kv_list kv;
 };
 
-/* One process's smaps_rollup into st->kv; 0, or -errno (it exited). */
-static int read_pid(struct source_ctx *ctx, struct rollup_state *st, pid_t pid)
+/* One process's smaps_rollup into st->kv; 0, or -1 (it exited, or is on
+ * its way out: not walked).  The walk holds the process's memory while it
+ * reads (show_smaps_rollup: mmget_not_zero ... mmput): a process already
+ * exiting or SIGKILLed is not walked, and one that let go of its memory by
+ * the read's end is noted (ctx->held; source.h). */
+static int read_pid(struct source_ctx *ctx, struct rollup_state *st, pid_t pid, const char *comm, const char *owner)
 {
 	const char *buf;
 	struct lab_error e;
 	char path[64];
+	unsigned long long rss = 0;
+	uint64_t from, to;
+	int ret;
 
+	if (source_pid_dying(ctx, pid)) {
+		ctx->walk_skipped++;
+		return -1;
+	}
 	snprintf(path, sizeof(path), "/proc/%d/smaps_rollup", (int)pid);
 	kv_reset(&st->kv);
+	from = source_mono_ns();
 	if (source_read(ctx, path, &buf, &e) < 0)
 		return -1;
-	return kv_parse_colon(buf, &st->kv, &e) < 0 ? -1 : 0;
+	to = source_mono_ns();
+	ret = kv_parse_colon(buf, &st->kv, &e) < 0 ? -1 : 0;
+	if (source_let_go(ctx, pid)) {
+		(void)kv_get(&st->kv, "Rss", &rss);
+		source_note_held(ctx, pid, comm, owner, "smaps_rollup", rss, from, to);
+	}
+	return ret;
 }
 
 /* The parent of pid (/proc/PID/stat's fourth field, after the comm's last
@@ -251,7 +276,7 @@ static void read_commands(struct source_ctx *ctx, struct rollup_state *st, json_
 			if (*q < 0x20 || *q >= 0x7f)
 				*q = '?';
 		cmdline_of(ctx, pids[k], cmdline, sizeof(cmdline));
-		if (w < 0 || read_pid(ctx, st, pids[k]) < 0)
+		if (w < 0 || read_pid(ctx, st, pids[k], comm, w < (int)SOURCE_MAX_PROCS ? ctx->procs[w].name : NULL) < 0)
 			continue;       /* it exited meanwhile */
 		if (trees[w].procs == NULL)
 			trees[w].procs = json_array();
@@ -275,7 +300,7 @@ static int rollup_read(struct source_ctx *ctx, void *state, json_t **out, struct
 		if (!p->running || p->command)
 			continue;
 		/* A workload that exits meanwhile is simply not in this sample. */
-		if (read_pid(ctx, st, p->pid) < 0)
+		if (read_pid(ctx, st, p->pid, NULL, p->name) < 0)
 			continue;
 		json_object_set_new(*out, p->name, rollup_json(&st->kv));
 	}

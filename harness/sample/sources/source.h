@@ -26,6 +26,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 #include <jansson.h>
 
@@ -54,6 +55,7 @@ enum source_where {
 #define SOURCE_MAX_PROCS 8
 #define SOURCE_TABLE_MAX 16     /* rows of source_table (registry.c), at most */
 #define SOURCE_MAX_SEEN 512
+#define SOURCE_MAX_HELD 32
 
 /* A workload as the sources see it (filled by the sampler). */
 struct source_proc {
@@ -91,6 +93,24 @@ struct source_ctx {
 		unsigned sample;        /* the last sample that listed it */
 	} seen[SOURCE_MAX_SEEN];
 	size_t nr_seen, seen_next;
+	/* Processes that let go of their memory while a page walk was reading
+	 * it (sources/smaps_rollup.c, pagemap.c).  A walk's read holds the
+	 * process's mm (fs/proc/task_mmu.c: mmget_not_zero ... mmput), so a
+	 * process that exits meanwhile leaves its cgroup with its memory still
+	 * charged, and the read's own mmput frees it.  In that time the memcg
+	 * OOM killer no longer sees a victim on its way out and may take
+	 * another process (docs/findings/observer.md).  Times are CLOCK_MONOTONIC ns:
+	 * the read's start and its end. */
+	struct source_held {
+		pid_t pid;
+		char comm[16];
+		const char *owner;      /* procs[].name: the workload, or the command it descends from */
+		const char *file;       /* "smaps_rollup" or "pagemap" */
+		unsigned long long rss_kb;      /* what the read found, 0: not known */
+		uint64_t from_ns, to_ns;
+	} held[SOURCE_MAX_HELD];
+	size_t nr_held;
+	unsigned long long walk_skipped;        /* processes not walked: already exiting or SIGKILLed */
 	/* A sandbox file found the sandbox removed (source_read_sandbox): the
 	 * sampler ends the run, saying this. */
 	char sandbox_gone[LAB_ERROR_MSG_MAX];
@@ -240,5 +260,21 @@ int source_emitted(struct jw *w, json_t **out, struct lab_error *err);
 int source_read(struct source_ctx *ctx, const char *path, const char **text, struct lab_error *err);
 int source_read_sandbox(struct source_ctx *ctx, const char *v2name, const char **text,
 			struct lab_error *err);
+
+/* The page walks' care for a process on its way out (struct source_held).
+ * source_pid_dying: /proc/PID/stat says pid is exiting (state Z or X, or
+ * PF_EXITING in its flags), or SIGKILL is pending (its signal field: a fatal
+ * signal is queued to every thread, kernel/signal.c complete_signal), or it
+ * is gone — a walk that starts then would hold its memory past its exit.
+ * source_let_go: its memory is no longer its own (/proc/PID/statm reads 0:
+ * exit_mm ran) or it is gone.  Both read ctx->buf. */
+bool source_pid_dying(struct source_ctx *ctx, pid_t pid);
+bool source_let_go(struct source_ctx *ctx, pid_t pid);
+/* A walk's read of pid between from_ns and to_ns (CLOCK_MONOTONIC), when pid
+ * let go of its memory by its end: kept in ctx->held (the first
+ * SOURCE_MAX_HELD). */
+void source_note_held(struct source_ctx *ctx, pid_t pid, const char *comm, const char *owner, const char *file,
+		      unsigned long long rss_kb, uint64_t from_ns, uint64_t to_ns);
+uint64_t source_mono_ns(void);
 
 #endif
