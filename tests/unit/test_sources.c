@@ -362,8 +362,11 @@ static void test_pagemap_live(void)
 	CHECK_EQ_U64(num(json_object_get(o, "self"), "faulted_pages"), 1);
 	CHECK_EQ_U64(num(json_object_get(o, "self"), "reclaimed_pages"), 0);
 	json_decref(o);
+	/* A live process: walked every time, and it kept its memory. */
+	CHECK(ctx.walk_skipped == 0 && ctx.nr_held == 0);
 	s->close(st);
 	free(st);
+	lab_buf_free(&ctx.buf);
 	munmap(r, pages * ps);
 }
 
