@@ -842,16 +842,16 @@ uint64_t source_mono_ns(void)
 bool source_pid_dying(struct source_ctx *ctx, pid_t pid)
 {
 	unsigned long long flags = 0, sig = 0;
-	const char *p;
+	const char *p, *text;
 	char path[64], state;
 	struct lab_error e;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	if (lab_read_fileat_buf(AT_FDCWD, path, &ctx->buf, &e) < 0)
+	if (source_read(ctx, path, &text, &e) < 0)
 		return true;
 	/* After the comm's last ')': the state is field 3, the flags field 9,
 	 * the pending signals field 31 (proc(5)); fields are blank-separated. */
-	if ((p = strrchr(ctx->buf.data, ')')) == NULL || p[1] != ' ')
+	if ((p = strrchr(text, ')')) == NULL || p[1] != ' ')
 		return false;   /* not understood: walked, as before */
 	p += 2;
 	state = *p;
@@ -872,14 +872,15 @@ bool source_pid_dying(struct source_ctx *ctx, pid_t pid)
 bool source_let_go(struct source_ctx *ctx, pid_t pid)
 {
 	unsigned long long size = 0;
+	const char *text;
 	char path[64];
 	struct lab_error e;
 
 	snprintf(path, sizeof(path), "/proc/%d/statm", (int)pid);
-	if (lab_read_fileat_buf(AT_FDCWD, path, &ctx->buf, &e) < 0)
+	if (source_read(ctx, path, &text, &e) < 0)
 		return true;    /* gone */
 	/* fs/proc/array.c proc_pid_statm: zeros once the task has no mm. */
-	return sscanf(ctx->buf.data, "%llu", &size) == 1 && size == 0;
+	return sscanf(text, "%llu", &size) == 1 && size == 0;
 }
 
 void source_note_held(struct source_ctx *ctx, pid_t pid, const char *comm, const char *owner, const char *file,

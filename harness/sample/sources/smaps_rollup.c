@@ -317,7 +317,7 @@ const struct source source_smaps_rollup = {
 	.name = "workloads",
 	.where = SOURCE_WORKLOAD,
 	.cadence = SOURCE_STEP,
-	.files = "/proc/PID/smaps_rollup cgroup.procs /proc/PID/stat",
+	.files = "/proc/PID/smaps_rollup cgroup.procs /proc/PID/stat /proc/PID/statm",
 	.fixture = "self-smaps-rollup",
 	.doc = "each workload's smaps_rollup: rss, pss, anonymous, lazyfree, anonhuge, swap, pss_shmem (kB); "
 	       "a command's: every process of the sandbox it leads, summed and each (pid, comm)",

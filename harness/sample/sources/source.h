@@ -267,7 +267,8 @@ int source_read_sandbox(struct source_ctx *ctx, const char *v2name, const char *
  * signal is queued to every thread, kernel/signal.c complete_signal), or it
  * is gone — a walk that starts then would hold its memory past its exit.
  * source_let_go: its memory is no longer its own (/proc/PID/statm reads 0:
- * exit_mm ran) or it is gone.  Both read ctx->buf. */
+ * exit_mm ran) or it is gone.  Both read through source_read (ctx->buf;
+ * the audit counts them in the walking source's reads). */
 bool source_pid_dying(struct source_ctx *ctx, pid_t pid);
 bool source_let_go(struct source_ctx *ctx, pid_t pid);
 /* A walk's read of pid between from_ns and to_ns (CLOCK_MONOTONIC), when pid
