@@ -10,6 +10,9 @@
 # or reading /proc/PID/stat instead.  Prints, per mode, the trials whose
 # cgroup counted more than one OOM kill.
 #   tests/bench/walk-hold.sh [BUILD [TRIALS]]
+# MODES="none smaps_rollup" picks modes; READER_CPU=N and DD_CPU=N pin the
+# reader, and the shell with its dd, to a CPU (taskset): on one CPU the second
+# kill is far likelier (docs/findings/observer.md).
 # Root; cgroup v1 (memory and memsw at 32 MiB, as a pagelab sandbox with
 # swap_max 0) or v2 (memory.max, swap.max 0); about 20 s a mode for 20 trials.
 set -u
@@ -37,7 +40,7 @@ else
 	echo 32M >"$cg/memory.max"; echo 0 >"$cg/memory.swap.max" 2>/dev/null
 	kills() { awk '/^oom_kill /{ print $2 }' "$cg/memory.events"; }
 fi
-echo "# $(uname -r), $(nproc) CPUs, $(date -u +%Y-%m-%dT%H:%MZ), $trials trials a mode"
+echo "# $(uname -r), $(nproc) CPUs, $(date -u +%Y-%m-%dT%H:%MZ), $trials trials a mode${READER_CPU:+, reader on CPU $READER_CPU}${DD_CPU:+, dd on CPU $DD_CPU}"
 for mode in ${MODES:-none smaps_rollup smaps_rollup+check stat}; do
 	multi=0
 	for i in $(seq "$trials"); do
@@ -45,10 +48,10 @@ for mode in ${MODES:-none smaps_rollup smaps_rollup+check stat}; do
 		sh -c "echo \$\$ >$cg/cgroup.procs; exec sleep 3" & s=$!; pids=("$s")
 		sleep 0.05
 		if [ "$mode" != none ]; then
-			"$hold" "$cg/cgroup.procs" 0.6 "${mode%+check}" $([ "${mode#*+}" = check ] && echo check) 2>/dev/null &
+			${READER_CPU:+taskset -c "$READER_CPU"} "$hold" "$cg/cgroup.procs" 0.6 "${mode%+check}" $([ "${mode#*+}" = check ] && echo check) 2>/dev/null &
 			pids+=("$!")
 		fi
-		sh -c "echo \$\$ >$cg/cgroup.procs; (dd if=/dev/zero of=/dev/null bs=64M count=1 2>/dev/null; true); echo x >$tmp/up.\$\$; sleep 0.3" &
+		${DD_CPU:+taskset -c "$DD_CPU"} sh -c "echo \$\$ >$cg/cgroup.procs; (dd if=/dev/zero of=/dev/null bs=64M count=1 2>/dev/null; true); echo x >$tmp/up.\$\$; sleep 0.3" &
 		pids+=("$!")
 		wait "${pids[@]:1}" 2>/dev/null
 		kill "$s" 2>/dev/null; wait "$s" 2>/dev/null
