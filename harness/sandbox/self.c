@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "base/fileio.h"
+#include "base/procstat.h"
 
 static int self_open(const struct cg_host *host, struct sandbox *sb, struct lab_error *err)
 {
@@ -170,26 +171,20 @@ int sandbox_self_check(const struct cg_host *host, const struct sandbox_spec *sp
 	return ret;
 }
 
-/* The parent pid of pid from /proc/PID/stat ("pid (comm) S ppid ..."),
- * or -1 when it is gone. */
+/* The parent pid of pid from /proc/PID/stat (base/procstat.h), or -1 when
+ * it is gone. */
 static pid_t parent_of(pid_t pid)
 {
 	cleanup_free char *buf = NULL;
+	struct lab_procstat ps;
 	struct lab_error e;
-	char path[64], *p, *end;
-	unsigned long v;
+	char path[64];
+	size_t len = 0;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	if (lab_read_file(path, &buf, NULL, &e) < 0)
+	if (lab_read_file(path, &buf, &len, &e) < 0 || lab_procstat_parse(buf, len, &ps, &e) < 0)
 		return -1;
-	p = strrchr(buf, ')');          /* comm may hold spaces and ')' */
-	if (p == NULL || p[1] != ' ' || p[2] == '\0' || p[3] != ' ')
-		return -1;
-	errno = 0;
-	v = strtoul(p + 4, &end, 10);
-	if (errno != 0 || end == p + 4 || *end != ' ' || v > INT_MAX)
-		return -1;
-	return (pid_t)v;
+	return (pid_t)ps.ppid;
 }
 
 /* Kill what pagelab started in its own cgroup: its children there (the

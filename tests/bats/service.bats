@@ -259,6 +259,21 @@ svc_two() {
   echo "# runs whose walk held dd as it exited: $held of 3; with a second kill: $extra" >&3
 }
 
+@test "service: processes named like a line of /proc/PID/stat (a ')', a fake state, a newline) are walked by their names, none skipped" {
+  run "$PAGELAB" run "$SCN/svc-named.scn" --no-report --out "$RESULTS/svc-named.json"
+  echo "$output"
+  assert_success
+  f="$RESULTS/svc-named.json"
+  jq -c '.runs[0] | [.exit.walk_skipped, [.samples[] | .workloads.svc.procs? // empty | map([.pid, .comm, .rss_kb])]]' "$f"
+  # The ready step's walk lists both, with their memory, under svc.
+  jq -e '[.runs[0].samples[] | .workloads.svc.procs? // empty | .[]] as $p
+         | any($p[]; .comm == "a) Z 1 (b" and .rss_kb > 0 and .cmdline == "./a) Z 1 (b 2")
+           and any($p[]; .comm == "n?Y) X 2" and .rss_kb > 0)' "$f"
+  # Neither was taken for a process on its way out.
+  [ "$(rq svc-named '.runs[0].exit.walk_skipped')" = 0 ]
+  nothing_left svc-named
+}
+
 @test "service: a load that exits 2 — the warning names the load and its program, the table only as context" {
   run_scenario "$SCN/svc-load-fail.scn" svc-load-fail
   echo "$output"

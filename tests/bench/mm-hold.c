@@ -7,15 +7,16 @@
  *
  * FILE defaults to smaps_rollup.  With "check", a process that is exiting
  * or has SIGKILL pending (/proc/PID/stat: state Z or X, PF_EXITING, the
- * pending signals) is not read, as pagelab's walks do.  Prints the reads
+ * pending signals; base/procstat.h) is not read, as pagelab's walks do.  Prints the reads
  * and the skips on stderr. */
 #include <fcntl.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "base/procstat.h"
 
 static double now(void)
 {
@@ -27,35 +28,22 @@ static double now(void)
 
 static int dying(int pid)
 {
-	char path[64], b[2048], *p;
-	unsigned long long flags = 0, sig = 0;
+	struct lab_procstat ps;
+	struct lab_error e;
+	char path[64], b[2048];
 	ssize_t n;
 	int fd;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
 	if ((fd = open(path, O_RDONLY)) < 0)
 		return 1;
-	n = read(fd, b, sizeof(b) - 1);
+	n = read(fd, b, sizeof(b));
 	close(fd);
 	if (n <= 0)
 		return 1;
-	b[n] = '\0';
-	if ((p = strrchr(b, ')')) == NULL || p[1] != ' ')
+	if (lab_procstat_parse(b, (size_t)n, &ps, &e) < 0)
 		return 0;
-	p += 2;
-	if (*p == 'Z' || *p == 'X' || *p == 'x')
-		return 1;
-	for (int field = 3; field <= 31 && *p; field++) {
-		if (field == 9)
-			flags = strtoull(p, NULL, 10);
-		else if (field == 31)
-			sig = strtoull(p, NULL, 10);
-		while (*p && *p != ' ')
-			p++;
-		while (*p == ' ')
-			p++;
-	}
-	return (flags & 0x4) != 0 || (sig & (1ull << (SIGKILL - 1))) != 0;
+	return lab_procstat_dying(&ps);
 }
 
 int main(int argc, char **argv)

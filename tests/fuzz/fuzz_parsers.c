@@ -16,7 +16,9 @@
  * (source_kv_json_fast) writes the strict path's very bytes, and
  * zoneinfo's (zoneinfo_parse_fast, on the input and on the input with
  * other numbers, against the input's own layout) fills what
- * zoneinfo_parse fills.
+ * zoneinfo_parse fills.  A /proc/PID/stat line (base/procstat.h) is read
+ * from the input's own bytes, not the NUL-terminated copy, as the sampler
+ * hands it its read's length.
  *
  * Built and run by scripts/fuzz (not part of the CMake build).
  */
@@ -28,6 +30,7 @@
 
 #include "base/size.h"
 #include "base/kv.h"
+#include "base/procstat.h"
 #include "base/smaps.h"
 #include "sample/sources/source.h"
 #include "base/zoneinfo.h"
@@ -258,6 +261,25 @@ static void fuzz_sources(const char *buf, size_t size)
 	}
 }
 
+/* A /proc/PID/stat line (a name is any bytes the process chose): refused
+ * with a message and zeros, or parsed into a name inside its array whose
+ * length is the one printed between the first '(' and the last ')'. */
+static void fuzz_procstat(const uint8_t *data, size_t size)
+{
+	struct lab_error err = { 0 };
+	struct lab_procstat ps;
+
+	if (lab_procstat_parse((const char *)data, size, &ps, &err) < 0) {
+		if (err.code != EINVAL || ps.pid != 0 || ps.comm_len != 0 || ps.state != 0)
+			abort();
+		return;
+	}
+	if (strnlen(ps.comm, sizeof(ps.comm)) >= sizeof(ps.comm) || ps.pid < 0 || ps.ppid < 0 || ps.state == 0 ||
+	    (ps.comm_len < sizeof(ps.comm) && strlen(ps.comm) > ps.comm_len))
+		abort();
+	(void)lab_procstat_dying(&ps);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *buf = malloc(size + 1);
@@ -273,6 +295,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fuzz_kv_fast(buf, strlen(buf));
 	fuzz_size(buf);
 	fuzz_sources(buf, size);
+	fuzz_procstat(data, size);
 	free(buf);
 	return 0;
 }

@@ -5,7 +5,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +15,7 @@
 #include "base/kfile.h"
 #include "base/kv.h"
 #include "base/lex.h"
+#include "base/procstat.h"
 
 extern const struct source source_memcg, source_memcg_peak, source_vmstat, source_meminfo,
 	source_zones, source_smaps_rollup, source_psi, source_memcg_pressure, source_memcg_events,
@@ -841,32 +841,17 @@ uint64_t source_mono_ns(void)
 
 bool source_pid_dying(struct source_ctx *ctx, pid_t pid)
 {
-	unsigned long long flags = 0, sig = 0;
-	const char *p, *text;
-	char path[64], state;
+	struct lab_procstat ps;
+	const char *text;
+	char path[64];
 	struct lab_error e;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
 	if (source_read(ctx, path, &text, &e) < 0)
 		return true;
-	/* After the comm's last ')': the state is field 3, the flags field 9,
-	 * the pending signals field 31 (proc(5)); fields are blank-separated. */
-	if ((p = strrchr(text, ')')) == NULL || p[1] != ' ')
+	if (lab_procstat_parse(text, ctx->buf.len, &ps, &e) < 0)
 		return false;   /* not understood: walked, as before */
-	p += 2;
-	state = *p;
-	for (int field = 3; field <= 31 && *p != '\0'; field++) {
-		if (field == 9)
-			flags = strtoull(p, NULL, 10);
-		else if (field == 31)
-			sig = strtoull(p, NULL, 10);
-		while (*p != '\0' && *p != ' ')
-			p++;
-		while (*p == ' ')
-			p++;
-	}
-	return state == 'Z' || state == 'X' || state == 'x' || (flags & 0x4) != 0 /* PF_EXITING */ ||
-	       (sig & (1ull << (SIGKILL - 1))) != 0;
+	return lab_procstat_dying(&ps);
 }
 
 bool source_let_go(struct source_ctx *ctx, pid_t pid)

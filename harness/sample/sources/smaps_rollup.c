@@ -44,6 +44,7 @@
 
 #include "base/fileio.h"
 #include "base/kv.h"
+#include "base/procstat.h"
 
 #define SMAPS_MAX_PROCS 256
 #define NKEYS (sizeof(keys) / sizeof(keys[0]))
@@ -115,25 +116,26 @@ static int read_pid(struct source_ctx *ctx, struct rollup_state *st, pid_t pid, 
 	return ret;
 }
 
-/* The parent of pid (/proc/PID/stat's fourth field, after the comm's last
- * ')'), and its comm into comm; 0 when it cannot be read. */
+/* The parent of pid (/proc/PID/stat, base/procstat.h), and its comm into
+ * comm; 0 when it cannot be read. */
 static pid_t parent_of(struct source_ctx *ctx, pid_t pid, char *comm, size_t clen)
 {
-	const char *buf, *open, *close;
+	struct lab_procstat ps;
+	const char *buf;
 	struct lab_error e;
 	char path[64];
-	int ppid = 0;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	if (source_read(ctx, path, &buf, &e) < 0 || (open = strchr(buf, '(')) == NULL ||
-	    (close = strrchr(buf, ')')) == NULL || close < open)
+	if (source_read(ctx, path, &buf, &e) < 0 || lab_procstat_parse(buf, ctx->buf.len, &ps, &e) < 0)
 		return 0;
-	if (comm != NULL)
-		snprintf(comm, clen, "%.*s", (int)(close - open - 1) < (int)clen - 1 ? (int)(close - open - 1) : (int)clen - 1,
-			 open + 1);
-	if (sscanf(close + 1, " %*c %d", &ppid) != 1)
-		return 0;
-	return (pid_t)ppid;
+	if (comm != NULL && clen > 0) {
+		size_t n = strnlen(ps.comm, sizeof(ps.comm));
+
+		n = n < clen - 1 ? n : clen - 1;
+		memcpy(comm, ps.comm, n);
+		comm[n] = '\0';
+	}
+	return (pid_t)ps.ppid;
 }
 
 /* /proc/PID/cmdline's first bytes as one printable line (NULs as blanks,

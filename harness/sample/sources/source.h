@@ -265,7 +265,8 @@ int source_read_sandbox(struct source_ctx *ctx, const char *v2name, const char *
  * source_pid_dying: /proc/PID/stat says pid is exiting (state Z or X, or
  * PF_EXITING in its flags), or SIGKILL is pending (its signal field: a fatal
  * signal is queued to every thread, kernel/signal.c complete_signal), or it
- * is gone — a walk that starts then would hold its memory past its exit.
+ * is gone — a walk that starts then would hold its memory past its exit
+ * (base/procstat.h parses the line; one it cannot parse is walked).
  * source_let_go: its memory is no longer its own (/proc/PID/statm reads 0:
  * exit_mm ran) or it is gone.  Both read through source_read (ctx->buf;
  * the audit counts them in the walking source's reads). */

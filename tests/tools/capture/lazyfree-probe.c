@@ -33,6 +33,15 @@
  *     (proc-pressure-memory, proc-buddyinfo) and, on cgroup v2, its group's memory.pressure
  *     and memory.peak (memcg-memory.pressure, memcg-memory.peak, when present).
  *
+ *   lazyfree-probe procstat OUTDIR
+ *     Copies three /proc/PID/stat lines (base/procstat.h): proc-stat-named, of a child
+ *     that named itself PROCSTAT_NAME (prctl PR_SET_NAME: a name with a newline, blanks
+ *     and parentheses that reads like a zombie's line to a parser that stops at the first
+ *     ')'), blocked SIGUSR1 and was sent one with tgkill (so it is pending in field 31),
+ *     and waits in pause(); proc-stat-zombie, of a child that exited and is not yet
+ *     reaped; proc-stat-kthread, /proc/2/stat (kthreadd). procstat.expect says what the
+ *     probe knew: "named PID PPID\nzombie PID PPID\n".
+ *
  *   lazyfree-probe hog MIB
  *     Touches MIB MiB of anonymous memory page by page, then sleeps: run it in a group
  *     whose memory.max is lower, and the OOM killer ends it.
@@ -42,11 +51,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #define REGION_BYTES (64UL << 20)
+/* 15 bytes, the most PR_SET_NAME keeps; tests/unit/test_procstat.c knows it too. */
+#define PROCSTAT_NAME "a) Z 1 (b\n) 9 X"
 
 struct capture {
 	const char *name; /* file name in OUTDIR */
@@ -337,6 +352,64 @@ static int pagemap(const char *outdir, int v2)
 	return 0;
 }
 
+static int procstat(const char *outdir)
+{
+	char path[64], line[128];
+	pid_t named, zombie;
+	int ready[2], n;
+	siginfo_t si;
+	size_t len;
+	char c, *b;
+
+	if (pipe(ready) < 0)
+		die("pipe");
+	named = fork();
+	if (named < 0)
+		die("fork");
+	if (named == 0) {
+		sigset_t set;
+
+		sigemptyset(&set);
+		sigaddset(&set, SIGUSR1);
+		if (sigprocmask(SIG_BLOCK, &set, NULL) < 0 || prctl(PR_SET_NAME, PROCSTAT_NAME) < 0 ||
+		    write(ready[1], "r", 1) != 1)
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	close(ready[1]);
+	if (read(ready[0], &c, 1) != 1)
+		die("the named child did not start");
+	if (syscall(SYS_tgkill, named, named, SIGUSR1) < 0)
+		die("tgkill");
+	usleep(100000);         /* in pause(): state S */
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)named);
+	b = read_whole(path, &len);
+	write_whole(outdir, "proc-stat-named", b, len);
+	free(b);
+	kill(named, SIGKILL);
+	waitpid(named, NULL, 0);
+	zombie = fork();
+	if (zombie < 0)
+		die("fork");
+	if (zombie == 0)
+		_exit(0);
+	if (waitid(P_PID, (id_t)zombie, &si, WEXITED | WNOWAIT) < 0)
+		die("waitid");
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)zombie);
+	b = read_whole(path, &len);
+	write_whole(outdir, "proc-stat-zombie", b, len);
+	free(b);
+	waitpid(zombie, NULL, 0);
+	b = read_whole("/proc/2/stat", &len);
+	write_whole(outdir, "proc-stat-kthread", b, len);
+	free(b);
+	n = snprintf(line, sizeof(line), "named %d %d\nzombie %d %d\n", (int)named, (int)getpid(), (int)zombie,
+		     (int)getpid());
+	write_whole(outdir, "procstat.expect", line, (size_t)n);
+	return 0;
+}
+
 static int hog(const char *mib_text)
 {
 	char *end;
@@ -366,8 +439,10 @@ int main(int argc, char **argv)
 		return thp(argv[2]);
 	if (argc == 3 && strcmp(argv[1], "pagemap") == 0)
 		return pagemap(argv[2], access("/sys/fs/cgroup/cgroup.controllers", R_OK) == 0);
+	if (argc == 3 && strcmp(argv[1], "procstat") == 0)
+		return procstat(argv[2]);
 	if (argc == 3 && strcmp(argv[1], "hog") == 0)
 		return hog(argv[2]);
-	fprintf(stderr, "usage: lazyfree-probe probe OUTDIR | thp OUTDIR | pagemap OUTDIR | hog MIB\n");
+	fprintf(stderr, "usage: lazyfree-probe probe OUTDIR | thp OUTDIR | pagemap OUTDIR | procstat OUTDIR | hog MIB\n");
 	return 2;
 }
