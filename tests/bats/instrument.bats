@@ -302,6 +302,21 @@ start_hold() {
                  if (n != 3 || !(a[1] > 0) || a[1] + 0 < a[2] + 0 || a[1] + 0 > a[3] + 0) { print "bad ratio: " $5; exit 1 }
                  if (!($3 + 0 > 0) || !($4 + 0 > 0)) { print "bad µs: " $0; exit 1 } }' <<<"$row"
   done
+  # The orders' line: each order's range as in its row, and the verdict the
+  # ranges give (disjoint or overlapping).
+  line=$(grep -E "^orders: " <<<"$output")
+  [ -n "$line" ]
+  echo "$line"
+  ra=$(grep -E "^\| A first \|" <<<"$output" | sed -E 's/.*\(([0-9.]+)–([0-9.]+)\).*/\1 \2/')
+  rb=$(grep -E "^\| B first \|" <<<"$output" | sed -E 's/.*\(([0-9.]+)–([0-9.]+)\).*/\1 \2/')
+  read -r alo ahi <<<"$ra"
+  read -r blo bhi <<<"$rb"
+  [[ "$line" == "orders:   A first $alo–$ahi, B first $blo–$bhi: "* ]]
+  if awk -v a="$alo" -v b="$ahi" -v c="$blo" -v d="$bhi" 'BEGIN { exit !(b + 0 < c + 0 || d + 0 < a + 0) }'; then
+    [[ "$line" == *": disjoint — which run started first moved B ÷ A more than the windows did; "* ]]
+  else
+    [[ "$line" == *": they overlap" ]]
+  fi
   [ -z "$(pgrep -f 'tests/scenarios/bench-hold\.scn')" ]
   [ -z "$(find /tmp -maxdepth 1 -name 'pagelab-bench-pair.*' -newer "$tmp" 2>/dev/null)" ]
 }
