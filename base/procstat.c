@@ -10,7 +10,9 @@
 
 /* A decimal number at *p, with a '-' before it when neg_ok: its magnitude
  * into *v, its sign into *neg; *p moves past it.  False when there are no
- * digits or it does not fit in 64 bits. */
+ * digits or it does not fit in 64 bits.  Not strtoull: the text is bounded
+ * by end, not by a NUL (a read's length), and strtoull would also take
+ * leading blanks and a '+' the kernel never prints. */
 static bool number(const char **p, const char *end, bool neg_ok, bool *neg, unsigned long long *v)
 {
 	const char *q = *p;
