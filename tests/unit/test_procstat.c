@@ -17,16 +17,13 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
-#include <sys/prctl.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "base/fileio.h"
 #include "base/procstat.h"
+#include "tests/tools/capture/procstat-child.h"
 #include "unit.h"
-
-#define PROCSTAT_NAME "a) Z 1 (b\n) 9 X"        /* tests/tools/capture/lazyfree-probe.c */
 
 static bool parse(const char *text, struct lab_procstat *ps)
 {
@@ -54,15 +51,22 @@ static void expect_of(const char *dir, const char *what, long *pid, long *ppid)
 	CHECK(*pid > 0 && *ppid > 0);
 }
 
+/* f parsed, as the process procstat.expect names as what. */
+static void parse_expected(const struct unit_fixture *f, const char *what, struct lab_procstat *ps)
+{
+	long pid, ppid;
+
+	expect_of(f->dir, what, &pid, &ppid);
+	CHECK(parse(f->buf, ps));
+	CHECK_EQ_U64(ps->pid, pid);
+	CHECK_EQ_U64(ps->ppid, ppid);
+}
+
 static void check_named(const struct unit_fixture *f)
 {
 	struct lab_procstat ps;
-	long pid, ppid;
 
-	expect_of(f->dir, "named", &pid, &ppid);
-	CHECK(parse(f->buf, &ps));
-	CHECK_EQ_U64(ps.pid, pid);
-	CHECK_EQ_U64(ps.ppid, ppid);
+	parse_expected(f, "named", &ps);
 	CHECK_STR(ps.comm, PROCSTAT_NAME);
 	CHECK_EQ_U64(ps.comm_len, strlen(PROCSTAT_NAME));
 	CHECK(ps.state == 'S');
@@ -73,12 +77,8 @@ static void check_named(const struct unit_fixture *f)
 static void check_zombie(const struct unit_fixture *f)
 {
 	struct lab_procstat ps;
-	long pid, ppid;
 
-	expect_of(f->dir, "zombie", &pid, &ppid);
-	CHECK(parse(f->buf, &ps));
-	CHECK_EQ_U64(ps.pid, pid);
-	CHECK_EQ_U64(ps.ppid, ppid);
+	parse_expected(f, "zombie", &ps);
 	CHECK(ps.state == 'Z');
 	CHECK((ps.flags & 0x4) != 0);
 	CHECK(lab_procstat_dying(&ps));
@@ -117,33 +117,16 @@ static bool read_stat(pid_t pid, struct lab_procstat *ps)
 static void test_live(void)
 {
 	struct lab_procstat ps;
-	int ready[2];
 	pid_t named, zombie;
 	siginfo_t si;
-	char c;
 
 	CHECK(read_stat(getpid(), &ps));
 	CHECK_EQ_U64(ps.pid, getpid());
 	CHECK_EQ_U64(ps.ppid, getppid());
 	CHECK(ps.state == 'R');
 	CHECK(!lab_procstat_dying(&ps));
-	CHECK(pipe(ready) == 0);
-	named = fork();
-	if (named == 0) {
-		sigset_t set;
-
-		sigemptyset(&set);
-		sigaddset(&set, SIGUSR1);
-		if (sigprocmask(SIG_BLOCK, &set, NULL) < 0 || prctl(PR_SET_NAME, PROCSTAT_NAME) < 0 ||
-		    write(ready[1], "r", 1) != 1)
-			_exit(1);
-		for (;;)
-			pause();
-	}
-	close(ready[1]);
-	CHECK(named > 0 && read(ready[0], &c, 1) == 1);
-	close(ready[0]);
-	CHECK(syscall(SYS_tgkill, named, named, SIGUSR1) == 0);
+	named = procstat_named_child();
+	CHECK(named > 0);
 	/* Until it sleeps in pause(). */
 	for (int i = 0; i < 200 && read_stat(named, &ps) && ps.state != 'S'; i++)
 		usleep(5000);

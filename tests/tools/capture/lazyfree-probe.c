@@ -34,11 +34,11 @@
  *     and memory.peak (memcg-memory.pressure, memcg-memory.peak, when present).
  *
  *   lazyfree-probe procstat OUTDIR
- *     Copies three /proc/PID/stat lines (base/procstat.h): proc-stat-named, of a child
- *     that named itself PROCSTAT_NAME (prctl PR_SET_NAME: a name with a newline, blanks
- *     and parentheses that reads like a zombie's line to a parser that stops at the first
- *     ')'), blocked SIGUSR1 and was sent one with tgkill (so it is pending in field 31),
- *     and waits in pause(); proc-stat-zombie, of a child that exited and is not yet
+ *     Copies three /proc/PID/stat lines (base/procstat.h): proc-stat-named, of the child
+ *     of procstat-child.h (named PROCSTAT_NAME, a name with a newline, blanks and
+ *     parentheses that reads like a zombie's line to a parser that stops at the first
+ *     ')'; SIGUSR1 blocked and pending; asleep in pause()); proc-stat-zombie, of a
+ *     child that exited and is not yet
  *     reaped; proc-stat-kthread, /proc/2/stat (kthreadd). procstat.expect says what the
  *     probe knew: "named PID PPID\nzombie PID PPID\n".
  *
@@ -53,15 +53,13 @@
 #include <string.h>
 #include <signal.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "procstat-child.h"
+
 #define REGION_BYTES (64UL << 20)
-/* 15 bytes, the most PR_SET_NAME keeps; tests/unit/test_procstat.c knows it too. */
-#define PROCSTAT_NAME "a) Z 1 (b\n) 9 X"
 
 struct capture {
 	const char *name; /* file name in OUTDIR */
@@ -356,32 +354,14 @@ static int procstat(const char *outdir)
 {
 	char path[64], line[128];
 	pid_t named, zombie;
-	int ready[2], n;
+	int n;
 	siginfo_t si;
 	size_t len;
-	char c, *b;
+	char *b;
 
-	if (pipe(ready) < 0)
-		die("pipe");
-	named = fork();
+	named = procstat_named_child();
 	if (named < 0)
-		die("fork");
-	if (named == 0) {
-		sigset_t set;
-
-		sigemptyset(&set);
-		sigaddset(&set, SIGUSR1);
-		if (sigprocmask(SIG_BLOCK, &set, NULL) < 0 || prctl(PR_SET_NAME, PROCSTAT_NAME) < 0 ||
-		    write(ready[1], "r", 1) != 1)
-			_exit(1);
-		for (;;)
-			pause();
-	}
-	close(ready[1]);
-	if (read(ready[0], &c, 1) != 1)
-		die("the named child did not start");
-	if (syscall(SYS_tgkill, named, named, SIGUSR1) < 0)
-		die("tgkill");
+		die("the named child");
 	usleep(100000);         /* in pause(): state S */
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)named);
 	b = read_whole(path, &len);
